@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+// Compiles ../shared/data/*.csv into typed modules under src/reference/generated/ (run: `npm run data`).
+// Reference data is read here, at build time, never at request time. A malformed row stops the script with
+// the file, line and reason, so bad data cannot reach the service silently.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "csv-parse/sync";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const shared = process.env.SHARED_DIR ?? resolve(root, "..", "shared");
+const dataDir = join(shared, "data");
+const outDir = join(root, "src", "reference", "generated");
+
+/** Fails loudly: which file, which line, what is wrong. */
+function fail(file, line, reason) {
+  console.error(`compile-data: ${file}:${line}: ${reason}`);
+  process.exit(1);
+}
+
+function readCsv(relPath, requiredColumns) {
+  const file = join(dataDir, relPath);
+  if (!existsSync(file)) fail(relPath, 0, "file not found (is ../shared beside the project?)");
+  let rows;
+  try {
+    rows = parse(readFileSync(file, "utf8"), { columns: true, skip_empty_lines: true, trim: true });
+  } catch (err) {
+    fail(relPath, err.lines ?? 0, `not valid CSV: ${err.message}`);
+  }
+  rows.forEach((row, i) => {
+    for (const col of requiredColumns) {
+      if (!(col in row)) fail(relPath, i + 2, `missing column ${col}`);
+    }
+  });
+  return rows;
+}
+
+/** RFC 4122 version-5 UUID (SHA-1 of namespace + name): the same name gives the same id in every environment. */
+const NAMESPACE = "6f1b7c3e-2f0a-5d3b-9c1e-4a7d2b8e0f11";
+function uuidV5(name) {
+  const ns = Buffer.from(NAMESPACE.replaceAll("-", ""), "hex");
+  const hash = createHash("sha1").update(ns).update(name).digest();
+  hash[6] = (hash[6] & 0x0f) | 0x50;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// SCACs are 2–4 letters (NMFTA); a few lines only have SeaRates-style alphanumeric codes such as 11PG.
+const SCAC = /^[A-Z0-9]{2,4}$/;
+const LOCODE = /^[A-Z]{2}[A-Z2-9]{3}$/;
+const FIRMS = /^[A-Z0-9]{4}$/;
+
+// ---- shipping lines -------------------------------------------------------------------------------------------
+const carriers = readCsv("carriers.csv", ["scac", "name", "short_name", "tracking_supported", "bol_prefixes", "container_prefixes"]);
+const extended = readCsv("carriers-extended.csv", ["scac", "track_by", "alt_scacs"]);
+const extendedByScac = new Map(extended.map((r) => [r.scac, r]));
+const shippingLines = carriers.map((r, i) => {
+  if (!SCAC.test(r.scac)) fail("carriers.csv", i + 2, `bad SCAC ${JSON.stringify(r.scac)}`);
+  if (!r.name) fail("carriers.csv", i + 2, "blank name");
+  const ext = extendedByScac.get(r.scac);
+  const trackBy = (ext?.track_by ?? "").split("|").filter(Boolean);
+  const split = (s) => (s ?? "").split(/[;|]/).map((x) => x.trim()).filter(Boolean);
+  const alternativeScacs = split(ext?.alt_scacs);
+  for (const alt of alternativeScacs) if (!SCAC.test(alt)) fail("carriers-extended.csv", i + 2, `bad alternative SCAC ${alt}`);
+  return {
+    id: uuidV5(`shipping_line:${r.scac}`),
+    scac: r.scac,
+    name: r.name,
+    shortName: r.short_name || r.name,
+    alternativeScacs,
+    bolPrefixes: split(r.bol_prefixes),
+    containerPrefixes: split(r.container_prefixes),
+    trackingSupported: r.tracking_supported === "yes",
+    billOfLadingTrackingSupport: trackBy.includes("bl"),
+    bookingNumberTrackingSupport: trackBy.includes("booking"),
+    containerNumberTrackingSupport: trackBy.includes("container"),
+  };
+});
+if (!shippingLines.some((l) => l.scac === "TEST")) {
+  // The sandbox carrier of DECISIONS.md §Sandbox, in every environment.
+  shippingLines.push({
+    id: uuidV5("shipping_line:TEST"),
+    scac: "TEST",
+    name: "Test Carrier",
+    shortName: "Test",
+    alternativeScacs: [],
+    bolPrefixes: ["TEST"],
+    containerPrefixes: [],
+    trackingSupported: true,
+    billOfLadingTrackingSupport: true,
+    bookingNumberTrackingSupport: true,
+    containerNumberTrackingSupport: true,
+  });
+}
+shippingLines.sort((a, b) => a.scac.localeCompare(b.scac));
+
+// ---- ports and terminals ---------------------------------------------------------------------------------------
+const terminalRows = readCsv("terminals.csv", ["name", "nickname", "firms_code", "port_name", "port_locode", "city", "state", "country_code", "timezone"]);
+const locodeRows = readCsv("dcsa/reference-data/sample-unlocationcodes.csv", ["UN Location Code", "UN Location Name", "ISO 3166-1"]);
+const ports = new Map();
+terminalRows.forEach((r, i) => {
+  if (!LOCODE.test(r.port_locode)) fail("terminals.csv", i + 2, `bad UN/LOCODE ${JSON.stringify(r.port_locode)}`);
+  if (!ports.has(r.port_locode)) {
+    ports.set(r.port_locode, {
+      id: uuidV5(`port:${r.port_locode}`),
+      code: r.port_locode,
+      name: r.port_name || r.port_locode,
+      city: r.city || null,
+      stateAbbr: r.country_code === "US" || r.country_code === "CA" ? r.state || null : null,
+      countryCode: r.country_code || r.port_locode.slice(0, 2),
+      latitude: null,
+      longitude: null,
+      timeZone: r.timezone || null,
+    });
+  } else if (!ports.get(r.port_locode).timeZone && r.timezone) {
+    ports.get(r.port_locode).timeZone = r.timezone;
+  }
+});
+locodeRows.forEach((r, i) => {
+  const code = r["UN Location Code"];
+  if (!LOCODE.test(code)) fail("dcsa/reference-data/sample-unlocationcodes.csv", i + 2, `bad UN/LOCODE ${JSON.stringify(code)}`);
+  if (ports.has(code)) return;
+  ports.set(code, {
+    id: uuidV5(`port:${code}`),
+    code,
+    name: r["UN Location Name"],
+    city: r["UN Location Name"],
+    stateAbbr: null,
+    countryCode: r["ISO 3166-1"] || code.slice(0, 2),
+    latitude: null,
+    longitude: null,
+    timeZone: null,
+  });
+});
+const seenTerminalKeys = new Set();
+const terminals = terminalRows.map((r, i) => {
+  // The firms_code column holds the terminal's code in its own country's scheme: a 4-character CBP FIRMS code
+  // (US), a BIC facility code (UN/LOCODE + facility suffix, e.g. AEJEADPWJ2), or a local numeric code (MX).
+  const code = r.firms_code;
+  if (code && !/^[A-Z0-9]{1,12}$/.test(code)) fail("terminals.csv", i + 2, `bad facility code ${JSON.stringify(code)}`);
+  if (!r.name) fail("terminals.csv", i + 2, "blank name");
+  const isFirms = FIRMS.test(code ?? "") && r.country_code === "US";
+  const isBic = /^[A-Z]{2}[A-Z2-9]{3}[A-Z0-9]+$/.test(code ?? "") && !isFirms;
+  const key = code ? `code:${r.port_locode}:${code}` : `name:${r.port_locode}:${r.name}`;
+  if (seenTerminalKeys.has(key)) fail("terminals.csv", i + 2, `duplicate terminal ${key}`);
+  seenTerminalKeys.add(key);
+  return {
+    id: uuidV5(`terminal:${key}`),
+    name: r.name,
+    nickname: r.nickname || null,
+    firmsCode: isFirms ? code : null,
+    bicFacilityCode: isBic ? code : null,
+    portLocode: r.port_locode,
+    portId: ports.get(r.port_locode).id,
+    city: r.city || null,
+    stateAbbr: r.state || null,
+    countryCode: r.country_code || null,
+    timeZone: r.timezone || null,
+  };
+});
+
+// ---- write ------------------------------------------------------------------------------------------------------
+mkdirSync(outDir, { recursive: true });
+const header = (what, sources) =>
+  `// GENERATED by scripts/compile-data.mjs from ${sources}. Do not edit: change the CSV and run \`npm run data\`.\n`;
+const json = (v) => JSON.stringify(v, null, 1);
+writeFileSync(
+  join(outDir, "shipping-lines.ts"),
+  `${header("shipping lines", "../shared/data/carriers.csv and carriers-extended.csv")}import type { ShippingLineRecord } from "../types.ts";\n\n/** Every ocean carrier we know, sorted by SCAC. */\nexport const SHIPPING_LINES: readonly ShippingLineRecord[] = ${json(shippingLines)};\n`,
+);
+writeFileSync(
+  join(outDir, "ports.ts"),
+  `${header("ports", "../shared/data/terminals.csv and dcsa/reference-data/sample-unlocationcodes.csv")}import type { PortRecord } from "../types.ts";\n\n/** Ports by UN/LOCODE with stable ids. */\nexport const PORTS: readonly PortRecord[] = ${json([...ports.values()].sort((a, b) => a.code.localeCompare(b.code)))};\n`,
+);
+writeFileSync(
+  join(outDir, "terminals.ts"),
+  `${header("terminals", "../shared/data/terminals.csv")}import type { TerminalRecord } from "../types.ts";\n\n/** Terminals with FIRMS codes, ports and IANA time zones. */\nexport const TERMINALS: readonly TerminalRecord[] = ${json(terminals)};\n`,
+);
+console.log(`compile-data: ${shippingLines.length} shipping lines, ${ports.size} ports, ${terminals.length} terminals → src/reference/generated/`);

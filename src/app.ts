@@ -1,0 +1,113 @@
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import { HTTPException } from "hono/http-exception";
+import { containerRoutes } from "./containers/routes";
+import type { AppEnv } from "./env";
+import { ApiError, errorDocument } from "./lib/errors";
+import { JSON_API_MEDIA_TYPE } from "./lib/jsonapi/document";
+import { validationError } from "./lib/validation";
+import { requireApiKey } from "./middleware/auth";
+import { jsonBody } from "./middleware/body";
+import { rateLimit } from "./middleware/rate-limit";
+import { requestId } from "./middleware/request-id";
+import { partyRoutes } from "./parties/routes";
+import { portRoutes } from "./ports/routes";
+import { shipmentRoutes } from "./shipments/routes";
+import { shippingLineRoutes } from "./shipping-lines/routes";
+import { terminalRoutes } from "./terminals/routes";
+import { trackingRequestRoutes } from "./tracking-requests/routes";
+
+/** Paths under /v2 that need no API key and draw from no rate bucket. */
+const PUBLIC_V2_PATHS = new Set(["/v2/health", "/v2/openapi.json"]);
+
+function errorResponse(err: ApiError, requestIdValue: string | undefined): Response {
+  const headers = new Headers({ "Content-Type": JSON_API_MEDIA_TYPE, ...err.headers });
+  if (requestIdValue) headers.set("X-Request-Id", requestIdValue);
+  return new Response(JSON.stringify(errorDocument(err)), { status: err.status, headers });
+}
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/health",
+  tags: ["Service"],
+  summary: "Liveness (no auth, no rate limit)",
+  description: "Answers without touching D1 or Durable Objects; the benchmarks use it as their baseline.",
+  security: [],
+  responses: {
+    200: {
+      description: "The service is up.",
+      content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } },
+    },
+  },
+});
+
+/**
+ * Builds the Worker's HTTP app (DESIGN.md §1): request id → auth → rate limit → body guard → routes, with
+ * one error path turning every failure into a JSON:API error (STYLE.md §One error path).
+ */
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error, result.target);
+    },
+  });
+
+  app.use("*", requestId);
+  app.get("/health", (c) => c.json({ status: "ok" }));
+  app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
+
+  const v2 = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error, result.target);
+    },
+  });
+  v2.use("*", async (c, next) => {
+    if (PUBLIC_V2_PATHS.has(c.req.path)) return next();
+    return requireApiKey(c, next);
+  });
+  v2.use("*", async (c, next) => {
+    if (PUBLIC_V2_PATHS.has(c.req.path)) return next();
+    return rateLimit(c, next);
+  });
+  v2.use("*", jsonBody);
+  v2.get("/health", (c) => c.json({ status: "ok" }));
+  v2.route("/", trackingRequestRoutes);
+  v2.route("/", shipmentRoutes);
+  v2.route("/", containerRoutes);
+  v2.route("/", shippingLineRoutes);
+  v2.route("/", terminalRoutes);
+  v2.route("/", portRoutes);
+  v2.route("/", partyRoutes);
+  v2.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description: "`Token <API key>` (or `Bearer <API key>`).",
+  });
+  v2.doc31("/openapi.json", (c) => ({
+    openapi: "3.1.0",
+    info: {
+      title: "Container Tracking Service API",
+      version: "0.2.0",
+      description:
+        "Track ocean shipments and containers: JSON:API documents, per-account API keys (`Authorization: Token <key>`), rolling 60-second rate limits.",
+    },
+    servers: [{ url: `${new URL(c.req.url).origin}/v2` }],
+    security: [{ apiKey: [] }],
+  }));
+  app.route("/v2", v2);
+  app.get("/docs", Scalar({ url: "/v2/openapi.json", pageTitle: "Container Tracking Service API" }));
+
+  app.notFound((c) => errorResponse(ApiError.notFound("No route matches this path."), c.get("requestId")));
+  app.onError((err, c) => {
+    const id = c.get("requestId");
+    if (err instanceof ApiError) return errorResponse(err, id);
+    if (err instanceof HTTPException) {
+      const status = err.status >= 400 && err.status < 500 ? err.status : 400;
+      return errorResponse(new ApiError(status, [{ detail: err.message || "Bad request." }]), id);
+    }
+    console.error(JSON.stringify({ level: "error", requestId: id, message: String(err), stack: (err as Error).stack }));
+    return errorResponse(new ApiError(500, [{ detail: `Internal error; request id ${id}.` }]), id);
+  });
+  return app;
+}

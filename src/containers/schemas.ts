@@ -1,0 +1,74 @@
+import { z } from "@hono/zod-openapi";
+import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
+import { CONTAINER_STATUSES } from "./service";
+
+const ts = () => z.string().nullable().openapi({ format: "date-time", example: "2024-06-26T15:05:18Z" });
+
+export const TerminalHoldSchema = z
+  .object({
+    name: z.enum(["freight", "customs", "USDA", "VACIS", "TMF", "other"]),
+    status: z.enum(["hold", "pending"]),
+    description: z.string().nullable(),
+  })
+  .openapi("TerminalHold");
+
+export const TerminalFeeSchema = z
+  .object({
+    type: z.enum(["demurrage", "extended_dwell_time", "exam", "total", "other"]),
+    amount: z.number(),
+    currency_code: z.string(),
+  })
+  .openapi("TerminalFee");
+
+/** Container attributes (SPEC.md §2.1 and R §1.1). */
+export const ContainerAttributes = z
+  .object({
+    number: z.string(),
+    seal_number: z.string().nullable(),
+    created_at: z.string(),
+    ref_numbers: z.array(z.string()),
+    pod_arrived_at: ts(),
+    pod_discharged_at: ts(),
+    final_destination_full_out_at: ts(),
+    holds_at_pod_terminal: z.array(TerminalHoldSchema),
+    available_for_pickup: z.boolean().nullable(),
+    delivered_at: ts(),
+    current_status: z.enum(CONTAINER_STATUSES),
+    empty_out_at: ts(),
+    pol_full_in_at: ts(),
+    pol_vessel_loaded_at: ts(),
+    pol_vessel_departed_at: ts(),
+    equipment_type: z.enum(["dry", "reefer", "open top", "flat rack", "bulk", "tank"]).nullable(),
+    equipment_length: z.number().int().nullable(),
+    equipment_height: z.enum(["standard", "high_cube"]).nullable(),
+    pod_full_out_at: ts(),
+    empty_terminated_at: ts(),
+    terminal_checked_at: ts(),
+    fees_at_pod_terminal: z.array(TerminalFeeSchema),
+    pickup_lfd: ts(),
+    pickup_appointment_at: ts(),
+    pod_full_out_chassis_number: z.string().nullable(),
+    location_at_pod_terminal: z.string().nullable(),
+    pod_last_tracking_request_at: ts(),
+    shipment_last_tracking_request_at: ts(),
+    rail_last_tracking_request_at: ts(),
+    availability_known: z.boolean(),
+    pod_timezone: z.string().nullable(),
+    final_destination_timezone: z.string().nullable(),
+    weight_in_lbs: z.number().nullable(),
+    empty_terminated_timezone: z.string().nullable(),
+    pod_rail_carrier_scac: z.string().nullable(),
+    ind_rail_carrier_scac: z.string().nullable(),
+    pod_rail_loaded_at: ts(),
+    pod_rail_departed_at: ts(),
+    ind_eta_at: ts(),
+    ind_ata_at: ts(),
+    ind_rail_unloaded_at: ts(),
+    ind_facility_lfd_on: ts(),
+    import_deadlines: z.object({ pickup_lfd_terminal: ts(), pickup_lfd_rail: ts(), pickup_lfd_line: ts() }),
+  })
+  .openapi("ContainerAttributes");
+
+export const ContainerResourceSchema = resourceSchema("container", ContainerAttributes, "Container");
+export const ContainerDocument = singleDocumentSchema(ContainerResourceSchema, "ContainerDocument");
+export const ContainerListDocument = listDocumentSchema(ContainerResourceSchema, "ContainerList");

@@ -1,0 +1,159 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { containers, rawEvents, shipments, transportEvents } from "../db/schema";
+import type { ResourceType } from "../lib/jsonapi/include";
+import type { ResourceObject } from "../lib/jsonapi/types";
+import { shipmentResource } from "../shipments/serializer";
+import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
+import { transportEventResource } from "../transport-events/serializer";
+
+/** A `containers` row as drizzle returns it. */
+export type ContainerRow = typeof containers.$inferSelect;
+
+/** A container with the ids its to-many linkage needs (filled by `hydrate`). */
+export type ContainerView = ContainerRow & { transportEventIds?: string[]; rawEventIds?: string[] };
+
+/**
+ * Serialises a container with every attribute of SPEC.md §2.1 plus the reference service's extra
+ * timestamps (DECISIONS.md §Wire format), in the reference's attribute order (R §1.1). `ind_facility_lfd_on`
+ * mirrors `import_deadlines.pickup_lfd_rail` (DECISIONS.md §Containers).
+ */
+export function serializeContainer(row: ContainerView): ResourceObject {
+  return {
+    id: row.id,
+    type: "container",
+    attributes: {
+      number: row.number,
+      seal_number: row.sealNumber,
+      created_at: row.createdAt,
+      ref_numbers: row.refNumbers,
+      pod_arrived_at: row.podArrivedAt,
+      pod_discharged_at: row.podDischargedAt,
+      final_destination_full_out_at: row.finalDestinationFullOutAt,
+      holds_at_pod_terminal: row.holdsAtPodTerminal,
+      available_for_pickup: row.availableForPickup,
+      delivered_at: row.deliveredAt,
+      current_status: row.currentStatus,
+      empty_out_at: row.emptyOutAt,
+      pol_full_in_at: row.polFullInAt,
+      pol_vessel_loaded_at: row.polVesselLoadedAt,
+      pol_vessel_departed_at: row.polVesselDepartedAt,
+      equipment_type: row.equipmentType,
+      equipment_length: row.equipmentLength,
+      equipment_height: row.equipmentHeight,
+      pod_full_out_at: row.podFullOutAt,
+      empty_terminated_at: row.emptyTerminatedAt,
+      terminal_checked_at: row.terminalCheckedAt,
+      fees_at_pod_terminal: row.feesAtPodTerminal,
+      pickup_lfd: row.pickupLfd,
+      pickup_appointment_at: row.pickupAppointmentAt,
+      pod_full_out_chassis_number: row.podFullOutChassisNumber,
+      location_at_pod_terminal: row.locationAtPodTerminal,
+      pod_last_tracking_request_at: row.podLastTrackingRequestAt,
+      shipment_last_tracking_request_at: row.shipmentLastTrackingRequestAt,
+      rail_last_tracking_request_at: row.railLastTrackingRequestAt,
+      availability_known: row.availabilityKnown,
+      pod_timezone: row.podTimezone,
+      final_destination_timezone: row.finalDestinationTimezone,
+      weight_in_lbs: row.weightInLbs,
+      empty_terminated_timezone: row.emptyTerminatedTimezone,
+      pod_rail_carrier_scac: row.podRailCarrierScac,
+      ind_rail_carrier_scac: row.indRailCarrierScac,
+      pod_rail_loaded_at: row.podRailLoadedAt,
+      pod_rail_departed_at: row.podRailDepartedAt,
+      ind_eta_at: row.indEtaAt,
+      ind_ata_at: row.indAtaAt,
+      ind_rail_unloaded_at: row.indRailUnloadedAt,
+      ind_facility_lfd_on: row.pickupLfdRail,
+      import_deadlines: {
+        pickup_lfd_terminal: row.pickupLfdTerminal,
+        pickup_lfd_rail: row.pickupLfdRail,
+        pickup_lfd_line: row.pickupLfdLine,
+      },
+    },
+    relationships: {
+      shipment: { data: { id: row.shipmentId, type: "shipment" } },
+      pickup_facility: { data: row.pickupFacilityId ? { id: row.pickupFacilityId, type: "terminal" } : null },
+      pod_terminal: { data: row.podTerminalId ? { id: row.podTerminalId, type: "terminal" } : null },
+      transport_events: { data: (row.transportEventIds ?? []).map((id) => ({ id, type: "transport_event" })) },
+      raw_events: { data: (row.rawEventIds ?? []).map((id) => ({ id, type: "raw_event" })) },
+    },
+  };
+}
+
+/**
+ * JSON:API type `container`; includable: `shipment`, `pod_terminal`, `pickup_facility`, `transport_events`
+ * (R §0.4). `hydrate` loads the event ids of all rows in two indexed queries sent as one D1 batch.
+ */
+export const containerResource: ResourceType<ContainerView> = {
+  type: "container",
+  serializerName: "V2::ContainerSerializer",
+  hydrate: async (ctx, rows) => {
+    if (rows.length === 0) return rows;
+    const ids = rows.map((r) => r.id);
+    const [events, raws] = await ctx.db.batch([
+      ctx.db
+        .select({ id: transportEvents.id, containerId: transportEvents.containerId })
+        .from(transportEvents)
+        .where(inArray(transportEvents.containerId, ids))
+        .orderBy(transportEvents.containerId, transportEvents.timestamp, transportEvents.id),
+      ctx.db
+        .select({ id: rawEvents.id, containerId: rawEvents.containerId })
+        .from(rawEvents)
+        .where(inArray(rawEvents.containerId, ids))
+        .orderBy(rawEvents.containerId, rawEvents.index),
+    ]);
+    const byContainer = (list: { id: string; containerId: string }[]) => {
+      const map = new Map<string, string[]>();
+      for (const e of list) {
+        const arr = map.get(e.containerId);
+        if (arr) arr.push(e.id);
+        else map.set(e.containerId, [e.id]);
+      }
+      return map;
+    };
+    const ev = byContainer(events);
+    const rw = byContainer(raws);
+    return rows.map((r) => ({ ...r, transportEventIds: ev.get(r.id) ?? [], rawEventIds: rw.get(r.id) ?? [] }));
+  },
+  serialize: serializeContainer,
+  relationships: {
+    shipment: {
+      target: () => shipmentResource,
+      load: async (ctx, parents) => {
+        const ids = [...new Set(parents.map((c) => c.shipmentId))];
+        if (ids.length === 0) return [];
+        return ctx.db
+          .select()
+          .from(shipments)
+          .where(and(eq(shipments.accountId, ctx.accountId), inArray(shipments.id, ids)));
+      },
+    },
+    pod_terminal: {
+      target: () => terminalResource,
+      load: (ctx, parents) => loadTerminalsByIds(ctx.db, parents.map((c) => c.podTerminalId)),
+    },
+    pickup_facility: {
+      target: () => terminalResource,
+      load: (ctx, parents) => loadTerminalsByIds(ctx.db, parents.map((c) => c.pickupFacilityId)),
+    },
+    transport_events: {
+      target: () => transportEventResource,
+      load: async (ctx, parents) => {
+        if (parents.length === 0) return [];
+        return ctx.db
+          .select()
+          .from(transportEvents)
+          .where(
+            and(
+              eq(transportEvents.accountId, ctx.accountId),
+              inArray(
+                transportEvents.containerId,
+                parents.map((c) => c.id),
+              ),
+            ),
+          )
+          .orderBy(transportEvents.timestamp, transportEvents.id);
+      },
+    },
+  },
+};

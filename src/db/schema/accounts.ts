@@ -1,0 +1,63 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * Customer accounts. Every tenant-owned row elsewhere carries `account_id` (DESIGN.md §3).
+ * `entitlements` is a JSON array of paid features (e.g. `"routing"`, `"refresh"`).
+ */
+export const accounts = sqliteTable("accounts", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  entitlements: text("entitlements", { mode: "json" }).$type<string[]>().notNull().default([]),
+  createdAt: text("created_at").notNull(),
+});
+
+/**
+ * API keys (DECISIONS.md §Accounts): only the SHA-256 hex digest of the key is stored, with a short visible
+ * prefix so an operator can tell keys apart. A key with `revoked_at` set no longer authenticates.
+ */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    name: text("name").notNull(),
+    keyHash: text("key_hash").notNull(),
+    /** First characters of the key, e.g. `svc_test_AbCd`, safe to display. */
+    prefix: text("prefix").notNull(),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+    lastUsedAt: text("last_used_at"),
+  },
+  (t) => [uniqueIndex("api_keys_key_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
+);
+
+/** Customers of an account (`customer` relationship of tracking requests, type `party`). */
+export const parties = sqliteTable(
+  "parties",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    companyName: text("company_name").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("parties_account_created_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
+/**
+ * Row counts per account and resource, kept in the same batch as every insert and delete, so that list
+ * endpoints answer `meta.total` without counting rows (the cost of a page must not grow with the table).
+ * `resource` is the JSON:API type: `container`, `shipment`, `tracking_request`, `webhook`, `webhook_notification`.
+ */
+export const accountResourceCounts = sqliteTable(
+  "account_resource_counts",
+  {
+    accountId: text("account_id").notNull(),
+    resource: text("resource").notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [uniqueIndex("account_resource_counts_pk").on(t.accountId, t.resource)],
+);

@@ -1,0 +1,295 @@
+import { sql } from "drizzle-orm";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts, parties } from "./accounts";
+import { terminals } from "./reference";
+
+/** A terminal hold as served in `holds_at_pod_terminal` (SPEC.md §2.2). */
+export interface TerminalHold {
+  name: "freight" | "customs" | "USDA" | "VACIS" | "TMF" | "other";
+  status: "hold" | "pending";
+  description: string | null;
+}
+
+/** A terminal fee as served in `fees_at_pod_terminal` (SPEC.md §2.3); `amount` in the local currency. */
+export interface TerminalFee {
+  type: "demurrage" | "extended_dwell_time" | "exam" | "total" | "other";
+  amount: number;
+  currency_code: string;
+}
+
+/**
+ * Tracking requests (SPEC.md §2.4, DECISIONS.md §Tracking requests). `request_number` is kept as sent;
+ * `normalized_number` (trimmed, upper-cased) is what duplicates are detected on. `scac` is null while
+ * auto-detection runs. `shipment_id` is the `tracked_object` once tracking exists.
+ */
+export const trackingRequests = sqliteTable(
+  "tracking_requests",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    requestType: text("request_type").notNull(),
+    requestNumber: text("request_number").notNull(),
+    normalizedNumber: text("normalized_number").notNull(),
+    /** SCAC as sent (upper-cased); null while auto-detection runs. */
+    scac: text("scac"),
+    /** The line's own SCAC when `scac` is an alternative one (MEDU → MSCU): what duplicates are keyed on. */
+    lineScac: text("line_scac"),
+    autoDetectScac: integer("auto_detect_scac", { mode: "boolean" }).notNull().default(false),
+    refNumbers: text("ref_numbers", { mode: "json" }).$type<string[]>().notNull().default([]),
+    shipmentTags: text("shipment_tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+    status: text("status").notNull(),
+    failedReason: text("failed_reason"),
+    isRetrying: integer("is_retrying", { mode: "boolean" }).notNull().default(false),
+    retryCount: integer("retry_count"),
+    customerId: text("customer_id").references(() => parties.id),
+    shipmentId: text("shipment_id"),
+    nextAttemptAt: text("next_attempt_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("tracking_requests_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    // One pending or created request per (number, line) in an account, enforced even under concurrent creates.
+    uniqueIndex("tracking_requests_active_number_idx")
+      .on(t.accountId, t.normalizedNumber, t.lineScac)
+      .where(sql`status IN ('pending', 'created')`),
+    index("tracking_requests_account_number_idx").on(t.accountId, t.normalizedNumber),
+    index("tracking_requests_status_next_idx").on(t.status, t.nextAttemptAt),
+  ],
+);
+
+/**
+ * Shipments: one bill of lading or booking as tracked at the shipping line (R §1.2). Port and terminal
+ * ids point at the reference tables; the LOCODE and name columns are what the serializer emits.
+ */
+export const shipments = sqliteTable(
+  "shipments",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    billOfLadingNumber: text("bill_of_lading_number").notNull(),
+    normalizedNumber: text("normalized_number").notNull(),
+    refNumbers: text("ref_numbers", { mode: "json" }).$type<string[]>().notNull().default([]),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
+    shippingLineScac: text("shipping_line_scac").notNull(),
+    customerId: text("customer_id").references(() => parties.id),
+    portOfLadingId: text("port_of_lading_id"),
+    portOfLadingLocode: text("port_of_lading_locode"),
+    portOfLadingName: text("port_of_lading_name"),
+    portOfDischargeId: text("port_of_discharge_id"),
+    portOfDischargeLocode: text("port_of_discharge_locode"),
+    portOfDischargeName: text("port_of_discharge_name"),
+    podTerminalId: text("pod_terminal_id").references(() => terminals.id),
+    destinationId: text("destination_id"),
+    destinationLocode: text("destination_locode"),
+    destinationName: text("destination_name"),
+    destinationTerminalId: text("destination_terminal_id"),
+    podVesselName: text("pod_vessel_name"),
+    podVesselImo: text("pod_vessel_imo"),
+    podVoyageNumber: text("pod_voyage_number"),
+    polEtdAt: text("pol_etd_at"),
+    polAtdAt: text("pol_atd_at"),
+    polOriginalEtdAt: text("pol_original_etd_at"),
+    podEtaAt: text("pod_eta_at"),
+    podOriginalEtaAt: text("pod_original_eta_at"),
+    podAtaAt: text("pod_ata_at"),
+    destinationEtaAt: text("destination_eta_at"),
+    destinationAtaAt: text("destination_ata_at"),
+    destinationOriginalEtaAt: text("destination_original_eta_at"),
+    polTimezone: text("pol_timezone"),
+    podTimezone: text("pod_timezone"),
+    destinationTimezone: text("destination_timezone"),
+    lineTrackingLastAttemptedAt: text("line_tracking_last_attempted_at"),
+    lineTrackingLastSucceededAt: text("line_tracking_last_succeeded_at"),
+    lineTrackingStoppedAt: text("line_tracking_stopped_at"),
+    lineTrackingStoppedReason: text("line_tracking_stopped_reason"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("shipments_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("shipments_account_number_idx").on(t.accountId, t.normalizedNumber),
+  ],
+);
+
+/**
+ * Containers: one box on one shipment for one account (SPEC.md §2.1, R §1.1). Holds and fees are JSON
+ * arrays; the three import deadlines are columns and `pickup_lfd` is stored coalesced (DECISIONS.md).
+ * `tracked_equipment_id` links the row to the shared Tracker of its box.
+ */
+export const containers = sqliteTable(
+  "containers",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    shipmentId: text("shipment_id")
+      .notNull()
+      .references(() => shipments.id),
+    trackedEquipmentId: text("tracked_equipment_id"),
+    number: text("number").notNull(),
+    refNumbers: text("ref_numbers", { mode: "json" }).$type<string[]>().notNull().default([]),
+    sealNumber: text("seal_number"),
+    equipmentType: text("equipment_type"),
+    equipmentLength: integer("equipment_length"),
+    equipmentHeight: text("equipment_height"),
+    weightInLbs: real("weight_in_lbs"),
+    currentStatus: text("current_status").notNull().default("new"),
+    availabilityKnown: integer("availability_known", { mode: "boolean" }).notNull().default(false),
+    availableForPickup: integer("available_for_pickup", { mode: "boolean" }),
+    holdsAtPodTerminal: text("holds_at_pod_terminal", { mode: "json" }).$type<TerminalHold[]>().notNull().default([]),
+    feesAtPodTerminal: text("fees_at_pod_terminal", { mode: "json" }).$type<TerminalFee[]>().notNull().default([]),
+    pickupLfdTerminal: text("pickup_lfd_terminal"),
+    pickupLfdRail: text("pickup_lfd_rail"),
+    pickupLfdLine: text("pickup_lfd_line"),
+    pickupLfd: text("pickup_lfd"),
+    pickupAppointmentAt: text("pickup_appointment_at"),
+    emptyOutAt: text("empty_out_at"),
+    polFullInAt: text("pol_full_in_at"),
+    polVesselLoadedAt: text("pol_vessel_loaded_at"),
+    polVesselDepartedAt: text("pol_vessel_departed_at"),
+    podArrivedAt: text("pod_arrived_at"),
+    podDischargedAt: text("pod_discharged_at"),
+    podFullOutAt: text("pod_full_out_at"),
+    podFullOutChassisNumber: text("pod_full_out_chassis_number"),
+    locationAtPodTerminal: text("location_at_pod_terminal"),
+    terminalCheckedAt: text("terminal_checked_at"),
+    finalDestinationFullOutAt: text("final_destination_full_out_at"),
+    emptyTerminatedAt: text("empty_terminated_at"),
+    deliveredAt: text("delivered_at"),
+    podTimezone: text("pod_timezone"),
+    finalDestinationTimezone: text("final_destination_timezone"),
+    emptyTerminatedTimezone: text("empty_terminated_timezone"),
+    podRailCarrierScac: text("pod_rail_carrier_scac"),
+    indRailCarrierScac: text("ind_rail_carrier_scac"),
+    podLastTrackingRequestAt: text("pod_last_tracking_request_at"),
+    shipmentLastTrackingRequestAt: text("shipment_last_tracking_request_at"),
+    railLastTrackingRequestAt: text("rail_last_tracking_request_at"),
+    podRailLoadedAt: text("pod_rail_loaded_at"),
+    podRailDepartedAt: text("pod_rail_departed_at"),
+    indEtaAt: text("ind_eta_at"),
+    indAtaAt: text("ind_ata_at"),
+    indRailUnloadedAt: text("ind_rail_unloaded_at"),
+    podTerminalId: text("pod_terminal_id").references(() => terminals.id),
+    pickupFacilityId: text("pickup_facility_id").references(() => terminals.id),
+    /** Denormalised from the shipment for the `filter[pod_locode]` and `filter[scac]` filters. */
+    podLocode: text("pod_locode"),
+    scac: text("scac"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("containers_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("containers_account_number_idx").on(t.accountId, t.number),
+    index("containers_account_status_idx").on(t.accountId, t.currentStatus, t.createdAt),
+    index("containers_shipment_idx").on(t.shipmentId),
+    index("containers_tracked_equipment_idx").on(t.trackedEquipmentId),
+  ],
+);
+
+/**
+ * Vetted milestones of a container (R §1.9). `event` is one of the 35 `container.transport.*` names;
+ * `timestamp` is UTC with the local zone in `timezone`.
+ */
+export const transportEvents = sqliteTable(
+  "transport_events",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    containerId: text("container_id")
+      .notNull()
+      .references(() => containers.id),
+    shipmentId: text("shipment_id").notNull(),
+    event: text("event").notNull(),
+    voyageNumber: text("voyage_number"),
+    timestamp: text("timestamp"),
+    timezone: text("timezone"),
+    locationLocode: text("location_locode"),
+    locationId: text("location_id"),
+    terminalId: text("terminal_id"),
+    vesselName: text("vessel_name"),
+    vesselImo: text("vessel_imo"),
+    dataSource: text("data_source").notNull(),
+    invalidatedAt: text("invalidated_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("transport_events_container_idx").on(t.containerId, t.timestamp, t.id)],
+);
+
+/** Carrier feed rows as received (R §1.10), ordered by `index` per container. */
+export const rawEvents = sqliteTable(
+  "raw_events",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    containerId: text("container_id")
+      .notNull()
+      .references(() => containers.id),
+    index: integer("index").notNull(),
+    event: text("event").notNull(),
+    originalEvent: text("original_event"),
+    timestamp: text("timestamp"),
+    estimated: integer("estimated", { mode: "boolean" }).notNull().default(false),
+    actualOn: text("actual_on"),
+    estimatedOn: text("estimated_on"),
+    location: text("location"),
+    locationLocode: text("location_locode"),
+    vesselName: text("vessel_name"),
+    vesselImo: text("vessel_imo"),
+    voyageNumber: text("voyage_number"),
+    timezone: text("timezone"),
+    dataSource: text("data_source").notNull(),
+    payload: text("payload", { mode: "json" }).$type<unknown>(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("raw_events_container_idx").on(t.containerId, t.index)],
+);
+
+/**
+ * One physical box being tracked (SCAC + container number), shared by every account that tracks it;
+ * its Tracker Durable Object is named by `id`.
+ */
+export const trackedEquipment = sqliteTable(
+  "tracked_equipment",
+  {
+    id: text("id").primaryKey(),
+    scac: text("scac").notNull(),
+    number: text("number").notNull(),
+    lastPolledAt: text("last_polled_at"),
+    nextPollAt: text("next_poll_at"),
+    stoppedAt: text("stopped_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("tracked_equipment_scac_number_idx").on(t.scac, t.number), index("tracked_equipment_next_poll_idx").on(t.nextPollAt)],
+);
+
+/** Which account's container row follows which tracked box. */
+export const subscriptions = sqliteTable(
+  "subscriptions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    trackedEquipmentId: text("tracked_equipment_id")
+      .notNull()
+      .references(() => trackedEquipment.id),
+    containerId: text("container_id")
+      .notNull()
+      .references(() => containers.id),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("subscriptions_container_idx").on(t.containerId),
+    index("subscriptions_tracked_equipment_idx").on(t.trackedEquipmentId),
+  ],
+);

@@ -1,0 +1,78 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+
+/** A custom header sent with every delivery of a webhook. */
+export interface WebhookHeader {
+  name: string;
+  value: string;
+}
+
+/** Webhook subscriptions (DECISIONS.md §Webhooks). `secret` is `whsec_` + base64 of 32 random bytes. */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    url: text("url").notNull(),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    headers: text("headers", { mode: "json" }).$type<WebhookHeader[]>().notNull().default([]),
+    secret: text("secret").notNull(),
+    /** Start of the current run of failures, for the "5 failing days disables" rule; null after a success. */
+    failingSince: text("failing_since"),
+    disabledReason: text("disabled_reason"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("webhooks_account_created_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
+/**
+ * The outbox: one row per webhook, per reference object, per event (R §1.14). `payload` is the exact
+ * JSON body delivered on every attempt.
+ */
+export const webhookNotifications = sqliteTable(
+  "webhook_notifications",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id),
+    event: text("event").notNull(),
+    referenceObjectType: text("reference_object_type"),
+    referenceObjectId: text("reference_object_id"),
+    payload: text("payload").notNull(),
+    deliveryStatus: text("delivery_status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: text("next_attempt_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("webhook_notifications_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("webhook_notifications_status_next_idx").on(t.deliveryStatus, t.nextAttemptAt),
+    index("webhook_notifications_webhook_idx").on(t.webhookId, t.createdAt),
+  ],
+);
+
+/** One row per delivery attempt: HTTP status (null when no answer), latency in ms, error text. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    notificationId: text("notification_id")
+      .notNull()
+      .references(() => webhookNotifications.id),
+    attempt: integer("attempt").notNull(),
+    statusCode: integer("status_code"),
+    latencyMs: integer("latency_ms"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("webhook_deliveries_notification_idx").on(t.notificationId, t.attempt)],
+);

@@ -1,0 +1,28 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { accountResourceCounts } from "../db/schema";
+
+/** Resources whose per-account row count is kept in `account_resource_counts`. */
+export type CountedResource = "container" | "shipment" | "tracking_request" | "webhook" | "webhook_notification" | "party";
+
+/**
+ * The statement that adds `by` (may be negative) to an account's count of `resource`; put it in the same
+ * D1 batch as the insert or delete it accounts for, so the count can never drift from the rows.
+ */
+export function bumpCount(db: Database, accountId: string, resource: CountedResource, by: number) {
+  return db
+    .insert(accountResourceCounts)
+    .values({ accountId, resource, count: by })
+    .onConflictDoUpdate({
+      target: [accountResourceCounts.accountId, accountResourceCounts.resource],
+      set: { count: sql`${accountResourceCounts.count} + ${by}` },
+    });
+}
+
+/** The query that reads an account's count of `resource` (0 when nothing was ever created). */
+export function countQuery(db: Database, accountId: string, resource: CountedResource) {
+  return db
+    .select({ count: accountResourceCounts.count })
+    .from(accountResourceCounts)
+    .where(and(eq(accountResourceCounts.accountId, accountId), eq(accountResourceCounts.resource, resource)));
+}

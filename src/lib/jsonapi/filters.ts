@@ -1,0 +1,55 @@
+import { ApiError } from "../errors";
+
+/**
+ * Reads an ISO 8601 bound of a range filter such as `filter[updated_at][start]`, normalised to the stored
+ * form (UTC, second precision, `Z`) so string comparison in SQL orders correctly.
+ * @throws ApiError 400 with `source.parameter` when the value is not a date or date-time.
+ */
+export function parseTimeBound(params: URLSearchParams, parameter: string): string | undefined {
+  const raw = params.get(parameter);
+  if (raw === null || raw === "") return undefined;
+  if (raw.length > 40 || !/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw.trim())) {
+    throw ApiError.badParameter(parameter, `${parameter} must be an ISO 8601 date or date-time.`);
+  }
+  const ms = Date.parse(raw.trim());
+  if (Number.isNaN(ms)) throw ApiError.badParameter(parameter, `${parameter} must be an ISO 8601 date or date-time.`);
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/**
+ * Reads a string filter (`filter[number]`, `filter[scac]` …): trimmed, at most `maxLength` characters.
+ * @throws ApiError 400 when longer.
+ */
+export function parseStringFilter(params: URLSearchParams, parameter: string, maxLength = 64): string | undefined {
+  const raw = params.get(parameter);
+  if (raw === null) return undefined;
+  const value = raw.trim();
+  if (value === "") return undefined;
+  if (value.length > maxLength) throw ApiError.badParameter(parameter, `${parameter} must be at most ${maxLength} characters.`);
+  return value;
+}
+
+/**
+ * Reads an enum filter; the value must be one of `allowed`.
+ * @throws ApiError 400 naming the allowed values otherwise.
+ */
+export function parseEnumFilter<T extends string>(params: URLSearchParams, parameter: string, allowed: readonly T[]): T | undefined {
+  const value = parseStringFilter(params, parameter);
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw ApiError.badParameter(parameter, `${parameter} must be one of: ${allowed.join(", ")}.`);
+  }
+  return value as T;
+}
+
+/**
+ * Reads a boolean filter (`true`/`false`).
+ * @throws ApiError 400 otherwise.
+ */
+export function parseBooleanFilter(params: URLSearchParams, parameter: string): boolean | undefined {
+  const value = parseStringFilter(params, parameter);
+  if (value === undefined) return undefined;
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw ApiError.badParameter(parameter, `${parameter} must be true or false.`);
+}

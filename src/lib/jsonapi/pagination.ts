@@ -1,0 +1,84 @@
+import { ApiError } from "../errors";
+import type { DocumentLinks, ListMeta } from "./types";
+
+/** Default and maximum `page[size]` (DECISIONS.md §Wire format: larger values are clamped to 100). */
+export const DEFAULT_PAGE_SIZE = 30;
+export const MAX_PAGE_SIZE = 100;
+/** Largest `page[number]` accepted; beyond it the offset means nothing useful. */
+export const MAX_PAGE_NUMBER = 1_000_000;
+
+/** A validated page request: 1-based `number`, `size` in 1..100, and whether the client gave `page[size]`. */
+export interface PageRequest {
+  number: number;
+  size: number;
+  sizeGiven: boolean;
+  /** Rows to skip: `(number - 1) * size`. */
+  offset: number;
+}
+
+function parsePositiveInt(raw: string, parameter: string): number {
+  if (!/^\d{1,9}$/.test(raw.trim())) {
+    throw ApiError.badParameter(parameter, `${parameter} must be a positive integer.`);
+  }
+  const n = Number.parseInt(raw.trim(), 10);
+  if (n < 1) throw ApiError.badParameter(parameter, `${parameter} must be a positive integer.`);
+  return n;
+}
+
+/**
+ * Reads `page[number]` and `page[size]` from decoded query parameters (the literal and percent-encoded bracket
+ * forms both arrive here decoded). Defaults 1 and `defaultSize`; sizes over 100 are clamped to 100.
+ * @throws ApiError 400 (`source.parameter`) when a value is not a positive integer or the number is absurd.
+ */
+export function parsePage(params: URLSearchParams, defaultSize = DEFAULT_PAGE_SIZE): PageRequest {
+  const rawNumber = params.get("page[number]");
+  const rawSize = params.get("page[size]");
+  const number = rawNumber === null || rawNumber === "" ? 1 : parsePositiveInt(rawNumber, "page[number]");
+  if (number > MAX_PAGE_NUMBER) throw ApiError.badParameter("page[number]", `page[number] must be at most ${MAX_PAGE_NUMBER}.`);
+  const sizeGiven = rawSize !== null && rawSize !== "";
+  const size = sizeGiven ? Math.min(parsePositiveInt(rawSize, "page[size]"), MAX_PAGE_SIZE) : defaultSize;
+  return { number, size, sizeGiven, offset: (number - 1) * size };
+}
+
+/**
+ * Builds the list `links` and `meta` of DECISIONS.md §Wire format from the request URL as received:
+ * `self` echoes it; `current`/`first`/`last`/`prev`/`next` are absolute, with the original query parameters
+ * plus `page[number]` (and `page[size]` when the client gave one), sorted by name, brackets not encoded.
+ * `prev`/`next` only when such a page exists.
+ */
+export function listLinksAndMeta(
+  requestUrl: string,
+  page: PageRequest,
+  itemCount: number,
+  total: number,
+): { links: DocumentLinks; meta: ListMeta } {
+  const url = new URL(requestUrl);
+  const base = `${url.origin}${url.pathname}`;
+  const kept: [string, string][] = [];
+  for (const [k, v] of url.searchParams) {
+    if (k !== "page[number]" && k !== "page[size]") kept.push([k, v]);
+  }
+  const pageUrl = (n: number): string => {
+    const params: [string, string][] = [...kept, ["page[number]", String(n)]];
+    if (page.sizeGiven) params.push(["page[size]", String(page.size)]);
+    params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return `${base}?${params.map(([k, v]) => `${encodeQueryPart(k)}=${encodeQueryPart(v)}`).join("&")}`;
+  };
+  const last = Math.max(1, Math.ceil(total / page.size));
+  const links: DocumentLinks = { self: requestUrl, current: pageUrl(page.number), first: pageUrl(1) };
+  if (page.number > 1) links.prev = pageUrl(Math.min(page.number - 1, last));
+  if (page.number < last) links.next = pageUrl(page.number + 1);
+  links.last = pageUrl(last);
+  const pagination: ListMeta["pagination"] = {
+    current: page.number,
+    ...(page.number < last ? { next: page.number + 1 } : {}),
+    ...(total > 0 ? { last } : {}),
+    records: total,
+  };
+  return { links, meta: { size: itemCount, total, pagination } };
+}
+
+/** Percent-encodes a query key or value but leaves `[`, `]` and `,` readable, as the reference service does. */
+function encodeQueryPart(s: string): string {
+  return encodeURIComponent(s).replace(/%5B/gi, "[").replace(/%5D/gi, "]").replace(/%2C/gi, ",");
+}

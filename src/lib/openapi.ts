@@ -1,0 +1,146 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { JSON_API_MEDIA_TYPE } from "./jsonapi/document";
+
+/** JSON:API error object and document (SPEC.md §7). */
+export const ErrorObjectSchema = z
+  .object({
+    status: z.string().openapi({ example: "422" }),
+    title: z.string().openapi({ example: "Unprocessable Entity" }),
+    detail: z.string().nullable().optional().openapi({ example: "Scac can't be blank" }),
+    source: z
+      .object({ pointer: z.string().optional(), parameter: z.string().optional() })
+      .nullable()
+      .optional()
+      .openapi({ example: { pointer: "/data/attributes/scac" } }),
+    code: z.string().optional().openapi({ example: "blank" }),
+  })
+  .openapi("Error");
+
+export const ErrorDocumentSchema = z.object({ errors: z.array(ErrorObjectSchema) }).openapi("ErrorDocument");
+
+const errorContent = { [JSON_API_MEDIA_TYPE]: { schema: ErrorDocumentSchema } };
+
+/** The error responses every authenticated endpoint can give. */
+export const commonErrors = {
+  400: { description: "Bad query parameter (`source.parameter` names it), or malformed JSON body.", content: errorContent },
+  401: {
+    description: 'Missing, malformed, unknown or revoked API key. Header `WWW-Authenticate: Token realm="api"`.',
+    content: errorContent,
+  },
+  429: {
+    description: "Rate bucket exceeded (rolling 60 s per account). Header `Retry-After` in whole seconds.",
+    content: errorContent,
+    headers: z.object({ "Retry-After": z.string().openapi({ example: "12" }) }),
+  },
+} as const;
+
+/** 404 for an unknown id or another account's id. */
+export const notFoundResponse = { 404: { description: "No such resource in this account.", content: errorContent } } as const;
+
+/** Errors of endpoints that take a JSON body. */
+export const bodyErrors = {
+  413: { description: "Body larger than 1 MiB.", content: errorContent },
+  415: { description: "Body is not application/json or application/vnd.api+json.", content: errorContent },
+  422: { description: "Body validation failed: one error per field, with `source.pointer` and `code`.", content: errorContent },
+} as const;
+
+/** Media types accepted for request bodies (DECISIONS.md §Wire format). */
+export function jsonBodyContent<T extends z.ZodType>(schema: T) {
+  return {
+    "application/json": { schema },
+    [JSON_API_MEDIA_TYPE]: { schema },
+  };
+}
+
+/** A JSON:API response body with the given schema. */
+export function jsonApiContent<T extends z.ZodType>(schema: T) {
+  return { [JSON_API_MEDIA_TYPE]: { schema } };
+}
+
+/** `page[number]`, `page[size]` and `include` query parameters, as documented for list endpoints. */
+export const listQuery = {
+  "page[number]": z.string().optional().openapi({ description: "1-based page number (default 1).", example: "1" }),
+  "page[size]": z
+    .string()
+    .optional()
+    .openapi({ description: "Items per page (default 30; values over 100 are clamped to 100).", example: "30" }),
+};
+
+/** `include` query parameter with its allowed names. */
+export function includeQuery(names: string[]) {
+  return z
+    .string()
+    .optional()
+    .openapi({ description: `Comma-separated relationships to include: ${names.join(", ")} (dotted paths allowed).` });
+}
+
+/** A JSON:API resource object schema: `{id, type, attributes, relationships?, links?}`. */
+export function resourceSchema(type: string, attributes: z.ZodType, name: string) {
+  return z
+    .object({
+      id: z.string().openapi({ example: "0190f5c2-7f1e-7c3a-9a8e-3b2d1c4e5f60" }),
+      type: z.literal(type),
+      attributes,
+      relationships: z.record(z.string(), z.object({ data: z.unknown() })).optional(),
+      links: z.object({ self: z.string() }).optional(),
+    })
+    .openapi(name);
+}
+
+/** Pagination links and meta of list documents (DECISIONS.md §Wire format). */
+export const ListLinksSchema = z
+  .object({
+    self: z.string(),
+    current: z.string().optional(),
+    first: z.string().optional(),
+    prev: z.string().optional(),
+    next: z.string().optional(),
+    last: z.string().optional(),
+  })
+  .openapi("ListLinks");
+
+export const ListMetaSchema = z
+  .object({
+    size: z.number().int(),
+    total: z.number().int(),
+    pagination: z.object({
+      current: z.number().int(),
+      next: z.number().int().optional(),
+      last: z.number().int().optional(),
+      records: z.number().int(),
+    }),
+  })
+  .openapi("ListMeta");
+
+/** `{data: resource, links, included?}`. */
+export function singleDocumentSchema(resource: z.ZodType, name: string) {
+  return z
+    .object({
+      data: resource,
+      included: z.array(z.unknown()).optional(),
+      links: z.object({ self: z.string() }).optional(),
+    })
+    .openapi(name);
+}
+
+/** `{data: resource[], included?, links, meta}`. */
+export function listDocumentSchema(resource: z.ZodType, name: string) {
+  return z
+    .object({
+      data: z.array(resource),
+      included: z.array(z.unknown()).optional(),
+      links: ListLinksSchema,
+      meta: ListMetaSchema,
+    })
+    .openapi(name);
+}
+
+/**
+ * Sends a JSON:API document with `application/vnd.api+json`. Typed `never` on purpose: the serializers
+ * are the one source of a body's shape, and the route's response schema documents it; the handler's
+ * return is not re-typed against that schema.
+ */
+export function sendJsonApi(c: Context, body: unknown, status: 200 | 201 = 200): never {
+  return c.body(JSON.stringify(body), status, { "Content-Type": JSON_API_MEDIA_TYPE }) as never;
+}

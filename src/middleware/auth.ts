@@ -1,0 +1,96 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv, Principal } from "../env";
+import { API_KEY_PATTERN, sha256Hex } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+
+/** `detail` of every 401 (DECISIONS.md §Wire format). */
+export const UNAUTHORIZED_DETAIL = "Invalid or missing API key.";
+/** `WWW-Authenticate` of every 401. */
+export const WWW_AUTHENTICATE = 'Token realm="api"';
+
+/** The 401 error, with its challenge header. */
+export function unauthorized(): ApiError {
+  return new ApiError(401, [{ detail: UNAUTHORIZED_DETAIL }], { "WWW-Authenticate": WWW_AUTHENTICATE });
+}
+
+/**
+ * Extracts the API key from an `Authorization` value: `Token <key>` or `Bearer <key>` (SPEC.md §5; scheme
+ * words case-insensitive, DECISIONS.md §Accounts). Returns null for anything else, including a key that does
+ * not have the shape of our keys (so garbage never reaches the database).
+ */
+export function parseAuthorization(header: string | undefined | null): string | null {
+  if (!header) return null;
+  const match = /^\s*(token|bearer)\s+(\S+)\s*$/i.exec(header);
+  const key = match?.[2];
+  if (!key || !API_KEY_PATTERN.test(key)) return null;
+  return key;
+}
+
+interface CacheEntry {
+  principal: Principal | null;
+  expiresAt: number;
+}
+
+/** Per-isolate cache of key hash → principal (or null for unknown/revoked), DESIGN.md §8. */
+const cache = new Map<string, CacheEntry>();
+const MAX_CACHE_ENTRIES = 10_000;
+/** `last_used_at` is written at most this often per key (ms), off the request path. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+const lastUsedWritten = new Map<string, number>();
+
+/**
+ * Resolves an API key to its account: SHA-256 of the key, looked up among keys that are not revoked.
+ * Cached for `AUTH_CACHE_TTL_SECONDS` (default 5; 0 disables), so revocation takes effect within that time.
+ */
+export async function authenticate(
+  d1: D1Database,
+  key: string,
+  nowMs: number,
+  ttlSeconds: number,
+): Promise<Principal | null> {
+  const hash = await sha256Hex(key);
+  const hit = cache.get(hash);
+  if (hit && hit.expiresAt > nowMs) return hit.principal;
+  const row = await d1
+    .prepare("SELECT id, account_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL")
+    .bind(hash)
+    .first<{ id: string; account_id: string }>();
+  const principal = row ? { accountId: row.account_id, apiKeyId: row.id } : null;
+  if (ttlSeconds > 0) {
+    if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
+    cache.set(hash, { principal, expiresAt: nowMs + ttlSeconds * 1000 });
+  }
+  return principal;
+}
+
+function cacheTtl(raw: string | undefined): number {
+  if (raw === undefined || !/^\d+$/.test(raw)) return 5;
+  return Number.parseInt(raw, 10);
+}
+
+/**
+ * Requires a valid API key (SPEC.md §5). Missing, malformed, unknown or revoked → 401 JSON:API error with
+ * `WWW-Authenticate`. Sets the `principal` variable for everything after it.
+ */
+export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const key = parseAuthorization(c.req.header("authorization"));
+  if (!key) throw unauthorized();
+  const now = c.var.clock.now();
+  const principal = await authenticate(c.env.DB, key, now, cacheTtl(c.env.AUTH_CACHE_TTL_SECONDS));
+  if (!principal) throw unauthorized();
+  c.set("principal", principal);
+  const last = lastUsedWritten.get(principal.apiKeyId) ?? 0;
+  if (now - last >= LAST_USED_RESOLUTION_MS) {
+    lastUsedWritten.set(principal.apiKeyId, now);
+    const write = c.env.DB.prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2")
+      .bind(new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"), principal.apiKeyId)
+      .run()
+      .catch(() => undefined);
+    try {
+      c.executionCtx.waitUntil(write);
+    } catch {
+      await write;
+    }
+  }
+  await next();
+};

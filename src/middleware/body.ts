@@ -1,0 +1,65 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+
+/** Largest request body accepted (DECISIONS.md §Wire format: 413 over 1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const JSON_MEDIA_TYPES = new Set(["application/json", "application/vnd.api+json"]);
+
+/**
+ * Guards request bodies of POST/PATCH/PUT before any handler reads them: a body must be JSON
+ * (`application/json` or `application/vnd.api+json`, else 415), at most 1 MiB (else 413) and parse
+ * (else 400). Bodiless PATCH actions (refresh, stop/resume tracking) pass with no content type.
+ * The parsed body is left in Hono's body cache for the validators.
+ */
+export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const method = c.req.method;
+  if (method !== "POST" && method !== "PATCH" && method !== "PUT") return next();
+  const declared = c.req.header("content-length");
+  if (declared && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
+    throw new ApiError(413, [{ detail: `Request body must be at most ${MAX_BODY_BYTES} bytes.` }]);
+  }
+  const contentType = c.req.header("content-type");
+  const raw = c.req.raw.body ? await readLimited(c.req.raw.clone()) : "";
+  if (raw.trim() === "" && !contentType) return next();
+  const mediaType = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (!JSON_MEDIA_TYPES.has(mediaType)) {
+    throw new ApiError(415, [{ detail: "Request body must be application/json or application/vnd.api+json." }]);
+  }
+  if (raw.trim() === "") return next();
+  try {
+    JSON.parse(raw);
+  } catch {
+    throw new ApiError(400, [{ detail: "Request body is not valid JSON.", source: { pointer: "" } }]);
+  }
+  await next();
+};
+
+async function readLimited(request: Request): Promise<string> {
+  const reader = request.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new ApiError(413, [{ detail: `Request body must be at most ${MAX_BODY_BYTES} bytes.` }]);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new ApiError(400, [{ detail: "Request body is not valid UTF-8." }]);
+  }
+}

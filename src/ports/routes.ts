@@ -1,0 +1,56 @@
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { ports } from "../db/schema";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+import { includeParam, loadContext, queryParams } from "../lib/http";
+import { isUuid } from "../lib/ids";
+import { resourceDocument } from "../lib/jsonapi/document";
+import { parseInclude } from "../lib/jsonapi/include";
+import { commonErrors, includeQuery, jsonApiContent, notFoundResponse, resourceSchema, sendJsonApi, singleDocumentSchema } from "../lib/openapi";
+import { portResource } from "./serializer";
+
+const PortSchema = resourceSchema(
+  "port",
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    code: z.string().openapi({ description: "UN/LOCODE", example: "USLAX" }),
+    state_abbr: z.string().nullable(),
+    city: z.string().nullable(),
+    country_code: z.string(),
+    latitude: z.string().nullable(),
+    longitude: z.string().nullable(),
+    time_zone: z.string().nullable(),
+  }),
+  "Port",
+);
+
+const getRouteDef = createRoute({
+  method: "get",
+  path: "/ports/{id}",
+  tags: ["Reference data"],
+  summary: "Get a port by UN/LOCODE or id",
+  request: {
+    params: z.object({ id: z.string().max(64).openapi({ param: { name: "id", in: "path" }, example: "USLAX" }) }),
+    query: z.object({ include: includeQuery(["terminals"]) }),
+  },
+  responses: {
+    200: { description: "The port.", content: jsonApiContent(singleDocumentSchema(PortSchema, "PortDocument")) },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
+const LOCODE = /^[A-Za-z]{2}[A-Za-z2-9]{3}$/;
+
+/** `GET /ports/{id}`: by UN/LOCODE or UUID (R §3.21); `links.self` keeps what was asked. */
+export const portRoutes = new OpenAPIHono<AppEnv>().openapi(getRouteDef, async (c) => {
+  const id = c.req.valid("param").id;
+  const include = parseInclude(includeParam(queryParams(c)), portResource);
+  const where = LOCODE.test(id) ? eq(ports.code, id.toUpperCase()) : isUuid(id) ? eq(ports.id, id.toLowerCase()) : undefined;
+  if (!where) throw ApiError.notFound("Couldn't find Port");
+  const [row] = await c.var.db.select().from(ports).where(where).limit(1);
+  if (!row) throw ApiError.notFound("Couldn't find Port");
+  return sendJsonApi(c, await resourceDocument(loadContext(c), portResource, row, include, c.req.url));
+});

@@ -1,0 +1,65 @@
+import { inArray } from "drizzle-orm";
+import { ports, terminals } from "../db/schema";
+import type { ResourceType } from "../lib/jsonapi/include";
+import type { ResourceObject } from "../lib/jsonapi/types";
+import { terminalResource } from "../terminals/serializer";
+
+/** A `ports` row as drizzle returns it. */
+export type PortRow = typeof ports.$inferSelect;
+
+/** A port plus the ids of its terminals (for `relationships.terminals`). */
+export type PortView = PortRow & { terminalIds?: string[] };
+
+/** Serialises a port (R §1.6, sample A.5): `id` repeated in attributes, lat/long as strings, `time_zone`. */
+export function serializePort(row: PortView): ResourceObject {
+  const resource: ResourceObject = {
+    id: row.id,
+    type: "port",
+    attributes: {
+      id: row.id,
+      name: row.name,
+      code: row.code,
+      state_abbr: row.stateAbbr,
+      city: row.city,
+      country_code: row.countryCode,
+      latitude: row.latitude,
+      longitude: row.longitude,
+      time_zone: row.timeZone,
+    },
+  };
+  if (row.terminalIds) {
+    resource.relationships = { terminals: { data: row.terminalIds.map((id) => ({ id, type: "terminal" })) } };
+  }
+  return resource;
+}
+
+/** JSON:API type `port`; includable: `terminals`. */
+export const portResource: ResourceType<PortView> = {
+  type: "port",
+  serializerName: "V2::PortSerializer",
+  hydrate: async (ctx, rows) => {
+    if (rows.length === 0) return rows;
+    const found = await ctx.db
+      .select({ id: terminals.id, portId: terminals.portId })
+      .from(terminals)
+      .where(inArray(terminals.portId, rows.map((r) => r.id)));
+    return rows.map((r) => ({ ...r, terminalIds: found.filter((t) => t.portId === r.id).map((t) => t.id) }));
+  },
+  serialize: serializePort,
+  relationships: {
+    terminals: {
+      target: () => terminalResource,
+      load: async (ctx, parents) => {
+        if (parents.length === 0) return [];
+        return ctx.db.select().from(terminals).where(inArray(terminals.portId, parents.map((p) => p.id)));
+      },
+    },
+  },
+};
+
+/** Ports by id (reference data: not account-scoped). */
+export async function loadPortsByIds(db: import("../db/client").Database, ids: (string | null)[]): Promise<PortRow[]> {
+  const unique = [...new Set(ids.filter((id): id is string => !!id))];
+  if (unique.length === 0) return [];
+  return db.select().from(ports).where(inArray(ports.id, unique));
+}

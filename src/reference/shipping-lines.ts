@@ -1,0 +1,44 @@
+import { SHIPPING_LINES } from "./generated/shipping-lines.ts";
+import type { ShippingLineRecord } from "./types.ts";
+
+const byScac = new Map<string, ShippingLineRecord>();
+for (const line of SHIPPING_LINES) byScac.set(line.scac, line);
+const byAlternative = new Map<string, ShippingLineRecord>();
+for (const line of SHIPPING_LINES) for (const alt of line.alternativeScacs) if (!byScac.has(alt)) byAlternative.set(alt, line);
+
+/** Every shipping line, sorted by SCAC (R §3.19). */
+export function allShippingLines(): readonly ShippingLineRecord[] {
+  return SHIPPING_LINES;
+}
+
+/**
+ * The line a SCAC names: its own SCAC, or one of its alternative SCACs (e.g. MEDU → MSCU, R §1.8).
+ * Case-insensitive; null when no line is known by that code.
+ */
+export function findShippingLine(scac: string): ShippingLineRecord | null {
+  const code = scac.trim().toUpperCase();
+  return byScac.get(code) ?? byAlternative.get(code) ?? null;
+}
+
+/** SCAC of the sandbox carrier (DECISIONS.md §Sandbox). */
+export const SANDBOX_SCAC = "TEST";
+
+/**
+ * SCACs that can be tracked here: a line is "supported" when a source is configured for it
+ * (DECISIONS.md §Tracking requests). The sandbox carrier is supported in every environment; others when
+ * `DCSA_SOURCES` (JSON object keyed by SCAC) names them.
+ */
+export function supportedScacs(dcsaSourcesJson: string | undefined): Set<string> {
+  const supported = new Set<string>([SANDBOX_SCAC]);
+  if (dcsaSourcesJson) {
+    try {
+      const parsed: unknown = JSON.parse(dcsaSourcesJson);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+        for (const scac of Object.keys(parsed)) supported.add(scac.toUpperCase());
+      }
+    } catch {
+      // A malformed secret configures nothing; the health of configuration is not the caller's problem.
+    }
+  }
+  return supported;
+}

@@ -1,0 +1,48 @@
+import { z } from "@hono/zod-openapi";
+import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
+
+const ts = () => z.string().nullable().openapi({ format: "date-time" });
+
+/** Shipment attributes (R §1.2). */
+export const ShipmentAttributes = z
+  .object({
+    created_at: z.string(),
+    ref_numbers: z.array(z.string()),
+    tags: z.array(z.string()),
+    bill_of_lading_number: z.string(),
+    normalized_number: z.string(),
+    shipping_line_scac: z.string(),
+    shipping_line_name: z.string(),
+    shipping_line_short_name: z.string(),
+    customer_name: z.string().nullable(),
+    port_of_lading_locode: z.string().nullable(),
+    port_of_lading_name: z.string().nullable(),
+    port_of_discharge_locode: z.string().nullable(),
+    port_of_discharge_name: z.string().nullable(),
+    pod_vessel_name: z.string().nullable(),
+    pod_vessel_imo: z.string().nullable(),
+    pod_voyage_number: z.string().nullable(),
+    destination_locode: z.string().nullable(),
+    destination_name: z.string().nullable(),
+    destination_timezone: z.string().nullable(),
+    destination_ata_at: ts(),
+    destination_eta_at: ts(),
+    pol_etd_at: ts(),
+    pol_atd_at: ts(),
+    pol_timezone: z.string().nullable(),
+    pod_eta_at: ts(),
+    pod_original_eta_at: ts(),
+    pol_original_etd_at: ts(),
+    destination_original_eta_at: ts(),
+    pod_ata_at: ts(),
+    pod_timezone: z.string().nullable(),
+    line_tracking_last_attempted_at: ts(),
+    line_tracking_last_succeeded_at: ts(),
+    line_tracking_stopped_at: ts(),
+    line_tracking_stopped_reason: z.string().nullable(),
+  })
+  .openapi("ShipmentAttributes");
+
+export const ShipmentResourceSchema = resourceSchema("shipment", ShipmentAttributes, "Shipment");
+export const ShipmentDocument = singleDocumentSchema(ShipmentResourceSchema, "ShipmentDocument");
+export const ShipmentListDocument = listDocumentSchema(ShipmentResourceSchema, "ShipmentList");

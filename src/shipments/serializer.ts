@@ -1,0 +1,155 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { containers, ports, shipments } from "../db/schema";
+import { allShippingLines } from "../reference/shipping-lines";
+import type { ResourceType } from "../lib/jsonapi/include";
+import type { ResourceObject } from "../lib/jsonapi/types";
+import { containerResource } from "../containers/serializer";
+import { portResource } from "../ports/serializer";
+import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
+
+/** A `shipments` row as drizzle returns it. */
+export type ShipmentRow = typeof shipments.$inferSelect;
+
+/** A shipment with its container ids (filled by `hydrate`) and customer name. */
+export type ShipmentView = ShipmentRow & { containerIds?: string[]; customerName?: string | null };
+
+const lineNames = new Map(allShippingLines().map((l) => [l.scac, l]));
+
+/**
+ * Serialises a shipment in the reference service's attribute order (R §1.2) with `links.self`.
+ * Shipping-line names come from the reference registry by SCAC.
+ */
+export function serializeShipment(row: ShipmentView): ResourceObject {
+  const line = lineNames.get(row.shippingLineScac);
+  return {
+    id: row.id,
+    type: "shipment",
+    attributes: {
+      created_at: row.createdAt,
+      ref_numbers: row.refNumbers,
+      tags: row.tags,
+      bill_of_lading_number: row.billOfLadingNumber,
+      normalized_number: row.normalizedNumber,
+      shipping_line_scac: row.shippingLineScac,
+      shipping_line_name: line?.name ?? row.shippingLineScac,
+      shipping_line_short_name: line?.shortName ?? row.shippingLineScac,
+      customer_name: row.customerName ?? null,
+      port_of_lading_locode: row.portOfLadingLocode,
+      port_of_lading_name: row.portOfLadingName,
+      port_of_discharge_locode: row.portOfDischargeLocode,
+      port_of_discharge_name: row.portOfDischargeName,
+      pod_vessel_name: row.podVesselName,
+      pod_vessel_imo: row.podVesselImo,
+      pod_voyage_number: row.podVoyageNumber,
+      destination_locode: row.destinationLocode,
+      destination_name: row.destinationName,
+      destination_timezone: row.destinationTimezone,
+      destination_ata_at: row.destinationAtaAt,
+      destination_eta_at: row.destinationEtaAt,
+      pol_etd_at: row.polEtdAt,
+      pol_atd_at: row.polAtdAt,
+      pol_timezone: row.polTimezone,
+      pod_eta_at: row.podEtaAt,
+      pod_original_eta_at: row.podOriginalEtaAt,
+      pol_original_etd_at: row.polOriginalEtdAt,
+      destination_original_eta_at: row.destinationOriginalEtaAt,
+      pod_ata_at: row.podAtaAt,
+      pod_timezone: row.podTimezone,
+      line_tracking_last_attempted_at: row.lineTrackingLastAttemptedAt,
+      line_tracking_last_succeeded_at: row.lineTrackingLastSucceededAt,
+      line_tracking_stopped_at: row.lineTrackingStoppedAt,
+      line_tracking_stopped_reason: row.lineTrackingStoppedReason,
+    },
+    relationships: {
+      port_of_lading: { data: row.portOfLadingId ? { id: row.portOfLadingId, type: "port" } : null },
+      port_of_discharge: { data: row.portOfDischargeId ? { id: row.portOfDischargeId, type: "port" } : null },
+      pod_terminal: { data: row.podTerminalId ? { id: row.podTerminalId, type: "terminal" } : null },
+      destination: { data: row.destinationId ? { id: row.destinationId, type: "port" } : null },
+      destination_terminal: {
+        data: row.destinationTerminalId ? { id: row.destinationTerminalId, type: "terminal" } : null,
+      },
+      line_tracking_stopped_by_user: { data: null },
+      containers: { data: (row.containerIds ?? []).map((id) => ({ id, type: "container" })) },
+    },
+    links: { self: `/v2/shipments/${row.id}` },
+  };
+}
+
+const portLoader = (pick: (s: ShipmentView) => string | null) => ({
+  target: () => portResource,
+  load: async (ctx: import("../lib/jsonapi/include").LoadContext, parents: ShipmentView[]) => {
+    const ids = [...new Set(parents.map(pick).filter((id): id is string => !!id))];
+    return ids.length ? ctx.db.select().from(ports).where(inArray(ports.id, ids)) : [];
+  },
+});
+
+/**
+ * JSON:API type `shipment`; includable: `containers`, `pod_terminal`, `port_of_lading`,
+ * `port_of_discharge`, `destination`, `destination_terminal` (R §0.4).
+ */
+export const shipmentResource: ResourceType<ShipmentView> = {
+  type: "shipment",
+  serializerName: "V2::ShipmentSerializer",
+  hydrate: async (ctx, rows) => {
+    if (rows.length === 0) return rows;
+    const found = await ctx.db
+      .select({ id: containers.id, shipmentId: containers.shipmentId })
+      .from(containers)
+      .where(
+        and(
+          eq(containers.accountId, ctx.accountId),
+          inArray(
+            containers.shipmentId,
+            rows.map((r) => r.id),
+          ),
+        ),
+      )
+      .orderBy(containers.createdAt, containers.id);
+    const customerIds = [...new Set(rows.map((r) => r.customerId).filter((id): id is string => !!id))];
+    const customers = customerIds.length
+      ? await ctx.db.query.parties.findMany({
+          where: (p, { and: all, eq: equals, inArray: within }) =>
+            all(equals(p.accountId, ctx.accountId), within(p.id, customerIds)),
+        })
+      : [];
+    const customerNames = new Map(customers.map((p) => [p.id, p.companyName]));
+    return rows.map((r) => ({
+      ...r,
+      containerIds: found.filter((c) => c.shipmentId === r.id).map((c) => c.id),
+      customerName: r.customerId ? (customerNames.get(r.customerId) ?? null) : null,
+    }));
+  },
+  serialize: serializeShipment,
+  relationships: {
+    containers: {
+      target: () => containerResource,
+      load: async (ctx, parents) => {
+        if (parents.length === 0) return [];
+        return ctx.db
+          .select()
+          .from(containers)
+          .where(
+            and(
+              eq(containers.accountId, ctx.accountId),
+              inArray(
+                containers.shipmentId,
+                parents.map((s) => s.id),
+              ),
+            ),
+          )
+          .orderBy(containers.createdAt, containers.id);
+      },
+    },
+    pod_terminal: {
+      target: () => terminalResource,
+      load: (ctx, parents) => loadTerminalsByIds(ctx.db, parents.map((s) => s.podTerminalId)),
+    },
+    port_of_lading: portLoader((s) => s.portOfLadingId),
+    port_of_discharge: portLoader((s) => s.portOfDischargeId),
+    destination: portLoader((s) => s.destinationId),
+    destination_terminal: {
+      target: () => terminalResource,
+      load: (ctx, parents) => loadTerminalsByIds(ctx.db, parents.map((s) => s.destinationTerminalId)),
+    },
+  },
+};

@@ -1,0 +1,92 @@
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
+import { queryParams } from "../lib/http";
+import { parseStringFilter } from "../lib/jsonapi/filters";
+import { listLinksAndMeta, parsePage } from "../lib/jsonapi/pagination";
+import {
+  commonErrors,
+  jsonApiContent,
+  listDocumentSchema,
+  listQuery,
+  notFoundResponse,
+  resourceSchema,
+  sendJsonApi,
+  singleDocumentSchema,
+} from "../lib/openapi";
+import { allShippingLines, findShippingLine, supportedScacs } from "../reference/shipping-lines";
+import { serializeShippingLine } from "./serializer";
+
+const tags = ["Shipping lines"];
+const ShippingLineSchema = resourceSchema(
+  "shipping_line",
+  z.object({
+    scac: z.string(),
+    name: z.string(),
+    short_name: z.string(),
+    alternative_scacs: z.array(z.string()),
+    bol_prefix: z.string().nullable(),
+    tracking_url: z.string().nullable(),
+    contact_url: z.string().nullable(),
+    bill_of_lading_tracking_support: z.boolean(),
+    booking_number_tracking_support: z.boolean(),
+    container_number_tracking_support: z.boolean(),
+    supported: z.boolean().openapi({ description: "Whether tracking requests for this SCAC are accepted here." }),
+  }),
+  "ShippingLine",
+);
+/** All lines fit one page by default (the reference serves them unpaginated, R §3.19). */
+const SHIPPING_LINES_PAGE_SIZE = 100;
+
+const listRouteDef = createRoute({
+  method: "get",
+  path: "/shipping_lines",
+  tags,
+  summary: "List shipping lines",
+  description: "Every known ocean carrier, sorted by SCAC. `search` matches SCAC, alternative SCACs and names.",
+  request: { query: z.object({ ...listQuery, search: z.string().optional() }) },
+  responses: {
+    200: { description: "Shipping lines.", content: jsonApiContent(listDocumentSchema(ShippingLineSchema, "ShippingLineList")) },
+    ...commonErrors,
+  },
+});
+
+const getRouteDef = createRoute({
+  method: "get",
+  path: "/shipping_lines/{scac}",
+  tags,
+  summary: "Get a shipping line by SCAC (or alternative SCAC, or id)",
+  request: { params: z.object({ scac: z.string().max(64).openapi({ param: { name: "scac", in: "path" } }) }) },
+  responses: {
+    200: { description: "The line.", content: jsonApiContent(singleDocumentSchema(ShippingLineSchema, "ShippingLineDocument")) },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
+/** Routes of `/shipping_lines` (R §3.19), served from the compiled reference registry. */
+export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
+  .openapi(listRouteDef, (c) => {
+    const params = queryParams(c);
+    const page = parsePage(params, SHIPPING_LINES_PAGE_SIZE);
+    const search = parseStringFilter(params, "search", 100)?.toLowerCase();
+    const supported = supportedScacs(c.env.DCSA_SOURCES);
+    const matching = allShippingLines().filter(
+      (l) =>
+        search === undefined ||
+        l.scac.toLowerCase().includes(search) ||
+        l.name.toLowerCase().includes(search) ||
+        l.shortName.toLowerCase().includes(search) ||
+        l.alternativeScacs.some((a) => a.toLowerCase().includes(search)),
+    );
+    const data = matching.slice(page.offset, page.offset + page.size).map((l) => serializeShippingLine(l, supported.has(l.scac)));
+    const { links, meta } = listLinksAndMeta(c.req.url, page, data.length, matching.length);
+    return sendJsonApi(c, { data, links, meta });
+  })
+  .openapi(getRouteDef, (c) => {
+    const key = c.req.valid("param").scac;
+    const line = findShippingLine(key) ?? allShippingLines().find((l) => l.id === key);
+    if (!line) throw ApiError.notFound("Couldn't find ShippingLine");
+    const supported = supportedScacs(c.env.DCSA_SOURCES).has(line.scac);
+    return sendJsonApi(c, { data: serializeShippingLine(line, supported), links: { self: c.req.url } });
+  });

@@ -1,0 +1,26 @@
+import type { ResourceObject } from "../lib/jsonapi/types";
+import type { ShippingLineRecord } from "../reference/types";
+
+/**
+ * Serialises a shipping line (R §1.8, sample A.7). `supported` (ours) says whether a source is configured
+ * here, i.e. whether `POST /tracking_requests` accepts the SCAC.
+ */
+export function serializeShippingLine(line: ShippingLineRecord, supported: boolean): ResourceObject {
+  return {
+    id: line.id,
+    type: "shipping_line",
+    attributes: {
+      scac: line.scac,
+      name: line.name,
+      short_name: line.shortName,
+      alternative_scacs: line.alternativeScacs,
+      bol_prefix: line.bolPrefixes[0] ?? null,
+      tracking_url: null,
+      contact_url: null,
+      bill_of_lading_tracking_support: line.billOfLadingTrackingSupport,
+      booking_number_tracking_support: line.bookingNumberTrackingSupport,
+      container_number_tracking_support: line.containerNumberTrackingSupport,
+      supported,
+    },
+  };
+}

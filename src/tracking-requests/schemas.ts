@@ -1,0 +1,87 @@
+import { z } from "@hono/zod-openapi";
+import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
+
+/** Request types accepted on create: SPEC.md §4.4 plus the reference spelling `booking_number` (DECISIONS.md). */
+export const REQUEST_TYPES = ["bill_of_lading", "booking", "booking_number", "container"] as const;
+
+/** Tracking request statuses (DECISIONS.md §Tracking requests). */
+export const TRACKING_REQUEST_STATUSES = ["pending", "awaiting_manifest", "created", "failed", "tracking_stopped"] as const;
+
+/** Longest request number or reference string accepted. */
+export const MAX_NUMBER_LENGTH = 64;
+const MAX_LIST_ITEMS = 50;
+const MAX_REF_LENGTH = 255;
+
+const stringList = z.array(z.string().max(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
+
+/**
+ * Body of `POST /tracking_requests` (SPEC.md §4.4, R §3.6). Structure and types are checked here; the
+ * rules that need data (SCAC known and supported, duplicates, blank after trimming) are checked by the
+ * service so that they are reported together.
+ */
+export const CreateTrackingRequestBody = z
+  .strictObject({
+    data: z.strictObject({
+      type: z.literal("tracking_request"),
+      attributes: z.strictObject({
+        request_type: z.enum(REQUEST_TYPES).openapi({ example: "bill_of_lading" }),
+        request_number: z.string().max(MAX_NUMBER_LENGTH).openapi({ example: "TEST-TR-SUCCEEDED" }),
+        scac: z
+          .string()
+          .max(MAX_NUMBER_LENGTH)
+          .nullable()
+          .optional()
+          .openapi({ example: "TEST", description: "Required unless auto_detect_vocc_scac is true." }),
+        ref_numbers: stringList.optional(),
+        shipment_tags: stringList.optional(),
+        auto_detect_vocc_scac: z.boolean().optional(),
+        initial_custom_fields: z.record(z.string(), z.unknown()).optional().openapi({ description: "Accepted and ignored." }),
+      }),
+      relationships: z
+        .strictObject({
+          customer: z.strictObject({
+            data: z.strictObject({ id: z.string().max(64), type: z.literal("party") }).nullable(),
+          }),
+        })
+        .optional(),
+    }),
+  })
+  .openapi("CreateTrackingRequest");
+
+/**
+ * Body of `PATCH /tracking_requests/{id}`: `ref_numbers` (array), or the reference spec's singular
+ * `ref_number` (R §3.9), replacing the request's reference numbers.
+ */
+export const UpdateTrackingRequestBody = z
+  .strictObject({
+    data: z.strictObject({
+      type: z.literal("tracking_request"),
+      id: z.string().max(64).optional(),
+      attributes: z.strictObject({
+        ref_numbers: stringList.optional(),
+        ref_number: z.string().max(MAX_REF_LENGTH).optional(),
+        shipment_tags: stringList.optional(),
+      }),
+    }),
+  })
+  .openapi("UpdateTrackingRequest");
+
+export const TrackingRequestAttributes = z
+  .object({
+    request_number: z.string(),
+    request_type: z.enum(REQUEST_TYPES),
+    scac: z.string().nullable(),
+    ref_numbers: z.array(z.string()),
+    shipment_tags: z.array(z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+    status: z.enum(TRACKING_REQUEST_STATUSES),
+    failed_reason: z.string().nullable(),
+    is_retrying: z.boolean(),
+    retry_count: z.number().int().nullable(),
+  })
+  .openapi("TrackingRequestAttributes");
+
+export const TrackingRequestResourceSchema = resourceSchema("tracking_request", TrackingRequestAttributes, "TrackingRequest");
+export const TrackingRequestDocument = singleDocumentSchema(TrackingRequestResourceSchema, "TrackingRequestDocument");
+export const TrackingRequestListDocument = listDocumentSchema(TrackingRequestResourceSchema, "TrackingRequestList");

@@ -1,0 +1,67 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { parties, shipments, trackingRequests } from "../db/schema";
+import type { ResourceType } from "../lib/jsonapi/include";
+import type { ResourceObject } from "../lib/jsonapi/types";
+import { partyResource } from "../parties/serializer";
+import { shipmentResource } from "../shipments/serializer";
+
+/** A `tracking_requests` row as drizzle returns it. */
+export type TrackingRequestRow = typeof trackingRequests.$inferSelect;
+
+/** Serialises a tracking request in the reference order (R §1.3) with `links.self`. */
+export function serializeTrackingRequest(row: TrackingRequestRow): ResourceObject {
+  return {
+    id: row.id,
+    type: "tracking_request",
+    attributes: {
+      request_number: row.requestNumber,
+      request_type: row.requestType,
+      scac: row.scac,
+      ref_numbers: row.refNumbers,
+      shipment_tags: row.shipmentTags,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+      status: row.status,
+      failed_reason: row.failedReason,
+      is_retrying: row.isRetrying,
+      retry_count: row.retryCount,
+    },
+    relationships: {
+      tracked_object: { data: row.shipmentId ? { id: row.shipmentId, type: "shipment" } : null },
+      customer: { data: row.customerId ? { id: row.customerId, type: "party" } : null },
+      user: { data: null },
+    },
+    links: { self: `/v2/tracking_requests/${row.id}` },
+  };
+}
+
+/** JSON:API type `tracking_request`; includable: `tracked_object` (the default include, R §0.4), `customer`. */
+export const trackingRequestResource: ResourceType<TrackingRequestRow> = {
+  type: "tracking_request",
+  serializerName: "V2::TrackingRequestSerializer",
+  serialize: serializeTrackingRequest,
+  relationships: {
+    tracked_object: {
+      target: () => shipmentResource,
+      load: async (ctx, parents) => {
+        const ids = [...new Set(parents.map((t) => t.shipmentId).filter((id): id is string => !!id))];
+        if (ids.length === 0) return [];
+        return ctx.db
+          .select()
+          .from(shipments)
+          .where(and(eq(shipments.accountId, ctx.accountId), inArray(shipments.id, ids)));
+      },
+    },
+    customer: {
+      target: () => partyResource,
+      load: async (ctx, parents) => {
+        const ids = [...new Set(parents.map((t) => t.customerId).filter((id): id is string => !!id))];
+        if (ids.length === 0) return [];
+        return ctx.db
+          .select()
+          .from(parties)
+          .where(and(eq(parties.accountId, ctx.accountId), inArray(parties.id, ids)));
+      },
+    },
+  },
+};

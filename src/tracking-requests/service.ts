@@ -1,0 +1,230 @@
+import { and, eq, gte, inArray, lte } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { parties, trackingRequests } from "../db/schema";
+import type { TrackingRequestMessage } from "../env";
+import type { Clock } from "../lib/clock";
+import { toIsoSeconds } from "../lib/clock";
+import { bumpCount } from "../lib/counts";
+import { ApiError, type ErrorObject } from "../lib/errors";
+import { newId } from "../lib/ids";
+import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
+import type { PageRequest } from "../lib/jsonapi/pagination";
+import { listPage } from "../lib/list-query";
+import { findShippingLine } from "../reference/shipping-lines";
+import { REQUEST_TYPES, TRACKING_REQUEST_STATUSES } from "./schemas";
+import type { TrackingRequestRow } from "./serializer";
+
+/** What the tracking-request service needs. */
+export interface TrackingRequestDeps {
+  db: Database;
+  clock: Clock;
+  queue: Pick<Queue<TrackingRequestMessage>, "send">;
+  /** SCACs with a configured source (DECISIONS.md §Tracking requests: "supported"). */
+  supportedScacs: Set<string>;
+}
+
+/** Validated create input (after zod). */
+export interface CreateTrackingRequestInput {
+  requestType: (typeof REQUEST_TYPES)[number];
+  requestNumber: string;
+  scac?: string | null;
+  refNumbers?: string[];
+  shipmentTags?: string[];
+  autoDetectScac?: boolean;
+  customerId?: string | null;
+}
+
+/** Normal form of a tracking number for comparisons: trimmed and upper-cased (DECISIONS.md). */
+export function normalizeRequestNumber(value: string): string {
+  return value.trim().toUpperCase();
+}
+
+const POINTER = {
+  scac: "/data/attributes/scac",
+  requestNumber: "/data/attributes/request_number",
+  customer: "/data/relationships/customer/data/id",
+} as const;
+
+/**
+ * Creates a tracking request (SPEC.md §4.4, DECISIONS.md §Tracking requests): every rule is checked and all
+ * failures are reported together as one 422 (blank, not recognised, not supported, duplicate, unknown
+ * customer). On success the row is written as `pending` (with the account's count, in one batch) and a
+ * message goes to the `tracking-requests` queue.
+ * @throws ApiError 422 listing every failed rule; nothing is written then.
+ */
+export async function createTrackingRequest(
+  deps: TrackingRequestDeps,
+  accountId: string,
+  input: CreateTrackingRequestInput,
+): Promise<TrackingRequestRow> {
+  const errors: Omit<ErrorObject, "status" | "title">[] = [];
+  const requestNumber = input.requestNumber.trim();
+  const normalized = normalizeRequestNumber(requestNumber);
+  const autoDetect = input.autoDetectScac === true;
+  const scacSent = (input.scac ?? "").trim().toUpperCase();
+  let lineScac: string | null = null;
+
+  if (scacSent === "") {
+    if (!autoDetect) errors.push({ detail: "Scac can't be blank", source: { pointer: POINTER.scac }, code: "blank" });
+  } else {
+    const line = findShippingLine(scacSent);
+    if (!line) {
+      errors.push({ detail: `Scac '${scacSent}' is not recognized`, source: { pointer: POINTER.scac }, code: "not_recognized" });
+    } else if (!deps.supportedScacs.has(line.scac) && !autoDetect) {
+      errors.push({
+        detail: `Scac '${scacSent}' is not supported. We do not currently integrate with ${line.name}`,
+        source: { pointer: POINTER.scac },
+        code: "not_supported",
+      });
+    } else {
+      lineScac = line.scac;
+    }
+  }
+  if (requestNumber === "") {
+    errors.push({ detail: "Request number can't be blank", source: { pointer: POINTER.requestNumber }, code: "blank" });
+  } else if (!/^[\p{L}\p{N}][\p{L}\p{N} ._/-]*$/u.test(requestNumber)) {
+    errors.push({
+      detail: `Request number '${requestNumber}' is not a valid tracking number`,
+      source: { pointer: POINTER.requestNumber },
+      code: "invalid",
+    });
+  }
+
+  const { db } = deps;
+  const [duplicate, customer] = await Promise.all([
+    lineScac && requestNumber !== ""
+      ? db
+          .select({ id: trackingRequests.id })
+          .from(trackingRequests)
+          .where(
+            and(
+              eq(trackingRequests.accountId, accountId),
+              eq(trackingRequests.normalizedNumber, normalized),
+              eq(trackingRequests.lineScac, lineScac),
+              inArray(trackingRequests.status, ["pending", "created"]),
+            ),
+          )
+          .limit(1)
+      : [],
+    input.customerId
+      ? db
+          .select({ id: parties.id })
+          .from(parties)
+          .where(and(eq(parties.accountId, accountId), eq(parties.id, input.customerId)))
+          .limit(1)
+      : [],
+  ]);
+  if (duplicate.length > 0) errors.push(duplicateError(requestNumber, scacSent));
+  if (input.customerId && customer.length === 0) {
+    errors.push({ detail: `Customer '${input.customerId}' was not found`, source: { pointer: POINTER.customer }, code: "not_found" });
+  }
+  if (errors.length > 0) throw new ApiError(422, errors);
+
+  const now = toIsoSeconds(deps.clock.now());
+  const row: TrackingRequestRow = {
+    id: newId(),
+    accountId,
+    requestType: input.requestType,
+    requestNumber,
+    normalizedNumber: normalized,
+    scac: scacSent === "" ? null : scacSent,
+    lineScac: autoDetect && !lineScac ? null : lineScac,
+    autoDetectScac: autoDetect,
+    refNumbers: input.refNumbers ?? [],
+    shipmentTags: input.shipmentTags ?? [],
+    status: "pending",
+    failedReason: null,
+    isRetrying: false,
+    retryCount: null,
+    customerId: input.customerId ?? null,
+    shipmentId: null,
+    nextAttemptAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await db.batch([db.insert(trackingRequests).values(row), bumpCount(db, accountId, "tracking_request", 1)]);
+  } catch (err) {
+    // The partial unique index settles a race between two identical creates.
+    if (/UNIQUE constraint failed/i.test(String(err))) throw new ApiError(422, [duplicateError(requestNumber, scacSent)]);
+    throw err;
+  }
+  await deps.queue.send({ trackingRequestId: row.id, accountId });
+  return row;
+}
+
+function duplicateError(requestNumber: string, scac: string): Omit<ErrorObject, "status" | "title"> {
+  return {
+    detail: `Request number '${requestNumber}' with scac '${scac}' already exists in a tracking_request with a pending or created status`,
+    source: { pointer: POINTER.requestNumber },
+    code: "duplicate",
+  };
+}
+
+/** One tracking request of the account. @throws ApiError 404 when absent or another account's. */
+export async function getTrackingRequest(db: Database, accountId: string, id: string): Promise<TrackingRequestRow> {
+  const [row] = await db
+    .select()
+    .from(trackingRequests)
+    .where(and(eq(trackingRequests.accountId, accountId), eq(trackingRequests.id, id)))
+    .limit(1);
+  if (!row) throw ApiError.notFound("Couldn't find TrackingRequest");
+  return row;
+}
+
+/**
+ * A page of the account's tracking requests, newest first, with the filters of DECISIONS.md §Wire format:
+ * `filter[request_number]`, `filter[status]`, `filter[scac]`, `filter[request_type]`,
+ * `filter[created_at][start|end]`, `filter[updated_at][start|end]`.
+ * @throws ApiError 400 for an invalid filter value.
+ */
+export async function listTrackingRequests(db: Database, accountId: string, params: URLSearchParams, page: PageRequest) {
+  const number = parseStringFilter(params, "filter[request_number]", 64);
+  const status = parseEnumFilter(params, "filter[status]", TRACKING_REQUEST_STATUSES);
+  const scac = parseStringFilter(params, "filter[scac]", 8);
+  const requestType = parseEnumFilter(params, "filter[request_type]", REQUEST_TYPES);
+  const createdStart = parseTimeBound(params, "filter[created_at][start]");
+  const createdEnd = parseTimeBound(params, "filter[created_at][end]");
+  const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
+  const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
+  const t = trackingRequests;
+  return listPage(db, t, "tracking_request", accountId, [
+    number !== undefined ? eq(t.normalizedNumber, normalizeRequestNumber(number)) : undefined,
+    status !== undefined ? eq(t.status, status) : undefined,
+    scac !== undefined ? eq(t.scac, scac.toUpperCase()) : undefined,
+    requestType !== undefined ? eq(t.requestType, requestType) : undefined,
+    createdStart !== undefined ? gte(t.createdAt, createdStart) : undefined,
+    createdEnd !== undefined ? lte(t.createdAt, createdEnd) : undefined,
+    updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
+    updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
+  ], page);
+}
+
+/**
+ * Replaces a tracking request's reference numbers and/or shipment tags (R §3.9).
+ * @throws ApiError 404 when absent or another account's; 422 when `data.id` disagrees with the path.
+ */
+export async function updateTrackingRequest(
+  deps: Pick<TrackingRequestDeps, "db" | "clock">,
+  accountId: string,
+  id: string,
+  input: { bodyId?: string; refNumbers?: string[]; refNumber?: string; shipmentTags?: string[] },
+): Promise<TrackingRequestRow> {
+  if (input.bodyId !== undefined && input.bodyId !== id) {
+    throw ApiError.invalidField("/data/id", "data.id does not match the id in the path", "invalid");
+  }
+  const existing = await getTrackingRequest(deps.db, accountId, id);
+  const refNumbers = input.refNumbers ?? (input.refNumber !== undefined ? [input.refNumber] : undefined);
+  const changes: Partial<TrackingRequestRow> = {};
+  if (refNumbers !== undefined) changes.refNumbers = refNumbers;
+  if (input.shipmentTags !== undefined) changes.shipmentTags = input.shipmentTags;
+  if (Object.keys(changes).length === 0) return existing;
+  changes.updatedAt = toIsoSeconds(deps.clock.now());
+  const [row] = await deps.db
+    .update(trackingRequests)
+    .set(changes)
+    .where(and(eq(trackingRequests.accountId, accountId), eq(trackingRequests.id, id)))
+    .returning();
+  if (!row) throw ApiError.notFound("Couldn't find TrackingRequest");
+  return row;
+}

@@ -1,0 +1,84 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { containers, ports, shipments, terminals, transportEvents } from "../db/schema";
+import type { ResourceType } from "../lib/jsonapi/include";
+import type { ResourceObject } from "../lib/jsonapi/types";
+import { containerResource } from "../containers/serializer";
+import { portResource } from "../ports/serializer";
+import { shipmentResource } from "../shipments/serializer";
+import { terminalResource } from "../terminals/serializer";
+
+/** A `transport_events` row as drizzle returns it. */
+export type TransportEventRow = typeof transportEvents.$inferSelect;
+
+/** Serialises a transport event (R §1.9). */
+export function serializeTransportEvent(row: TransportEventRow): ResourceObject {
+  return {
+    id: row.id,
+    type: "transport_event",
+    attributes: {
+      event: row.event,
+      created_at: row.createdAt,
+      voyage_number: row.voyageNumber,
+      timestamp: row.timestamp,
+      timezone: row.timezone,
+      location_locode: row.locationLocode,
+      data_source: row.dataSource,
+      invalidated_at: row.invalidatedAt,
+    },
+    relationships: {
+      shipment: { data: { id: row.shipmentId, type: "shipment" } },
+      container: { data: { id: row.containerId, type: "container" } },
+      vessel: { data: null },
+      location: { data: row.locationId ? { id: row.locationId, type: "port" } : null },
+      terminal: { data: row.terminalId ? { id: row.terminalId, type: "terminal" } : null },
+    },
+  };
+}
+
+/** JSON:API type `transport_event` (targets are late-bound: the resource types refer to each other); includable: `location`, `terminal`, `shipment`, `container`. */
+export const transportEventResource: ResourceType<TransportEventRow> = {
+  type: "transport_event",
+  serializerName: "V2::TransportEventSerializer",
+  serialize: serializeTransportEvent,
+  relationships: {
+    location: {
+      target: () => portResource,
+      load: async (ctx, parents) => {
+        const ids = [...new Set(parents.map((e) => e.locationId).filter((id): id is string => !!id))];
+        return ids.length ? ctx.db.select().from(ports).where(inArray(ports.id, ids)) : [];
+      },
+    },
+    terminal: {
+      target: () => terminalResource,
+      load: async (ctx, parents) => {
+        const ids = [...new Set(parents.map((e) => e.terminalId).filter((id): id is string => !!id))];
+        return ids.length ? ctx.db.select().from(terminals).where(inArray(terminals.id, ids)) : [];
+      },
+    },
+    shipment: {
+      target: () => shipmentResource,
+      load: async (ctx, parents) => {
+        const ids = [...new Set(parents.map((e) => e.shipmentId))];
+        return ids.length
+          ? ctx.db
+              .select()
+              .from(shipments)
+              .where(and(eq(shipments.accountId, ctx.accountId), inArray(shipments.id, ids)))
+          : [];
+      },
+    },
+    container: {
+      target: () => containerResource,
+      load: async (ctx, parents) => {
+        const ids = [...new Set(parents.map((e) => e.containerId))];
+        return ids.length
+          ? ctx.db
+              .select()
+              .from(containers)
+              .where(and(eq(containers.accountId, ctx.accountId), inArray(containers.id, ids)))
+          : [];
+      },
+    },
+  },
+};
+
