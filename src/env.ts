@@ -1,5 +1,5 @@
-import type { Clock } from "./lib/clock";
 import type { Database } from "./db/client";
+import type { Clock } from "./lib/clock";
 
 /** Bindings and variables of the Worker (wrangler.toml). Numbers arrive as strings from `[vars]`. */
 export interface Env {

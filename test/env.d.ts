@@ -1,12 +1,13 @@
-import type { D1Migration } from "cloudflare:test";
-import type { Env } from "../src/env";
+// Types of `env` (cloudflare:test) and `exports` (cloudflare:workers) in tests: the Worker's own bindings plus
+// the test-only TEST_MIGRATIONS binding set in vitest.config.ts.
+type WorkerEnvForTests = import("../src/env").Env;
 
-declare global {
-  namespace Cloudflare {
-    interface Env extends import("../src/env").Env {
-      TEST_MIGRATIONS: D1Migration[];
-    }
+declare namespace Cloudflare {
+  interface Env extends WorkerEnvForTests {
+    TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+  }
+  interface GlobalProps {
+    mainModule: typeof import("../src/index");
+    durableNamespaces: "RateLimiter";
   }
 }
-
-export type TestEnv = Env & { TEST_MIGRATIONS: D1Migration[] };

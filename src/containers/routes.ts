@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { includeParam, loadContext, queryParams } from "../lib/http";
 import { listDocument, resourceDocument } from "../lib/jsonapi/document";
@@ -33,7 +33,10 @@ const listRouteDef = createRoute({
       "filter[pickup_lfd][end]": z.string().optional().openapi({ description: "ISO 8601" }),
     }),
   },
-  responses: { 200: { description: "A page of containers.", content: jsonApiContent(ContainerListDocument) }, ...commonErrors },
+  responses: {
+    200: { description: "A page of containers.", content: jsonApiContent(ContainerListDocument) },
+    ...commonErrors,
+  },
 });
 
 const getRouteDef = createRoute({
@@ -42,7 +45,12 @@ const getRouteDef = createRoute({
   tags,
   summary: "Get a container",
   request: {
-    params: z.object({ id: z.string().max(64).openapi({ param: { name: "id", in: "path" } }) }),
+    params: z.object({
+      id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
     query: z.object({ include: includeQuery(INCLUDES) }),
   },
   responses: {

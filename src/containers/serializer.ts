@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { containers, rawEvents, shipments, transportEvents } from "../db/schema";
+import { type containers, rawEvents, shipments, transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { shipmentResource } from "../shipments/serializer";
@@ -130,11 +130,19 @@ export const containerResource: ResourceType<ContainerView> = {
     },
     pod_terminal: {
       target: () => terminalResource,
-      load: (ctx, parents) => loadTerminalsByIds(ctx.db, parents.map((c) => c.podTerminalId)),
+      load: (ctx, parents) =>
+        loadTerminalsByIds(
+          ctx.db,
+          parents.map((c) => c.podTerminalId),
+        ),
     },
     pickup_facility: {
       target: () => terminalResource,
-      load: (ctx, parents) => loadTerminalsByIds(ctx.db, parents.map((c) => c.pickupFacilityId)),
+      load: (ctx, parents) =>
+        loadTerminalsByIds(
+          ctx.db,
+          parents.map((c) => c.pickupFacilityId),
+        ),
     },
     transport_events: {
       target: () => transportEventResource,

@@ -50,15 +50,22 @@ export async function listContainers(db: Database, accountId: string, params: UR
   const lfdStart = parseTimeBound(params, "filter[pickup_lfd][start]");
   const lfdEnd = parseTimeBound(params, "filter[pickup_lfd][end]");
   const t = containers;
-  return listPage(db, t, "container", accountId, [
-    number !== undefined ? eq(t.number, number.replace(/[\s-]/g, "").toUpperCase()) : undefined,
-    status !== undefined ? eq(t.currentStatus, status) : undefined,
-    shipmentId !== undefined ? eq(t.shipmentId, shipmentId) : undefined,
-    podLocode !== undefined ? eq(t.podLocode, podLocode.toUpperCase()) : undefined,
-    scac !== undefined ? eq(t.scac, scac.toUpperCase()) : undefined,
-    updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
-    updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
-    lfdStart !== undefined ? gte(t.pickupLfd, lfdStart) : undefined,
-    lfdEnd !== undefined ? lte(t.pickupLfd, lfdEnd) : undefined,
-  ], page);
+  return listPage(
+    db,
+    t,
+    "container",
+    accountId,
+    [
+      number !== undefined ? eq(t.number, number.replace(/[\s-]/g, "").toUpperCase()) : undefined,
+      status !== undefined ? eq(t.currentStatus, status) : undefined,
+      shipmentId !== undefined ? eq(t.shipmentId, shipmentId) : undefined,
+      podLocode !== undefined ? eq(t.podLocode, podLocode.toUpperCase()) : undefined,
+      scac !== undefined ? eq(t.scac, scac.toUpperCase()) : undefined,
+      updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
+      updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
+      lfdStart !== undefined ? gte(t.pickupLfd, lfdStart) : undefined,
+      lfdEnd !== undefined ? lte(t.pickupLfd, lfdEnd) : undefined,
+    ],
+    page,
+  );
 }

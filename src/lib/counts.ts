@@ -3,7 +3,13 @@ import type { Database } from "../db/client";
 import { accountResourceCounts } from "../db/schema";
 
 /** Resources whose per-account row count is kept in `account_resource_counts`. */
-export type CountedResource = "container" | "shipment" | "tracking_request" | "webhook" | "webhook_notification" | "party";
+export type CountedResource =
+  | "container"
+  | "shipment"
+  | "tracking_request"
+  | "webhook"
+  | "webhook_notification"
+  | "party";
 
 /**
  * The statement that adds `by` (may be negative) to an account's count of `resource`; put it in the same

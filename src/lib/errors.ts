@@ -35,7 +35,11 @@ export class ApiError extends Error {
   readonly errors: ErrorObject[];
   readonly headers: Record<string, string>;
 
-  constructor(status: number, errors: Omit<ErrorObject, "status" | "title">[] | string, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    errors: Omit<ErrorObject, "status" | "title">[] | string,
+    headers: Record<string, string> = {},
+  ) {
     const list = typeof errors === "string" ? [{ detail: errors }] : errors;
     super(list.map((e) => e.detail ?? "").join("; ") || titleFor(status));
     this.status = status;

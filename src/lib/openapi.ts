@@ -23,7 +23,10 @@ const errorContent = { [JSON_API_MEDIA_TYPE]: { schema: ErrorDocumentSchema } };
 
 /** The error responses every authenticated endpoint can give. */
 export const commonErrors = {
-  400: { description: "Bad query parameter (`source.parameter` names it), or malformed JSON body.", content: errorContent },
+  400: {
+    description: "Bad query parameter (`source.parameter` names it), or malformed JSON body.",
+    content: errorContent,
+  },
   401: {
     description: 'Missing, malformed, unknown or revoked API key. Header `WWW-Authenticate: Token realm="api"`.',
     content: errorContent,
@@ -36,13 +39,18 @@ export const commonErrors = {
 } as const;
 
 /** 404 for an unknown id or another account's id. */
-export const notFoundResponse = { 404: { description: "No such resource in this account.", content: errorContent } } as const;
+export const notFoundResponse = {
+  404: { description: "No such resource in this account.", content: errorContent },
+} as const;
 
 /** Errors of endpoints that take a JSON body. */
 export const bodyErrors = {
   413: { description: "Body larger than 1 MiB.", content: errorContent },
   415: { description: "Body is not application/json or application/vnd.api+json.", content: errorContent },
-  422: { description: "Body validation failed: one error per field, with `source.pointer` and `code`.", content: errorContent },
+  422: {
+    description: "Body validation failed: one error per field, with `source.pointer` and `code`.",
+    content: errorContent,
+  },
 } as const;
 
 /** Media types accepted for request bodies (DECISIONS.md §Wire format). */

@@ -7,7 +7,10 @@ export function humanizeField(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-function issueToError(issue: z.core.$ZodIssue, pointerOf: (path: PropertyKey[]) => ErrorObject["source"]): Omit<ErrorObject, "status" | "title">[] {
+function issueToError(
+  issue: z.core.$ZodIssue,
+  pointerOf: (path: PropertyKey[]) => ErrorObject["source"],
+): Omit<ErrorObject, "status" | "title">[] {
   const path = issue.path;
   const last = path.length > 0 ? String(path[path.length - 1]) : "body";
   const field = humanizeField(last);
@@ -39,7 +42,10 @@ function issueToError(issue: z.core.$ZodIssue, pointerOf: (path: PropertyKey[]) 
 export function validationError(error: z.ZodError, target: string): ApiError {
   if (target === "json") {
     const errors = error.issues.flatMap((issue) =>
-      issueToError(issue, (path) => ({ pointer: `/${path.map((p) => String(p).replaceAll("~", "~0").replaceAll("/", "~1")).join("/")}` })),
+      issueToError(issue, (path) => ({
+        // RFC 6901: the whole document is "", while "/" would name a member with an empty key.
+        pointer: path.map((p) => `/${String(p).replaceAll("~", "~0").replaceAll("/", "~1")}`).join(""),
+      })),
     );
     return new ApiError(422, errors);
   }

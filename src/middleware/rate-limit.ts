@@ -14,7 +14,9 @@ export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const stub = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(accountId));
   const decision = await stub.hit(bucket, limitFor(c.env, bucket), c.var.clock.now());
   if (!decision.allowed) {
-    throw new ApiError(429, [{ detail: BUCKET_MESSAGES[bucket] }], { "Retry-After": String(decision.retryAfterSeconds) });
+    throw new ApiError(429, [{ detail: BUCKET_MESSAGES[bucket] }], {
+      "Retry-After": String(decision.retryAfterSeconds),
+    });
   }
   await next();
 };

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
+import { createDatabase } from "../db/client";
 import type { AppEnv } from "../env";
 import { systemClock } from "../lib/clock";
-import { createDatabase } from "../db/client";
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { parties } from "../db/schema";
 import type { AppEnv } from "../env";
@@ -66,7 +66,14 @@ const getRouteDef = createRoute({
   path: "/parties/{id}",
   tags,
   summary: "Get a party",
-  request: { params: z.object({ id: z.string().max(64).openapi({ param: { name: "id", in: "path" } }) }) },
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
+  },
   responses: {
     200: { description: "The party.", content: jsonApiContent(singleDocumentSchema(PartySchema, "PartyDocument")) },
     ...commonErrors,
@@ -78,14 +85,16 @@ const getRouteDef = createRoute({
 export const partyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createRouteDef, async (c) => {
     const name = c.req.valid("json").data.attributes.company_name.trim();
-    if (name === "") throw ApiError.invalidField("/data/attributes/company_name", "Company name can't be blank", "blank");
+    if (name === "")
+      throw ApiError.invalidField("/data/attributes/company_name", "Company name can't be blank", "blank");
     const { db, accountId } = loadContext(c);
     const [existing] = await db
       .select({ id: parties.id })
       .from(parties)
       .where(and(eq(parties.accountId, accountId), sql`lower(${parties.companyName}) = lower(${name})`))
       .limit(1);
-    if (existing) throw ApiError.invalidField("/data/attributes/company_name", `'${name}' already exists in Account`, "duplicate");
+    if (existing)
+      throw ApiError.invalidField("/data/attributes/company_name", `'${name}' already exists in Account`, "duplicate");
     const row = { id: newId(), accountId, companyName: name, createdAt: toIsoSeconds(c.var.clock.now()) };
     await db.batch([db.insert(parties).values(row), bumpCount(db, accountId, "party", 1)]);
     return sendJsonApi(c, { data: partyResource.serialize(row) }, 201);

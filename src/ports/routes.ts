@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { ports } from "../db/schema";
 import type { AppEnv } from "../env";
@@ -7,7 +7,15 @@ import { includeParam, loadContext, queryParams } from "../lib/http";
 import { isUuid } from "../lib/ids";
 import { resourceDocument } from "../lib/jsonapi/document";
 import { parseInclude } from "../lib/jsonapi/include";
-import { commonErrors, includeQuery, jsonApiContent, notFoundResponse, resourceSchema, sendJsonApi, singleDocumentSchema } from "../lib/openapi";
+import {
+  commonErrors,
+  includeQuery,
+  jsonApiContent,
+  notFoundResponse,
+  resourceSchema,
+  sendJsonApi,
+  singleDocumentSchema,
+} from "../lib/openapi";
 import { portResource } from "./serializer";
 
 const PortSchema = resourceSchema(
@@ -32,7 +40,12 @@ const getRouteDef = createRoute({
   tags: ["Reference data"],
   summary: "Get a port by UN/LOCODE or id",
   request: {
-    params: z.object({ id: z.string().max(64).openapi({ param: { name: "id", in: "path" }, example: "USLAX" }) }),
+    params: z.object({
+      id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "id", in: "path" }, example: "USLAX" }),
+    }),
     query: z.object({ include: includeQuery(["terminals"]) }),
   },
   responses: {
@@ -48,7 +61,11 @@ const LOCODE = /^[A-Za-z]{2}[A-Za-z2-9]{3}$/;
 export const portRoutes = new OpenAPIHono<AppEnv>().openapi(getRouteDef, async (c) => {
   const id = c.req.valid("param").id;
   const include = parseInclude(includeParam(queryParams(c)), portResource);
-  const where = LOCODE.test(id) ? eq(ports.code, id.toUpperCase()) : isUuid(id) ? eq(ports.id, id.toLowerCase()) : undefined;
+  const where = LOCODE.test(id)
+    ? eq(ports.code, id.toUpperCase())
+    : isUuid(id)
+      ? eq(ports.id, id.toLowerCase())
+      : undefined;
   if (!where) throw ApiError.notFound("Couldn't find Port");
   const [row] = await c.var.db.select().from(ports).where(where).limit(1);
   if (!row) throw ApiError.notFound("Couldn't find Port");

@@ -42,7 +42,12 @@ export const portResource: ResourceType<PortView> = {
     const found = await ctx.db
       .select({ id: terminals.id, portId: terminals.portId })
       .from(terminals)
-      .where(inArray(terminals.portId, rows.map((r) => r.id)));
+      .where(
+        inArray(
+          terminals.portId,
+          rows.map((r) => r.id),
+        ),
+      );
     return rows.map((r) => ({ ...r, terminalIds: found.filter((t) => t.portId === r.id).map((t) => t.id) }));
   },
   serialize: serializePort,
@@ -51,7 +56,15 @@ export const portResource: ResourceType<PortView> = {
       target: () => terminalResource,
       load: async (ctx, parents) => {
         if (parents.length === 0) return [];
-        return ctx.db.select().from(terminals).where(inArray(terminals.portId, parents.map((p) => p.id)));
+        return ctx.db
+          .select()
+          .from(terminals)
+          .where(
+            inArray(
+              terminals.portId,
+              parents.map((p) => p.id),
+            ),
+          );
       },
     },
   },

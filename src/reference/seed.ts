@@ -27,7 +27,9 @@ export function referenceSeedStatements(): string[] {
         p.timeZone,
       ]
         .map(lit)
-        .join(", ")}) ON CONFLICT(id) DO UPDATE SET code = excluded.code, name = excluded.name, city = excluded.city, state_abbr = excluded.state_abbr, country_code = excluded.country_code, latitude = excluded.latitude, longitude = excluded.longitude, time_zone = excluded.time_zone;`,
+        .join(
+          ", ",
+        )}) ON CONFLICT(id) DO UPDATE SET code = excluded.code, name = excluded.name, city = excluded.city, state_abbr = excluded.state_abbr, country_code = excluded.country_code, latitude = excluded.latitude, longitude = excluded.longitude, time_zone = excluded.time_zone;`,
     );
   }
   for (const t of TERMINALS) {
@@ -46,7 +48,9 @@ export function referenceSeedStatements(): string[] {
         "ocean_terminal",
       ]
         .map(lit)
-        .join(", ")}) ON CONFLICT(id) DO UPDATE SET name = excluded.name, nickname = excluded.nickname, firms_code = excluded.firms_code, bic_facility_code = excluded.bic_facility_code, port_id = excluded.port_id, city = excluded.city, state_abbr = excluded.state_abbr, country_code = excluded.country_code, time_zone = excluded.time_zone, facility_type = excluded.facility_type;`,
+        .join(
+          ", ",
+        )}) ON CONFLICT(id) DO UPDATE SET name = excluded.name, nickname = excluded.nickname, firms_code = excluded.firms_code, bic_facility_code = excluded.bic_facility_code, port_id = excluded.port_id, city = excluded.city, state_abbr = excluded.state_abbr, country_code = excluded.country_code, time_zone = excluded.time_zone, facility_type = excluded.facility_type;`,
     );
   }
   return statements;

@@ -4,7 +4,8 @@ import type { ShippingLineRecord } from "./types.ts";
 const byScac = new Map<string, ShippingLineRecord>();
 for (const line of SHIPPING_LINES) byScac.set(line.scac, line);
 const byAlternative = new Map<string, ShippingLineRecord>();
-for (const line of SHIPPING_LINES) for (const alt of line.alternativeScacs) if (!byScac.has(alt)) byAlternative.set(alt, line);
+for (const line of SHIPPING_LINES)
+  for (const alt of line.alternativeScacs) if (!byScac.has(alt)) byAlternative.set(alt, line);
 
 /** Every shipping line, sorted by SCAC (R §3.19). */
 export function allShippingLines(): readonly ShippingLineRecord[] {

@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { includeParam, loadContext, queryParams } from "../lib/http";
 import { listDocument, resourceDocument } from "../lib/jsonapi/document";
@@ -10,7 +10,14 @@ import { shipmentResource } from "./serializer";
 import { getShipment, listShipments } from "./service";
 
 const tags = ["Shipments"];
-const INCLUDES = ["containers", "pod_terminal", "port_of_lading", "port_of_discharge", "destination", "destination_terminal"];
+const INCLUDES = [
+  "containers",
+  "pod_terminal",
+  "port_of_lading",
+  "port_of_discharge",
+  "destination",
+  "destination_terminal",
+];
 
 const listRouteDef = createRoute({
   method: "get",
@@ -30,7 +37,10 @@ const listRouteDef = createRoute({
       "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
     }),
   },
-  responses: { 200: { description: "A page of shipments.", content: jsonApiContent(ShipmentListDocument) }, ...commonErrors },
+  responses: {
+    200: { description: "A page of shipments.", content: jsonApiContent(ShipmentListDocument) },
+    ...commonErrors,
+  },
 });
 
 const getRouteDef = createRoute({
@@ -39,7 +49,12 @@ const getRouteDef = createRoute({
   tags,
   summary: "Get a shipment",
   request: {
-    params: z.object({ id: z.string().max(64).openapi({ param: { name: "id", in: "path" } }) }),
+    params: z.object({
+      id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
     query: z.object({ include: includeQuery(INCLUDES) }),
   },
   responses: {

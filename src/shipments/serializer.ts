@@ -1,10 +1,10 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { containers, ports, shipments } from "../db/schema";
-import { allShippingLines } from "../reference/shipping-lines";
+import { containerResource } from "../containers/serializer";
+import { containers, ports, type shipments } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { containerResource } from "../containers/serializer";
 import { portResource } from "../ports/serializer";
+import { allShippingLines } from "../reference/shipping-lines";
 import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
 
 /** A `shipments` row as drizzle returns it. */
@@ -142,14 +142,22 @@ export const shipmentResource: ResourceType<ShipmentView> = {
     },
     pod_terminal: {
       target: () => terminalResource,
-      load: (ctx, parents) => loadTerminalsByIds(ctx.db, parents.map((s) => s.podTerminalId)),
+      load: (ctx, parents) =>
+        loadTerminalsByIds(
+          ctx.db,
+          parents.map((s) => s.podTerminalId),
+        ),
     },
     port_of_lading: portLoader((s) => s.portOfLadingId),
     port_of_discharge: portLoader((s) => s.portOfDischargeId),
     destination: portLoader((s) => s.destinationId),
     destination_terminal: {
       target: () => terminalResource,
-      load: (ctx, parents) => loadTerminalsByIds(ctx.db, parents.map((s) => s.destinationTerminalId)),
+      load: (ctx, parents) =>
+        loadTerminalsByIds(
+          ctx.db,
+          parents.map((s) => s.destinationTerminalId),
+        ),
     },
   },
 };

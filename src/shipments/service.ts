@@ -33,12 +33,23 @@ export async function listShipments(db: Database, accountId: string, params: URL
   const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
   const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
   const t = shipments;
-  return listPage(db, t, "shipment", accountId, [
-    number !== undefined ? eq(t.normalizedNumber, normalizeRequestNumber(number)) : undefined,
-    stopped === true ? isNotNull(t.lineTrackingStoppedAt) : stopped === false ? isNull(t.lineTrackingStoppedAt) : undefined,
-    scac !== undefined ? eq(t.shippingLineScac, scac.toUpperCase()) : undefined,
-    podLocode !== undefined ? eq(t.portOfDischargeLocode, podLocode.toUpperCase()) : undefined,
-    updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
-    updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
-  ], page);
+  return listPage(
+    db,
+    t,
+    "shipment",
+    accountId,
+    [
+      number !== undefined ? eq(t.normalizedNumber, normalizeRequestNumber(number)) : undefined,
+      stopped === true
+        ? isNotNull(t.lineTrackingStoppedAt)
+        : stopped === false
+          ? isNull(t.lineTrackingStoppedAt)
+          : undefined,
+      scac !== undefined ? eq(t.shippingLineScac, scac.toUpperCase()) : undefined,
+      podLocode !== undefined ? eq(t.portOfDischargeLocode, podLocode.toUpperCase()) : undefined,
+      updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
+      updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
+    ],
+    page,
+  );
 }

@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { queryParams } from "../lib/http";
@@ -46,7 +46,10 @@ const listRouteDef = createRoute({
   description: "Every known ocean carrier, sorted by SCAC. `search` matches SCAC, alternative SCACs and names.",
   request: { query: z.object({ ...listQuery, search: z.string().optional() }) },
   responses: {
-    200: { description: "Shipping lines.", content: jsonApiContent(listDocumentSchema(ShippingLineSchema, "ShippingLineList")) },
+    200: {
+      description: "Shipping lines.",
+      content: jsonApiContent(listDocumentSchema(ShippingLineSchema, "ShippingLineList")),
+    },
     ...commonErrors,
   },
 });
@@ -56,9 +59,19 @@ const getRouteDef = createRoute({
   path: "/shipping_lines/{scac}",
   tags,
   summary: "Get a shipping line by SCAC (or alternative SCAC, or id)",
-  request: { params: z.object({ scac: z.string().max(64).openapi({ param: { name: "scac", in: "path" } }) }) },
+  request: {
+    params: z.object({
+      scac: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "scac", in: "path" } }),
+    }),
+  },
   responses: {
-    200: { description: "The line.", content: jsonApiContent(singleDocumentSchema(ShippingLineSchema, "ShippingLineDocument")) },
+    200: {
+      description: "The line.",
+      content: jsonApiContent(singleDocumentSchema(ShippingLineSchema, "ShippingLineDocument")),
+    },
     ...commonErrors,
     ...notFoundResponse,
   },
@@ -79,7 +92,9 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
         l.shortName.toLowerCase().includes(search) ||
         l.alternativeScacs.some((a) => a.toLowerCase().includes(search)),
     );
-    const data = matching.slice(page.offset, page.offset + page.size).map((l) => serializeShippingLine(l, supported.has(l.scac)));
+    const data = matching
+      .slice(page.offset, page.offset + page.size)
+      .map((l) => serializeShippingLine(l, supported.has(l.scac)));
     const { links, meta } = listLinksAndMeta(c.req.url, page, data.length, matching.length);
     return sendJsonApi(c, { data, links, meta });
   })

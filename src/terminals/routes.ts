@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { terminals } from "../db/schema";
 import type { AppEnv } from "../env";
@@ -7,7 +7,15 @@ import { includeParam, loadContext, queryParams } from "../lib/http";
 import { isUuid } from "../lib/ids";
 import { resourceDocument } from "../lib/jsonapi/document";
 import { parseInclude } from "../lib/jsonapi/include";
-import { commonErrors, includeQuery, jsonApiContent, notFoundResponse, resourceSchema, sendJsonApi, singleDocumentSchema } from "../lib/openapi";
+import {
+  commonErrors,
+  includeQuery,
+  jsonApiContent,
+  notFoundResponse,
+  resourceSchema,
+  sendJsonApi,
+  singleDocumentSchema,
+} from "../lib/openapi";
 import { terminalResource } from "./serializer";
 
 const TerminalSchema = resourceSchema(
@@ -35,11 +43,19 @@ const getRouteDef = createRoute({
   tags: ["Reference data"],
   summary: "Get a terminal",
   request: {
-    params: z.object({ id: z.string().max(64).openapi({ param: { name: "id", in: "path" } }) }),
+    params: z.object({
+      id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
     query: z.object({ include: includeQuery(["port"]) }),
   },
   responses: {
-    200: { description: "The terminal.", content: jsonApiContent(singleDocumentSchema(TerminalSchema, "TerminalDocument")) },
+    200: {
+      description: "The terminal.",
+      content: jsonApiContent(singleDocumentSchema(TerminalSchema, "TerminalDocument")),
+    },
     ...commonErrors,
     ...notFoundResponse,
   },

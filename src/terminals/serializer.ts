@@ -54,7 +54,10 @@ export function serializeTerminal(row: TerminalRow): ResourceObject {
 }
 
 /** Terminals by id (reference data: not account-scoped). */
-export async function loadTerminalsByIds(db: import("../db/client").Database, ids: (string | null)[]): Promise<TerminalRow[]> {
+export async function loadTerminalsByIds(
+  db: import("../db/client").Database,
+  ids: (string | null)[],
+): Promise<TerminalRow[]> {
   const unique = [...new Set(ids.filter((id): id is string => !!id))];
   if (unique.length === 0) return [];
   return db.select().from(terminals).where(inArray(terminals.id, unique));

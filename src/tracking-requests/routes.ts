@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { includeParam, loadContext, queryParams } from "../lib/http";
 import { listDocument, resourceDocument } from "../lib/jsonapi/document";
@@ -27,7 +27,12 @@ import { trackingRequestResource } from "./serializer";
 import { createTrackingRequest, getTrackingRequest, listTrackingRequests, updateTrackingRequest } from "./service";
 
 const tags = ["Tracking requests"];
-const IdParam = z.object({ id: z.string().max(64).openapi({ param: { name: "id", in: "path" } }) });
+const IdParam = z.object({
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 /** `tracked_object` is included unless the client asks otherwise (R §0.4). */
 const DEFAULT_INCLUDE = "tracked_object";
 
@@ -66,7 +71,10 @@ const listRouteDef = createRoute({
       "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
     }),
   },
-  responses: { 200: { description: "A page of tracking requests.", content: jsonApiContent(TrackingRequestListDocument) }, ...commonErrors },
+  responses: {
+    200: { description: "A page of tracking requests.", content: jsonApiContent(TrackingRequestListDocument) },
+    ...commonErrors,
+  },
 });
 
 const getRouteDef = createRoute({
@@ -139,11 +147,16 @@ export const trackingRequestRoutes = new OpenAPIHono<AppEnv>()
   .openapi(patchRouteDef, async (c) => {
     const body = c.req.valid("json");
     const a = body.data.attributes;
-    const row = await updateTrackingRequest({ db: c.var.db, clock: c.var.clock }, c.var.principal.accountId, c.req.valid("param").id, {
-      bodyId: body.data.id,
-      refNumbers: a.ref_numbers,
-      refNumber: a.ref_number,
-      shipmentTags: a.shipment_tags,
-    });
+    const row = await updateTrackingRequest(
+      { db: c.var.db, clock: c.var.clock },
+      c.var.principal.accountId,
+      c.req.valid("param").id,
+      {
+        bodyId: body.data.id,
+        refNumbers: a.ref_numbers,
+        refNumber: a.ref_number,
+        shipmentTags: a.shipment_tags,
+      },
+    );
     return sendJsonApi(c, { data: trackingRequestResource.serialize(row), links: { self: c.req.url } });
   });

@@ -5,7 +5,13 @@ import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib
 export const REQUEST_TYPES = ["bill_of_lading", "booking", "booking_number", "container"] as const;
 
 /** Tracking request statuses (DECISIONS.md §Tracking requests). */
-export const TRACKING_REQUEST_STATUSES = ["pending", "awaiting_manifest", "created", "failed", "tracking_stopped"] as const;
+export const TRACKING_REQUEST_STATUSES = [
+  "pending",
+  "awaiting_manifest",
+  "created",
+  "failed",
+  "tracking_stopped",
+] as const;
 
 /** Longest request number or reference string accepted. */
 export const MAX_NUMBER_LENGTH = 64;
@@ -35,7 +41,10 @@ export const CreateTrackingRequestBody = z
         ref_numbers: stringList.optional(),
         shipment_tags: stringList.optional(),
         auto_detect_vocc_scac: z.boolean().optional(),
-        initial_custom_fields: z.record(z.string(), z.unknown()).optional().openapi({ description: "Accepted and ignored." }),
+        initial_custom_fields: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .openapi({ description: "Accepted and ignored." }),
       }),
       relationships: z
         .strictObject({
@@ -82,6 +91,10 @@ export const TrackingRequestAttributes = z
   })
   .openapi("TrackingRequestAttributes");
 
-export const TrackingRequestResourceSchema = resourceSchema("tracking_request", TrackingRequestAttributes, "TrackingRequest");
+export const TrackingRequestResourceSchema = resourceSchema(
+  "tracking_request",
+  TrackingRequestAttributes,
+  "TrackingRequest",
+);
 export const TrackingRequestDocument = singleDocumentSchema(TrackingRequestResourceSchema, "TrackingRequestDocument");
 export const TrackingRequestListDocument = listDocumentSchema(TrackingRequestResourceSchema, "TrackingRequestList");

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { parties, shipments, trackingRequests } from "../db/schema";
+import { parties, shipments, type trackingRequests } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { partyResource } from "../parties/serializer";

@@ -69,7 +69,11 @@ export async function createTrackingRequest(
   } else {
     const line = findShippingLine(scacSent);
     if (!line) {
-      errors.push({ detail: `Scac '${scacSent}' is not recognized`, source: { pointer: POINTER.scac }, code: "not_recognized" });
+      errors.push({
+        detail: `Scac '${scacSent}' is not recognized`,
+        source: { pointer: POINTER.scac },
+        code: "not_recognized",
+      });
     } else if (!deps.supportedScacs.has(line.scac) && !autoDetect) {
       errors.push({
         detail: `Scac '${scacSent}' is not supported. We do not currently integrate with ${line.name}`,
@@ -116,7 +120,11 @@ export async function createTrackingRequest(
   ]);
   if (duplicate.length > 0) errors.push(duplicateError(requestNumber, scacSent));
   if (input.customerId && customer.length === 0) {
-    errors.push({ detail: `Customer '${input.customerId}' was not found`, source: { pointer: POINTER.customer }, code: "not_found" });
+    errors.push({
+      detail: `Customer '${input.customerId}' was not found`,
+      source: { pointer: POINTER.customer },
+      code: "not_found",
+    });
   }
   if (errors.length > 0) throw new ApiError(422, errors);
 
@@ -146,7 +154,8 @@ export async function createTrackingRequest(
     await db.batch([db.insert(trackingRequests).values(row), bumpCount(db, accountId, "tracking_request", 1)]);
   } catch (err) {
     // The partial unique index settles a race between two identical creates.
-    if (/UNIQUE constraint failed/i.test(String(err))) throw new ApiError(422, [duplicateError(requestNumber, scacSent)]);
+    if (/UNIQUE constraint failed/i.test(String(err)))
+      throw new ApiError(422, [duplicateError(requestNumber, scacSent)]);
     throw err;
   }
   await deps.queue.send({ trackingRequestId: row.id, accountId });
@@ -178,7 +187,12 @@ export async function getTrackingRequest(db: Database, accountId: string, id: st
  * `filter[created_at][start|end]`, `filter[updated_at][start|end]`.
  * @throws ApiError 400 for an invalid filter value.
  */
-export async function listTrackingRequests(db: Database, accountId: string, params: URLSearchParams, page: PageRequest) {
+export async function listTrackingRequests(
+  db: Database,
+  accountId: string,
+  params: URLSearchParams,
+  page: PageRequest,
+) {
   const number = parseStringFilter(params, "filter[request_number]", 64);
   const status = parseEnumFilter(params, "filter[status]", TRACKING_REQUEST_STATUSES);
   const scac = parseStringFilter(params, "filter[scac]", 8);
@@ -188,16 +202,23 @@ export async function listTrackingRequests(db: Database, accountId: string, para
   const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
   const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
   const t = trackingRequests;
-  return listPage(db, t, "tracking_request", accountId, [
-    number !== undefined ? eq(t.normalizedNumber, normalizeRequestNumber(number)) : undefined,
-    status !== undefined ? eq(t.status, status) : undefined,
-    scac !== undefined ? eq(t.scac, scac.toUpperCase()) : undefined,
-    requestType !== undefined ? eq(t.requestType, requestType) : undefined,
-    createdStart !== undefined ? gte(t.createdAt, createdStart) : undefined,
-    createdEnd !== undefined ? lte(t.createdAt, createdEnd) : undefined,
-    updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
-    updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
-  ], page);
+  return listPage(
+    db,
+    t,
+    "tracking_request",
+    accountId,
+    [
+      number !== undefined ? eq(t.normalizedNumber, normalizeRequestNumber(number)) : undefined,
+      status !== undefined ? eq(t.status, status) : undefined,
+      scac !== undefined ? eq(t.scac, scac.toUpperCase()) : undefined,
+      requestType !== undefined ? eq(t.requestType, requestType) : undefined,
+      createdStart !== undefined ? gte(t.createdAt, createdStart) : undefined,
+      createdEnd !== undefined ? lte(t.createdAt, createdEnd) : undefined,
+      updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
+      updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
+    ],
+    page,
+  );
 }
 
 /**

@@ -29,7 +29,7 @@ export async function processTrackingRequest(
     .from(trackingRequests)
     .where(and(eq(trackingRequests.id, message.trackingRequestId), eq(trackingRequests.accountId, message.accountId)))
     .limit(1);
-  if (!request || request.status !== "pending") return;
+  if (request?.status !== "pending") return;
   const now = toIsoSeconds(clock.now());
   const scac = request.lineScac ?? request.scac;
   const source = scac ? sources.find((s) => s.supports(scac)) : undefined;
@@ -37,7 +37,10 @@ export async function processTrackingRequest(
     await recordLookupFailure(db, request, scac ? "shipping_line_unreachable" : "scac_auto_detect_failed", now);
     return;
   }
-  const result = await source.lookup({ requestType: request.requestType, number: request.normalizedNumber, scac }, clock.now());
+  const result = await source.lookup(
+    { requestType: request.requestType, number: request.normalizedNumber, scac },
+    clock.now(),
+  );
   switch (result.kind) {
     case "found":
       await recordLookupSuccess(db, request, result.shipment, now);
@@ -54,7 +57,12 @@ export async function processTrackingRequest(
     case "temporary_failure":
       await db
         .update(trackingRequests)
-        .set({ isRetrying: true, failedReason: result.reason, retryCount: (request.retryCount ?? 0) + 1, updatedAt: now })
+        .set({
+          isRetrying: true,
+          failedReason: result.reason,
+          retryCount: (request.retryCount ?? 0) + 1,
+          updatedAt: now,
+        })
         .where(eq(trackingRequests.id, request.id));
       throw new Error(`temporary failure looking up ${request.id}: ${result.reason}`);
   }

@@ -124,7 +124,12 @@ export async function recordLookupSuccess(
 }
 
 /** Marks a tracking request failed for good with `failed_reason` (R §2.2). */
-export async function recordLookupFailure(db: Database, request: TrackingRequestRow, reason: string, now: string): Promise<void> {
+export async function recordLookupFailure(
+  db: Database,
+  request: TrackingRequestRow,
+  reason: string,
+  now: string,
+): Promise<void> {
   await db
     .update(trackingRequests)
     .set({ status: "failed", failedReason: reason, isRetrying: false, updatedAt: now })

@@ -1,8 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { containers, ports, shipments, terminals, transportEvents } from "../db/schema";
+import { containerResource } from "../containers/serializer";
+import { containers, ports, shipments, terminals, type transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { containerResource } from "../containers/serializer";
 import { portResource } from "../ports/serializer";
 import { shipmentResource } from "../shipments/serializer";
 import { terminalResource } from "../terminals/serializer";
@@ -81,4 +81,3 @@ export const transportEventResource: ResourceType<TransportEventRow> = {
     },
   },
 };
-

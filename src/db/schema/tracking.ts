@@ -269,7 +269,10 @@ export const trackedEquipment = sqliteTable(
     stoppedAt: text("stopped_at"),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [uniqueIndex("tracked_equipment_scac_number_idx").on(t.scac, t.number), index("tracked_equipment_next_poll_idx").on(t.nextPollAt)],
+  (t) => [
+    uniqueIndex("tracked_equipment_scac_number_idx").on(t.scac, t.number),
+    index("tracked_equipment_next_poll_idx").on(t.nextPollAt),
+  ],
 );
 
 /** Which account's container row follows which tracked box. */

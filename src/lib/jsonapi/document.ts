@@ -1,5 +1,5 @@
 import { type IncludeTree, type LoadContext, type ResourceType, resolveIncluded } from "./include";
-import { type PageRequest, listLinksAndMeta } from "./pagination";
+import { listLinksAndMeta, type PageRequest } from "./pagination";
 import type { JsonApiDocument } from "./types";
 
 /** Media type of every JSON:API response (DECISIONS.md §Wire format). */

@@ -12,7 +12,12 @@ export function parseTimeBound(params: URLSearchParams, parameter: string): stri
     throw ApiError.badParameter(parameter, `${parameter} must be an ISO 8601 date or date-time.`);
   }
   const ms = Date.parse(raw.trim());
-  if (Number.isNaN(ms)) throw ApiError.badParameter(parameter, `${parameter} must be an ISO 8601 date or date-time.`);
+  // Date.parse rolls impossible days over (2024-02-30 → March 1st); such a value is invalid, not a bound.
+  const [y, m, d] = raw.trim().slice(0, 10).split("-").map(Number);
+  const day = new Date(Date.UTC(y ?? 0, (m ?? 1) - 1, d ?? 1));
+  if (Number.isNaN(ms) || day.getUTCMonth() !== (m ?? 0) - 1 || day.getUTCDate() !== d) {
+    throw ApiError.badParameter(parameter, `${parameter} must be an ISO 8601 date or date-time.`);
+  }
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
@@ -25,7 +30,8 @@ export function parseStringFilter(params: URLSearchParams, parameter: string, ma
   if (raw === null) return undefined;
   const value = raw.trim();
   if (value === "") return undefined;
-  if (value.length > maxLength) throw ApiError.badParameter(parameter, `${parameter} must be at most ${maxLength} characters.`);
+  if (value.length > maxLength)
+    throw ApiError.badParameter(parameter, `${parameter} must be at most ${maxLength} characters.`);
   return value;
 }
 
@@ -33,7 +39,11 @@ export function parseStringFilter(params: URLSearchParams, parameter: string, ma
  * Reads an enum filter; the value must be one of `allowed`.
  * @throws ApiError 400 naming the allowed values otherwise.
  */
-export function parseEnumFilter<T extends string>(params: URLSearchParams, parameter: string, allowed: readonly T[]): T | undefined {
+export function parseEnumFilter<T extends string>(
+  params: URLSearchParams,
+  parameter: string,
+  allowed: readonly T[],
+): T | undefined {
   const value = parseStringFilter(params, parameter);
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) {

@@ -17,10 +17,13 @@ export interface PageRequest {
 }
 
 function parsePositiveInt(raw: string, parameter: string): number {
-  if (!/^\d{1,9}$/.test(raw.trim())) {
+  const digits = raw.trim();
+  if (!/^\d+$/.test(digits)) {
     throw ApiError.badParameter(parameter, `${parameter} must be a positive integer.`);
   }
-  const n = Number.parseInt(raw.trim(), 10);
+  // Any length of digits is a positive integer: a huge page[size] is clamped, a huge page[number] refused by
+  // the caller; past 2^53 (or Infinity) only the magnitude matters.
+  const n = Number(digits);
   if (n < 1) throw ApiError.badParameter(parameter, `${parameter} must be a positive integer.`);
   return n;
 }
@@ -34,7 +37,8 @@ export function parsePage(params: URLSearchParams, defaultSize = DEFAULT_PAGE_SI
   const rawNumber = params.get("page[number]");
   const rawSize = params.get("page[size]");
   const number = rawNumber === null || rawNumber === "" ? 1 : parsePositiveInt(rawNumber, "page[number]");
-  if (number > MAX_PAGE_NUMBER) throw ApiError.badParameter("page[number]", `page[number] must be at most ${MAX_PAGE_NUMBER}.`);
+  if (number > MAX_PAGE_NUMBER)
+    throw ApiError.badParameter("page[number]", `page[number] must be at most ${MAX_PAGE_NUMBER}.`);
   const sizeGiven = rawSize !== null && rawSize !== "";
   const size = sizeGiven ? Math.min(parsePositiveInt(rawSize, "page[size]"), MAX_PAGE_SIZE) : defaultSize;
   return { number, size, sizeGiven, offset: (number - 1) * size };

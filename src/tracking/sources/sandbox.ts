@@ -1,5 +1,5 @@
-import { toIsoSeconds } from "../../lib/clock";
 import { withCheckDigit } from "../../infer/iso6346";
+import { toIsoSeconds } from "../../lib/clock";
 import { SANDBOX_SCAC } from "../../reference/shipping-lines";
 import type { CarrierSource, LookupRequest, LookupResult, ShipmentFacts } from "./types";
 

@@ -1,0 +1,251 @@
+#!/usr/bin/env node
+// `npm start`: prepares the local D1 database (migrations, reference data, a development account and API key),
+// prints how to call the API, then runs `wrangler dev` on http://127.0.0.1:8787 (DECISIONS.md §Accounts and keys).
+//
+//   npm start                     reuse the dev key kept in .wrangler/dev-api-key (or make one)
+//   npm start -- --rotate-key     revoke the dev key and make a new one
+//   npm start -- --setup-only     prepare the database and print the key, without starting wrangler dev
+//   npm start -- --no-cron        do not trigger the Worker's every-minute cron (see startCronTicker)
+//   npm start -- <wrangler dev options>   anything else is passed to wrangler dev (e.g. --var NAME:value)
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
+import { dirname, join } from "node:path";
+import { uuidv7 } from "uuidv7";
+import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, hashApiKey } from "./lib/api-keys.mjs";
+import {
+  applyMigrations,
+  d1ExecuteStatements,
+  nowIso,
+  ROOT,
+  spawnWrangler,
+  sqlLiteral,
+  WranglerError,
+} from "./lib/wrangler.mjs";
+
+/** Fixed id of the local development account, so every `npm start` finds the same one. */
+const DEV_ACCOUNT_ID = "00000000-0000-7000-8000-000000000001";
+const DEV_ACCOUNT_NAME = "Development";
+/** `api_keys.name` of the key `npm start` manages; `--rotate-key` revokes the active ones with this name. */
+const DEV_KEY_NAME = "development";
+/** The plaintext dev key, kept locally (under the gitignored .wrangler/) so it survives restarts. */
+const DEV_KEY_FILE = join(ROOT, ".wrangler", "dev-api-key");
+const DEFAULT_IP = "127.0.0.1";
+const DEFAULT_PORT = "8787";
+/** The cron in wrangler.toml that drives the tracking pipeline's sweep. */
+const EVERY_MINUTE = "* * * * *";
+
+function parseCommandLine(argv) {
+  const own = new Set(["--rotate-key", "--setup-only", "--no-cron", "--help", "-h"]);
+  const flags = new Set(argv.filter((arg) => own.has(arg)));
+  const devArgs = argv.filter((arg) => !own.has(arg));
+  return {
+    rotateKey: flags.has("--rotate-key"),
+    setupOnly: flags.has("--setup-only"),
+    cron: !flags.has("--no-cron"),
+    help: flags.has("--help") || flags.has("-h"),
+    devArgs,
+  };
+}
+
+/** Value of `--name value` or `--name=value` among the wrangler dev arguments, if given. */
+function optionValue(args, name) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === name) return args[i + 1];
+    if (args[i]?.startsWith(`${name}=`)) return args[i].slice(name.length + 1);
+  }
+  return undefined;
+}
+
+function readDevKey() {
+  if (!existsSync(DEV_KEY_FILE)) return undefined;
+  const key = readFileSync(DEV_KEY_FILE, "utf8").trim();
+  if (API_KEY_PATTERN.test(key)) return key;
+  console.warn(`! ${DEV_KEY_FILE} does not hold a valid key; making a new one.`);
+  return undefined;
+}
+
+function writeDevKey(key) {
+  mkdirSync(dirname(DEV_KEY_FILE), { recursive: true });
+  writeFileSync(DEV_KEY_FILE, `${key}\n`, { mode: 0o600 });
+  chmodSync(DEV_KEY_FILE, 0o600);
+}
+
+/**
+ * SQL that makes sure the Development account exists and `key` authenticates as it: inserts the key's hash if
+ * missing (the local database may have been wiped while the key file stayed), after revoking the other dev keys
+ * when rotating. The last statement selects the key's `revoked_at`, read by {@link devKeyIsActive}.
+ * @returns {string[]}
+ */
+function devKeyStatements(key, { revokeOthers }) {
+  const now = nowIso();
+  const hash = hashApiKey(key);
+  const statements = [
+    `INSERT INTO accounts (id, name, entitlements, created_at) VALUES (${sqlLiteral(DEV_ACCOUNT_ID)}, ${sqlLiteral(
+      DEV_ACCOUNT_NAME,
+    )}, '[]', ${sqlLiteral(now)}) ON CONFLICT(id) DO NOTHING;`,
+  ];
+  if (revokeOthers) {
+    statements.push(
+      `UPDATE api_keys SET revoked_at = ${sqlLiteral(now)} WHERE account_id = ${sqlLiteral(DEV_ACCOUNT_ID)} AND name = ${sqlLiteral(
+        DEV_KEY_NAME,
+      )} AND revoked_at IS NULL AND key_hash <> ${sqlLiteral(hash)};`,
+    );
+  }
+  statements.push(
+    `INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (${[
+      uuidv7(),
+      DEV_ACCOUNT_ID,
+      DEV_KEY_NAME,
+      hash,
+      apiKeyPrefix(key),
+      now,
+    ]
+      .map(sqlLiteral)
+      .join(", ")}) ON CONFLICT(key_hash) DO NOTHING;`,
+    `SELECT revoked_at FROM api_keys WHERE key_hash = ${sqlLiteral(hash)};`,
+  );
+  return statements;
+}
+
+/** Whether the results of a batch ending with {@link devKeyStatements} show the key stored and not revoked. */
+function devKeyIsActive(results) {
+  const row = results.at(-1)?.[0];
+  return row !== undefined && row.revoked_at === null;
+}
+
+async function setUp({ rotateKey }) {
+  const migrations = await applyMigrations();
+  console.log(
+    migrations.upToDate || migrations.applied.length === 0
+      ? "✓ D1 (local): migrations up to date"
+      : `✓ D1 (local): applied ${migrations.applied.join(", ")}`,
+  );
+
+  let key = rotateKey ? undefined : readDevKey();
+  const reused = key !== undefined;
+  key ??= generateApiKey("test");
+
+  // Imported here, not at the top: Node strips TypeScript types only from 22.18 on, and checkNode() says so first.
+  const { referenceSeedStatements } = await import("../src/reference/seed.ts");
+  const seed = referenceSeedStatements();
+  // One wrangler run for the seed and the dev key: each run costs seconds.
+  const results = await d1ExecuteStatements([...seed, ...devKeyStatements(key, { revokeOthers: rotateKey })]);
+  console.log(`✓ reference data: ${seed.length} ports and terminals upserted`);
+
+  if (!devKeyIsActive(results)) {
+    console.log("! the saved dev key was revoked; making a new one");
+    key = generateApiKey("test");
+    const retry = await d1ExecuteStatements(devKeyStatements(key, { revokeOthers: false }));
+    if (!devKeyIsActive(retry)) throw new Error("could not store the new dev key");
+  } else if (!reused) {
+    console.log(rotateKey ? "✓ dev key rotated (the old one is revoked)" : "✓ dev key created");
+  }
+  writeDevKey(key);
+  return key;
+}
+
+/** Where wrangler dev will listen, as an origin a local client can reach (`0.0.0.0` → `127.0.0.1`). */
+function devOrigin(devArgs) {
+  let ip = optionValue(devArgs, "--ip") ?? DEFAULT_IP;
+  if (ip === "0.0.0.0" || ip === "::" || ip === "*") ip = DEFAULT_IP;
+  const port = optionValue(devArgs, "--port") ?? DEFAULT_PORT;
+  return `http://${ip.includes(":") ? `[${ip}]` : ip}:${port}`;
+}
+
+/** Cron expressions of `[triggers] crons` in wrangler.toml. */
+function configuredCrons() {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const list = /^\s*crons\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1] ?? "";
+  return [...list.matchAll(/"([^"]*)"/g)].map((match) => match[1]);
+}
+
+/**
+ * wrangler dev never fires cron triggers by itself ("Scheduled Workers are not automatically triggered during local
+ * development"), yet the tracking pipeline's sweep runs on the every-minute cron (wrangler.toml `* * * * *`). So,
+ * while wrangler dev runs, this calls its /cdn-cgi/local/scheduled endpoint once a minute. Failures (server still
+ * starting or reloading) are ignored: the next minute tries again.
+ * @returns {() => void} stops the ticker
+ */
+function startCronTicker(origin) {
+  const url = `${origin}/cdn-cgi/local/scheduled?cron=${encodeURIComponent(EVERY_MINUTE)}`;
+  const timer = setInterval(() => {
+    fetch(url, { signal: AbortSignal.timeout(30_000) })
+      .then((response) => response.body?.cancel())
+      .catch(() => undefined);
+  }, 60_000);
+  return () => clearInterval(timer);
+}
+
+function printBanner(key, devArgs, { cron }) {
+  const base = `${devOrigin(devArgs)}/v2`;
+  const cronLine = cron
+    ? "\n  Cron     triggered every minute by npm start (wrangler dev does not; --no-cron to stop)"
+    : "";
+  console.log(`
+  API      ${base}
+  Account  ${DEV_ACCOUNT_NAME} (${DEV_ACCOUNT_ID})
+  API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)${cronLine}
+
+  curl -H "Authorization: Token ${key}" ${base}/shipping_lines
+`);
+}
+
+/** Runs wrangler dev in the foreground; resolves with the exit code to leave with. */
+function runDev(devArgs, { cron }) {
+  const args = ["dev", "--local"];
+  if (optionValue(devArgs, "--ip") === undefined) args.push("--ip", DEFAULT_IP);
+  if (optionValue(devArgs, "--port") === undefined) args.push("--port", DEFAULT_PORT);
+  args.push(...devArgs);
+  const child = spawnWrangler(args, { stdio: "inherit" });
+  const forward = (signal) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, forward);
+  const stopCron = cron ? startCronTicker(devOrigin(devArgs)) : undefined;
+  return new Promise((resolvePromise) => {
+    child.on("error", (err) => {
+      stopCron?.();
+      console.error(`npm start: could not run wrangler dev: ${err.message}`);
+      resolvePromise(1);
+    });
+    child.on("exit", (code, signal) => {
+      stopCron?.();
+      resolvePromise(code ?? 128 + (constants.signals[signal] ?? 0));
+    });
+  });
+}
+
+function checkNode() {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major > 22 || (major === 22 && minor >= 18)) return;
+  console.error(
+    `npm start needs Node 22.18 or later (found ${process.version}). Run it as \`npm start\`, which uses the ` +
+      "project's Node from node_modules/.bin, after `npm install`.",
+  );
+  process.exit(1);
+}
+
+async function main() {
+  const options = parseCommandLine(process.argv.slice(2));
+  if (options.help) {
+    console.log(
+      "usage: npm start [-- --rotate-key] [--setup-only] [--no-cron] [<wrangler dev options>]\n" +
+        "Prepares the local D1 database and a development API key, then runs wrangler dev.",
+    );
+    return 0;
+  }
+  checkNode();
+  const key = await setUp(options);
+  const cron = options.cron && !options.setupOnly && configuredCrons().includes(EVERY_MINUTE);
+  printBanner(key, options.devArgs, { cron });
+  if (options.setupOnly) return 0;
+  return runDev(options.devArgs, { cron });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`npm start: ${err instanceof WranglerError ? err.message : (err?.stack ?? err)}`);
+    process.exit(1);
+  },
+);
