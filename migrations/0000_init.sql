@@ -71,6 +71,22 @@ CREATE TABLE `terminals` (
 --> statement-breakpoint
 CREATE INDEX `terminals_firms_idx` ON `terminals` (`firms_code`);--> statement-breakpoint
 CREATE INDEX `terminals_port_idx` ON `terminals` (`port_id`);--> statement-breakpoint
+CREATE TABLE `container_updated_events` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`container_id` text NOT NULL,
+	`shipment_id` text NOT NULL,
+	`terminal_id` text,
+	`changeset` text NOT NULL,
+	`timestamp` text NOT NULL,
+	`timezone` text,
+	`data_source` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`container_id`) REFERENCES `containers`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `container_updated_events_container_idx` ON `container_updated_events` (`container_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `containers` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -136,6 +152,23 @@ CREATE INDEX `containers_account_number_idx` ON `containers` (`account_id`,`numb
 CREATE INDEX `containers_account_status_idx` ON `containers` (`account_id`,`current_status`,`created_at`);--> statement-breakpoint
 CREATE INDEX `containers_shipment_idx` ON `containers` (`shipment_id`);--> statement-breakpoint
 CREATE INDEX `containers_tracked_equipment_idx` ON `containers` (`tracked_equipment_id`);--> statement-breakpoint
+CREATE TABLE `estimated_events` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`shipment_id` text NOT NULL,
+	`event` text NOT NULL,
+	`estimated_timestamp` text NOT NULL,
+	`location_locode` text,
+	`location_id` text,
+	`voyage_number` text,
+	`timezone` text,
+	`data_source` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`shipment_id`) REFERENCES `shipments`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `estimated_events_shipment_idx` ON `estimated_events` (`shipment_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `raw_events` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -154,6 +187,7 @@ CREATE TABLE `raw_events` (
 	`voyage_number` text,
 	`timezone` text,
 	`data_source` text NOT NULL,
+	`invalidated_at` text,
 	`payload` text,
 	`created_at` text NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
@@ -226,6 +260,8 @@ CREATE TABLE `tracked_equipment` (
 	`id` text PRIMARY KEY NOT NULL,
 	`scac` text NOT NULL,
 	`number` text NOT NULL,
+	`shipment_number` text,
+	`request_type` text,
 	`last_polled_at` text,
 	`next_poll_at` text,
 	`stopped_at` text,
@@ -276,6 +312,7 @@ CREATE TABLE `transport_events` (
 	`terminal_id` text,
 	`vessel_name` text,
 	`vessel_imo` text,
+	`value` text,
 	`data_source` text NOT NULL,
 	`invalidated_at` text,
 	`created_at` text NOT NULL,

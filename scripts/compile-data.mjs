@@ -53,7 +53,14 @@ const LOCODE = /^[A-Z]{2}[A-Z2-9]{3}$/;
 const FIRMS = /^[A-Z0-9]{4}$/;
 
 // ---- shipping lines -------------------------------------------------------------------------------------------
-const carriers = readCsv("carriers.csv", ["scac", "name", "short_name", "tracking_supported", "bol_prefixes", "container_prefixes"]);
+const carriers = readCsv("carriers.csv", [
+  "scac",
+  "name",
+  "short_name",
+  "tracking_supported",
+  "bol_prefixes",
+  "container_prefixes",
+]);
 const extended = readCsv("carriers-extended.csv", ["scac", "track_by", "alt_scacs"]);
 const extendedByScac = new Map(extended.map((r) => [r.scac, r]));
 const shippingLines = carriers.map((r, i) => {
@@ -61,9 +68,14 @@ const shippingLines = carriers.map((r, i) => {
   if (!r.name) fail("carriers.csv", i + 2, "blank name");
   const ext = extendedByScac.get(r.scac);
   const trackBy = (ext?.track_by ?? "").split("|").filter(Boolean);
-  const split = (s) => (s ?? "").split(/[;|]/).map((x) => x.trim()).filter(Boolean);
+  const split = (s) =>
+    (s ?? "")
+      .split(/[;|]/)
+      .map((x) => x.trim())
+      .filter(Boolean);
   const alternativeScacs = split(ext?.alt_scacs);
-  for (const alt of alternativeScacs) if (!SCAC.test(alt)) fail("carriers-extended.csv", i + 2, `bad alternative SCAC ${alt}`);
+  for (const alt of alternativeScacs)
+    if (!SCAC.test(alt)) fail("carriers-extended.csv", i + 2, `bad alternative SCAC ${alt}`);
   return {
     id: uuidV5(`shipping_line:${r.scac}`),
     scac: r.scac,
@@ -97,8 +109,22 @@ if (!shippingLines.some((l) => l.scac === "TEST")) {
 shippingLines.sort((a, b) => a.scac.localeCompare(b.scac));
 
 // ---- ports and terminals ---------------------------------------------------------------------------------------
-const terminalRows = readCsv("terminals.csv", ["name", "nickname", "firms_code", "port_name", "port_locode", "city", "state", "country_code", "timezone"]);
-const locodeRows = readCsv("dcsa/reference-data/sample-unlocationcodes.csv", ["UN Location Code", "UN Location Name", "ISO 3166-1"]);
+const terminalRows = readCsv("terminals.csv", [
+  "name",
+  "nickname",
+  "firms_code",
+  "port_name",
+  "port_locode",
+  "city",
+  "state",
+  "country_code",
+  "timezone",
+]);
+const locodeRows = readCsv("dcsa/reference-data/sample-unlocationcodes.csv", [
+  "UN Location Code",
+  "UN Location Name",
+  "ISO 3166-1",
+]);
 const ports = new Map();
 terminalRows.forEach((r, i) => {
   if (!LOCODE.test(r.port_locode)) fail("terminals.csv", i + 2, `bad UN/LOCODE ${JSON.stringify(r.port_locode)}`);
@@ -120,7 +146,8 @@ terminalRows.forEach((r, i) => {
 });
 locodeRows.forEach((r, i) => {
   const code = r["UN Location Code"];
-  if (!LOCODE.test(code)) fail("dcsa/reference-data/sample-unlocationcodes.csv", i + 2, `bad UN/LOCODE ${JSON.stringify(code)}`);
+  if (!LOCODE.test(code))
+    fail("dcsa/reference-data/sample-unlocationcodes.csv", i + 2, `bad UN/LOCODE ${JSON.stringify(code)}`);
   if (ports.has(code)) return;
   ports.set(code, {
     id: uuidV5(`port:${code}`),
@@ -158,12 +185,141 @@ const terminals = terminalRows.map((r, i) => {
     stateAbbr: r.state || null,
     countryCode: r.country_code || null,
     timeZone: r.timezone || null,
+    facilityType: "ocean_terminal",
   };
 });
 
+// ---- inland rail points and ramps (project data: scripts/data/inland-rail.csv) ----------------------------------
+// The shared data holds sea ports and ocean terminals only; inland moves need their destinations (as ports, with
+// time zones) and the rail ramps there (as terminals with facility_type rail_terminal, coded UN/LOCODE + rail SCAC).
+const inlandFile = join(root, "scripts", "data", "inland-rail.csv");
+let inlandRows;
+try {
+  inlandRows = parse(readFileSync(inlandFile, "utf8"), {
+    columns: true,
+    skip_empty_lines: true,
+    trim: true,
+    comment: "#",
+  });
+} catch (err) {
+  fail("scripts/data/inland-rail.csv", err.lines ?? 0, `not valid CSV: ${err.message}`);
+}
+inlandRows.forEach((r, i) => {
+  const line = i + 4;
+  if (!LOCODE.test(r.locode ?? ""))
+    fail("scripts/data/inland-rail.csv", line, `bad UN/LOCODE ${JSON.stringify(r.locode)}`);
+  if (!/^[A-Za-z_]+\/[A-Za-z_]+$/.test(r.time_zone ?? ""))
+    fail("scripts/data/inland-rail.csv", line, `bad time zone ${JSON.stringify(r.time_zone)}`);
+  if (r.kind === "point") {
+    if (!ports.has(r.locode)) {
+      ports.set(r.locode, {
+        id: uuidV5(`port:${r.locode}`),
+        code: r.locode,
+        name: r.name,
+        city: r.city || null,
+        stateAbbr: r.state_abbr || null,
+        countryCode: r.country_code,
+        latitude: null,
+        longitude: null,
+        timeZone: r.time_zone,
+      });
+    } else if (!ports.get(r.locode).timeZone) {
+      ports.get(r.locode).timeZone = r.time_zone;
+    }
+  } else if (r.kind === "ramp") {
+    if (!/^[A-Z]{2}[A-Z2-9]{3}[A-Z]{2,4}$/.test(r.code ?? ""))
+      fail("scripts/data/inland-rail.csv", line, `bad ramp code ${JSON.stringify(r.code)}`);
+    const port = ports.get(r.locode);
+    if (!port) fail("scripts/data/inland-rail.csv", line, `ramp ${r.code} at ${r.locode}, which no point row declares`);
+    const key = `code:${r.locode}:${r.code}`;
+    if (seenTerminalKeys.has(key)) fail("scripts/data/inland-rail.csv", line, `duplicate terminal ${key}`);
+    seenTerminalKeys.add(key);
+    terminals.push({
+      id: uuidV5(`terminal:${key}`),
+      name: r.name,
+      nickname: r.rail_scac || null,
+      firmsCode: null,
+      bicFacilityCode: r.code,
+      portLocode: r.locode,
+      portId: port.id,
+      city: r.city || null,
+      stateAbbr: r.state_abbr || null,
+      countryCode: r.country_code || null,
+      timeZone: r.time_zone,
+      facilityType: "rail_terminal",
+    });
+  } else {
+    fail("scripts/data/inland-rail.csv", line, `kind must be point or ramp, got ${JSON.stringify(r.kind)}`);
+  }
+});
+
+// ---- ISO 6346 size-type codes ----------------------------------------------------------------------------------
+// Size-type code (ISO 6346 §4: two size characters, then a type letter and digit) → the equipment fields of
+// SPEC.md §2.1, from the t49_equipment_* columns. Blank length/height are kept as null (48 ft and 53 ft boxes,
+// half-height and platform boxes have no value in the enum); every non-blank value must be in the enum.
+const SIZE_TYPE = /^[0-9A-Z]{2}[A-Z][0-9]$/;
+const EQUIPMENT_LENGTHS = new Set([10, 20, 40, 45]);
+const EQUIPMENT_HEIGHTS = new Set(["standard", "high_cube"]);
+const EQUIPMENT_TYPES = new Set(["dry", "reefer", "open top", "flat rack", "bulk", "tank"]);
+// ISO 6346 type group P ("flat", platform and platform-based) has no `platform` in the enum: it reads as flat rack.
+const EQUIPMENT_TYPE_ALIASES = new Map([["platform", "flat rack"]]);
+const sizeTypeRows = readCsv("iso6346-size-types.csv", [
+  "size_type_code",
+  "t49_equipment_length",
+  "t49_equipment_height",
+  "t49_equipment_type",
+]);
+const seenSizeTypes = new Set();
+const sizeTypes = sizeTypeRows.map((r, i) => {
+  const where = ["iso6346-size-types.csv", i + 2];
+  const code = r.size_type_code;
+  if (!SIZE_TYPE.test(code)) fail(...where, `bad size-type code ${JSON.stringify(code)}`);
+  if (seenSizeTypes.has(code)) fail(...where, `duplicate size-type code ${code}`);
+  seenSizeTypes.add(code);
+  let length = null;
+  if (r.t49_equipment_length !== "") {
+    length = Number(r.t49_equipment_length);
+    if (!EQUIPMENT_LENGTHS.has(length))
+      fail(...where, `bad equipment length ${JSON.stringify(r.t49_equipment_length)}`);
+  }
+  const height = r.t49_equipment_height === "" ? null : r.t49_equipment_height;
+  if (height !== null && !EQUIPMENT_HEIGHTS.has(height))
+    fail(...where, `bad equipment height ${JSON.stringify(height)}`);
+  // A parenthesised qualifier ("dry (ventilated)", "reefer (insulated/porthole)") narrows an enum value.
+  const base = r.t49_equipment_type.replace(/\s*\(.*\)$/, "");
+  const type = base === "" ? null : (EQUIPMENT_TYPE_ALIASES.get(base) ?? base);
+  if (type !== null && !EQUIPMENT_TYPES.has(type))
+    fail(...where, `bad equipment type ${JSON.stringify(r.t49_equipment_type)}`);
+  return { code, length, height, type };
+});
+sizeTypes.sort((a, b) => a.code.localeCompare(b.code));
+
+// ---- container owner prefixes ------------------------------------------------------------------------------------
+// ISO 6346 owner prefix (BIC owner code + category) → the SCACs of the lines known to use it. `conflict` marks a
+// prefix claimed by more than one line (e.g. after a merger), so a prediction from it is ambiguous.
+const prefixRows = readCsv("container-prefixes.csv", ["prefix", "owner_code", "category", "mapped_scac", "conflict"]);
+const seenPrefixes = new Set();
+const containerPrefixes = prefixRows.map((r, i) => {
+  const where = ["container-prefixes.csv", i + 2];
+  if (!/^[A-Z]{3}[UJZ]$/.test(r.prefix)) fail(...where, `bad owner prefix ${JSON.stringify(r.prefix)}`);
+  if (r.owner_code !== r.prefix.slice(0, 3) || r.category !== r.prefix.slice(3)) {
+    fail(...where, `owner_code/category ${r.owner_code}/${r.category} do not match prefix ${r.prefix}`);
+  }
+  if (seenPrefixes.has(r.prefix)) fail(...where, `duplicate owner prefix ${r.prefix}`);
+  seenPrefixes.add(r.prefix);
+  const mappedScacs = r.mapped_scac
+    .split("|")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const scac of mappedScacs) if (!SCAC.test(scac)) fail(...where, `bad mapped SCAC ${JSON.stringify(scac)}`);
+  if (r.conflict !== "" && r.conflict !== "yes") fail(...where, `bad conflict flag ${JSON.stringify(r.conflict)}`);
+  return { prefix: r.prefix, mappedScacs, conflict: r.conflict === "yes" };
+});
+containerPrefixes.sort((a, b) => a.prefix.localeCompare(b.prefix));
+
 // ---- write ------------------------------------------------------------------------------------------------------
 mkdirSync(outDir, { recursive: true });
-const header = (what, sources) =>
+const header = (_what, sources) =>
   `// GENERATED by scripts/compile-data.mjs from ${sources}. Do not edit: change the CSV and run \`npm run data\`.\n`;
 const json = (v) => JSON.stringify(v, null, 1);
 writeFileSync(
@@ -178,4 +334,14 @@ writeFileSync(
   join(outDir, "terminals.ts"),
   `${header("terminals", "../shared/data/terminals.csv")}import type { TerminalRecord } from "../types.ts";\n\n/** Terminals with FIRMS codes, ports and IANA time zones. */\nexport const TERMINALS: readonly TerminalRecord[] = ${json(terminals)};\n`,
 );
-console.log(`compile-data: ${shippingLines.length} shipping lines, ${ports.size} ports, ${terminals.length} terminals → src/reference/generated/`);
+writeFileSync(
+  join(outDir, "size-types.ts"),
+  `${header("size types", "../shared/data/iso6346-size-types.csv")}import type { SizeTypeRecord } from "../types.ts";\n\n/** ISO 6346 size-type codes with their equipment length, height and type, sorted by code. */\nexport const SIZE_TYPES: readonly SizeTypeRecord[] = ${json(sizeTypes)};\n`,
+);
+writeFileSync(
+  join(outDir, "container-prefixes.ts"),
+  `${header("container prefixes", "../shared/data/container-prefixes.csv")}import type { ContainerPrefixRecord } from "../types.ts";\n\n/** ISO 6346 owner prefixes with the SCACs of the lines using them, sorted by prefix. */\nexport const CONTAINER_PREFIXES: readonly ContainerPrefixRecord[] = ${json(containerPrefixes)};\n`,
+);
+console.log(
+  `compile-data: ${shippingLines.length} shipping lines, ${ports.size} ports, ${terminals.length} terminals, ${sizeTypes.length} size types, ${containerPrefixes.length} container prefixes → src/reference/generated/`,
+);

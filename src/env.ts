@@ -5,14 +5,19 @@ import type { Clock } from "./lib/clock";
 export interface Env {
   DB: D1Database;
   RATE_LIMITER: DurableObjectNamespace<import("./ratelimit/rate-limiter").RateLimiter>;
+  TRACKER: DurableObjectNamespace<import("./tracking/tracker").Tracker>;
   TRACKING_REQUESTS_QUEUE: Queue<TrackingRequestMessage>;
-  TERMINAL_POLLS_QUEUE: Queue<unknown>;
+  TERMINAL_POLLS_QUEUE: Queue<TerminalPollMessage>;
   WEBHOOK_DELIVERIES_QUEUE: Queue<unknown>;
   RATE_LIMIT_DEFAULT?: string;
   RATE_LIMIT_CREATE_TRACKING_REQUEST?: string;
   RATE_LIMIT_INFER_NUMBER?: string;
   RATE_LIMIT_REFRESH_CONTAINER?: string;
   AUTH_CACHE_TTL_SECONDS?: string;
+  /** "true" to serve every supported SCAC from the journey simulator (local development; off in production). */
+  SIMULATOR_ENABLED?: string;
+  /** Simulated days per real minute of the simulator's clock (default 1). */
+  SIMULATION_SPEED?: string;
   /** JSON object of DCSA Track & Trace sources per SCAC: `{"MAEU":{"baseUrl":"https://…","headers":{…}}}`. */
   DCSA_SOURCES?: string;
 }
@@ -21,6 +26,12 @@ export interface Env {
 export interface TrackingRequestMessage {
   trackingRequestId: string;
   accountId: string;
+}
+
+/** Message on the `terminal-polls` queue: poll the box with this SCAC and container number now. */
+export interface TerminalPollMessage {
+  scac: string;
+  number: string;
 }
 
 /** The authenticated caller, set by the auth middleware. */

@@ -1,8 +1,10 @@
 import { createApp } from "./app";
-import type { Env, TrackingRequestMessage } from "./env";
-import { consumeTrackingRequests } from "./tracking/consumers";
+import type { Env, TerminalPollMessage, TrackingRequestMessage } from "./env";
+import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
+import { runMaintenance } from "./tracking/maintenance";
 
 export { RateLimiter } from "./ratelimit/rate-limiter";
+export { Tracker } from "./tracking/tracker";
 
 const app = createApp();
 
@@ -11,17 +13,21 @@ const app = createApp();
  */
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-  async queue(batch, env) {
+  async queue(batch, env, _ctx) {
     switch (batch.queue) {
       case "tracking-requests":
         await consumeTrackingRequests(batch as MessageBatch<TrackingRequestMessage>, env);
         return;
+      case "terminal-polls":
+        await consumeTerminalPolls(batch as MessageBatch<TerminalPollMessage>, env);
+        return;
       default:
-        // terminal-polls and webhook-deliveries consumers arrive with the engine and webhook work.
-        for (const message of batch.messages) message.ack();
+        // Nothing produces webhook-deliveries messages yet; leave them to the queue's retries and dead-letter
+        // queue rather than dropping them.
+        for (const message of batch.messages) message.retry({ delaySeconds: 300 });
     }
   },
-  async scheduled() {
-    // Repair jobs (re-arm alarms, expire requests, sweep the outbox) arrive with the engine and webhook work.
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(runMaintenance(env));
   },
-} satisfies ExportedHandler<Env, TrackingRequestMessage>;
+} satisfies ExportedHandler<Env, unknown>;

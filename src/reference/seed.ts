@@ -45,7 +45,7 @@ export function referenceSeedStatements(): string[] {
         t.stateAbbr,
         t.countryCode,
         t.timeZone,
-        "ocean_terminal",
+        t.facilityType,
       ]
         .map(lit)
         .join(

@@ -23,23 +23,3 @@ export function findShippingLine(scac: string): ShippingLineRecord | null {
 
 /** SCAC of the sandbox carrier (DECISIONS.md §Sandbox). */
 export const SANDBOX_SCAC = "TEST";
-
-/**
- * SCACs that can be tracked here: a line is "supported" when a source is configured for it
- * (DECISIONS.md §Tracking requests). The sandbox carrier is supported in every environment; others when
- * `DCSA_SOURCES` (JSON object keyed by SCAC) names them.
- */
-export function supportedScacs(dcsaSourcesJson: string | undefined): Set<string> {
-  const supported = new Set<string>([SANDBOX_SCAC]);
-  if (dcsaSourcesJson) {
-    try {
-      const parsed: unknown = JSON.parse(dcsaSourcesJson);
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
-        for (const scac of Object.keys(parsed)) supported.add(scac.toUpperCase());
-      }
-    } catch {
-      // A malformed secret configures nothing; the health of configuration is not the caller's problem.
-    }
-  }
-  return supported;
-}

@@ -48,4 +48,39 @@ export interface TerminalRecord {
   stateAbbr: string | null;
   countryCode: string | null;
   timeZone: string | null;
+  /** `ocean_terminal` (R §1.4) or `rail_terminal` (an inland ramp, R §1.5). */
+  facilityType: "ocean_terminal" | "rail_terminal";
+}
+
+/** `equipment_type` values of SPEC.md §2.1 (note the spaces in `open top` and `flat rack`). */
+export type EquipmentType = "dry" | "reefer" | "open top" | "flat rack" | "bulk" | "tank";
+
+/** `equipment_height` values of SPEC.md §2.1: `high_cube` is 9'6" (ISO 6346 height code 5 and up). */
+export type EquipmentHeight = "standard" | "high_cube";
+
+/**
+ * An ISO 6346 size-type code as compiled from ../shared/data/iso6346-size-types.csv (columns
+ * `t49_equipment_length`, `t49_equipment_height`, `t49_equipment_type`). A field is null where the code has no
+ * value in SPEC.md §2.1's enum (e.g. the length of a 53 ft `P5G1`, the height of a half-height `28U1`).
+ */
+export interface SizeTypeRecord {
+  /** Four-character size-type code, e.g. `45G1`. */
+  code: string;
+  /** Nominal length in feet: 10, 20, 40 or 45. */
+  length: number | null;
+  height: EquipmentHeight | null;
+  type: EquipmentType | null;
+}
+
+/**
+ * An ISO 6346 owner prefix (3-letter BIC owner code + category letter) as compiled from
+ * ../shared/data/container-prefixes.csv.
+ */
+export interface ContainerPrefixRecord {
+  /** Owner code and category, e.g. `MSKU`. */
+  prefix: string;
+  /** SCACs of the shipping lines known to use the prefix; empty when the owner is not a line we know. */
+  mappedScacs: string[];
+  /** More than one line claims the prefix (`conflict = yes`), so it does not name one carrier. */
+  conflict: boolean;
 }

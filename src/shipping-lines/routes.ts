@@ -14,7 +14,8 @@ import {
   sendJsonApi,
   singleDocumentSchema,
 } from "../lib/openapi";
-import { allShippingLines, findShippingLine, supportedScacs } from "../reference/shipping-lines";
+import { allShippingLines, findShippingLine } from "../reference/shipping-lines";
+import { sourcesFor } from "../tracking/sources";
 import { serializeShippingLine } from "./serializer";
 
 const tags = ["Shipping lines"];
@@ -83,7 +84,7 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const page = parsePage(params, SHIPPING_LINES_PAGE_SIZE);
     const search = parseStringFilter(params, "search", 100)?.toLowerCase();
-    const supported = supportedScacs(c.env.DCSA_SOURCES);
+    const supported = sourcesFor(c.env).supportedScacs;
     const matching = allShippingLines().filter(
       (l) =>
         search === undefined ||
@@ -102,6 +103,6 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
     const key = c.req.valid("param").scac;
     const line = findShippingLine(key) ?? allShippingLines().find((l) => l.id === key);
     if (!line) throw ApiError.notFound("Couldn't find ShippingLine");
-    const supported = supportedScacs(c.env.DCSA_SOURCES).has(line.scac);
+    const supported = sourcesFor(c.env).supportedScacs.has(line.scac);
     return sendJsonApi(c, { data: serializeShippingLine(line, supported), links: { self: c.req.url } });
   });

@@ -14,7 +14,7 @@ import {
   notFoundResponse,
   sendJsonApi,
 } from "../lib/openapi";
-import { supportedScacs } from "../reference/shipping-lines";
+import { sourcesFor } from "../tracking/sources";
 import {
   CreateTrackingRequestBody,
   REQUEST_TYPES,
@@ -114,7 +114,7 @@ export const trackingRequestRoutes = new OpenAPIHono<AppEnv>()
         db: c.var.db,
         clock: c.var.clock,
         queue: c.env.TRACKING_REQUESTS_QUEUE,
-        supportedScacs: supportedScacs(c.env.DCSA_SOURCES),
+        supportedScacs: sourcesFor(c.env).supportedScacs,
       },
       c.var.principal.accountId,
       {

@@ -162,6 +162,14 @@ export async function createTrackingRequest(
   return row;
 }
 
+/** Whether a D1 error (possibly wrapped by drizzle as "Failed query: …" with the D1 error as `cause`) is a UNIQUE violation. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (/UNIQUE constraint failed/i.test(String((e as { message?: unknown }).message ?? e))) return true;
+  }
+  return false;
+}
+
 function duplicateError(requestNumber: string, scac: string): Omit<ErrorObject, "status" | "title"> {
   return {
     detail: `Request number '${requestNumber}' with scac '${scac}' already exists in a tracking_request with a pending or created status`,
@@ -210,7 +218,7 @@ export async function listTrackingRequests(
     [
       number !== undefined ? eq(t.normalizedNumber, normalizeRequestNumber(number)) : undefined,
       status !== undefined ? eq(t.status, status) : undefined,
-      scac !== undefined ? eq(t.scac, scac.toUpperCase()) : undefined,
+      scac !== undefined ? scacCondition(scac) : undefined,
       requestType !== undefined ? eq(t.requestType, requestType) : undefined,
       createdStart !== undefined ? gte(t.createdAt, createdStart) : undefined,
       createdEnd !== undefined ? lte(t.createdAt, createdEnd) : undefined,
@@ -219,6 +227,13 @@ export async function listTrackingRequests(
     ],
     page,
   );
+}
+
+/** `filter[scac]`: a line's own SCAC matches requests made with any of its SCACs (MSCU finds MEDU requests). */
+function scacCondition(scac: string) {
+  const code = scac.toUpperCase();
+  const line = findShippingLine(code);
+  return line && line.scac === code ? eq(trackingRequests.lineScac, line.scac) : eq(trackingRequests.scac, code);
 }
 
 /**

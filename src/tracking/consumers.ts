@@ -1,71 +1,202 @@
 import { and, eq } from "drizzle-orm";
-import { createDatabase } from "../db/client";
+import { createDatabase, type Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
-import type { Env, TrackingRequestMessage } from "../env";
+import type { Env, TerminalPollMessage, TrackingRequestMessage } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
-import { recordLookupFailure, recordLookupSuccess } from "./persist";
-import { sandboxSource } from "./sources/sandbox";
-import type { CarrierSource } from "./sources/types";
+import type { TrackingRequestRow } from "../tracking-requests/serializer";
+import { markRequestCreated, recordLookupFailure, writeLookupRows } from "./persist";
+import { type SourceRegistry, sourcesFor } from "./sources";
+import type { ContainerFacts, LookupResult, ShipmentFacts, SourceContext } from "./sources/types";
+import { type BoxIdentity, type PollResults, trackerName } from "./tracker";
 
-/** Carrier sources in order of preference; the first that supports a SCAC handles it. */
-export function carrierSources(): CarrierSource[] {
-  return [sandboxSource];
-}
+const MINUTE_S = 60;
+const HOUR_S = 3600;
+
+/** Lookups of a request before `failed` (`retries_exhausted`), R §2.2: at most 14 tries within about 24 h. */
+export const MAX_LOOKUP_ATTEMPTS = 14;
+/** `awaiting_manifest` is re-checked every 6 h … */
+export const AWAITING_MANIFEST_RECHECK_S = 6 * HOUR_S;
+/** … for 7 days, then the request fails as `expired` (DECISIONS.md §Tracking requests). */
+export const AWAITING_MANIFEST_TTL_MS = 7 * 24 * HOUR_S * 1000;
 
 /**
- * Handles one `tracking-requests` message (DESIGN.md §4 step 2): looks the number up at the carrier source
- * of its SCAC and records the outcome. A request that is no longer `pending` is left alone, so redelivered
- * messages are harmless. Temporary failures are thrown so the queue retries the message with its backoff.
+ * Delay before lookup attempt `attempt + 1` after `attempt` failures (seconds): 1, 2, 4 … minutes, at most
+ * 4 hours, so 14 tries span about 24 h (R §2.2).
  */
-export async function processTrackingRequest(
-  env: Pick<Env, "DB">,
-  message: TrackingRequestMessage,
-  clock: Clock = systemClock,
-  sources: CarrierSource[] = carrierSources(),
-): Promise<void> {
-  const db = createDatabase(env.DB);
+export function lookupRetryDelaySeconds(attempt: number): number {
+  return Math.min(4 * HOUR_S, MINUTE_S * 2 ** Math.max(0, attempt - 1));
+}
+
+/** What the tracking-request consumer needs; tests inject the clock and the network. */
+export interface TrackingDeps {
+  env: Pick<
+    Env,
+    "DB" | "TRACKER" | "TRACKING_REQUESTS_QUEUE" | "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED"
+  >;
+  clock?: Clock;
+  fetch?: typeof fetch;
+  sources?: SourceRegistry;
+}
+
+function contextFor(deps: Pick<TrackingDeps, "clock" | "fetch">, trackingStartedAtMs: number): SourceContext {
+  const clock = deps.clock ?? systemClock;
+  return { nowMs: clock.now(), fetch: deps.fetch ?? ((input, init) => fetch(input, init)), trackingStartedAtMs };
+}
+
+async function loadRequest(db: Database, message: TrackingRequestMessage): Promise<TrackingRequestRow | undefined> {
   const [request] = await db
     .select()
     .from(trackingRequests)
     .where(and(eq(trackingRequests.id, message.trackingRequestId), eq(trackingRequests.accountId, message.accountId)))
     .limit(1);
-  if (request?.status !== "pending") return;
-  const now = toIsoSeconds(clock.now());
+  return request;
+}
+
+/**
+ * Hands every box of a found shipment to its Tracker (idempotent per container), then marks the request
+ * `created`. Runs after the rows exist, so a crash in between is finished by the message's redelivery.
+ */
+async function attachTrackers(
+  deps: TrackingDeps,
+  db: Database,
+  request: TrackingRequestRow,
+  facts: ShipmentFacts,
+  nowMs: number,
+  trackingStartedAtMs: number,
+): Promise<string> {
+  const now = toIsoSeconds(nowMs);
+  const rows = await writeLookupRows(db, request, facts, now);
+  const scac = request.lineScac ?? request.scac ?? "";
+  for (const box of rows.containers) {
+    const container = facts.containers.find((c) => c.number === box.number) as ContainerFacts;
+    const identity: BoxIdentity = {
+      trackedEquipmentId: box.trackedEquipmentId,
+      scac,
+      number: box.number,
+      shipmentNumber: request.requestType === "container" ? box.number : request.normalizedNumber,
+      requestType: request.requestType,
+    };
+    const stub = deps.env.TRACKER.get(deps.env.TRACKER.idFromName(trackerName(scac, box.number)));
+    await stub.subscribe(
+      identity,
+      { accountId: request.accountId, containerId: box.containerId, shipmentId: rows.shipmentId },
+      facts,
+      container,
+      nowMs,
+      trackingStartedAtMs,
+    );
+  }
+  await markRequestCreated(db, request, rows.shipmentId, now);
+  return rows.shipmentId;
+}
+
+/**
+ * Handles one `tracking-requests` message (DESIGN.md §4 step 2, R §2.2 lifecycle): looks the number up at the
+ * carrier source of its SCAC and moves the request on:
+ * - found → shipment and containers written, each box attached to its Tracker, `created`;
+ * - container not found → `failed` (`not_found`); BL/booking not found → `awaiting_manifest`, re-checked every
+ *   6 h for 7 days, then `failed` (`expired`);
+ * - unreachable or unparsable → stays `pending` with `is_retrying`, `retry_count`, the temporary
+ *   `failed_reason`, and a new message after a backoff; after 14 tries `failed` (`retries_exhausted`);
+ * - no SCAC (auto-detect found none) or no source for it → `failed` (`scac_auto_detect_failed` /
+ *   `shipping_line_unreachable`).
+ * A request no longer pending or awaiting its manifest is left alone, so redelivered messages are harmless.
+ */
+export async function processTrackingRequest(deps: TrackingDeps, message: TrackingRequestMessage): Promise<void> {
+  const db = createDatabase(deps.env.DB);
+  const request = await loadRequest(db, message);
+  if (!request) return;
+  const clock = deps.clock ?? systemClock;
+  const registry = deps.sources ?? sourcesFor(deps.env);
+  if (request.status !== "pending" && request.status !== "awaiting_manifest") return;
+  const nowMs = clock.now();
+  const now = toIsoSeconds(nowMs);
+  const createdAtMs = Date.parse(request.createdAt);
   const scac = request.lineScac ?? request.scac;
-  const source = scac ? sources.find((s) => s.supports(scac)) : undefined;
+  const source = scac ? registry.carriers.find((s) => s.supports(scac)) : undefined;
   if (!scac || !source) {
     await recordLookupFailure(db, request, scac ? "shipping_line_unreachable" : "scac_auto_detect_failed", now);
     return;
   }
-  const result = await source.lookup(
-    { requestType: request.requestType, number: request.normalizedNumber, scac },
-    clock.now(),
+  const attempt = request.retryCount ?? 0;
+  const result: LookupResult = await source.lookup(
+    {
+      requestType: request.requestType,
+      number: request.normalizedNumber,
+      scac,
+      status: request.status === "awaiting_manifest" ? "awaiting_manifest" : "pending",
+      attempt,
+    },
+    contextFor(deps, createdAtMs),
   );
   switch (result.kind) {
     case "found":
-      await recordLookupSuccess(db, request, result.shipment, now);
+      await attachTrackers(deps, db, request, result.shipment, nowMs, createdAtMs);
+      return;
+    case "failed":
+      await recordLookupFailure(db, request, result.reason, now);
       return;
     case "not_found":
-      await recordLookupFailure(db, request, "not_found", now);
+      if (request.requestType === "container") {
+        await recordLookupFailure(db, request, "not_found", now);
+        return;
+      }
+      await awaitManifest(deps, db, request, nowMs, registry);
       return;
     case "awaiting_manifest":
-      await db
-        .update(trackingRequests)
-        .set({ status: "awaiting_manifest", updatedAt: now })
-        .where(eq(trackingRequests.id, request.id));
+      await awaitManifest(deps, db, request, nowMs, registry);
       return;
-    case "temporary_failure":
+    case "temporary_failure": {
+      const tries = attempt + 1;
+      if (tries >= MAX_LOOKUP_ATTEMPTS) {
+        await recordLookupFailure(db, request, "retries_exhausted", now);
+        return;
+      }
       await db
         .update(trackingRequests)
         .set({
           isRetrying: true,
           failedReason: result.reason,
-          retryCount: (request.retryCount ?? 0) + 1,
+          retryCount: tries,
+          nextAttemptAt: toIsoSeconds(nowMs + lookupRetryDelaySeconds(tries) * 1000),
           updatedAt: now,
         })
         .where(eq(trackingRequests.id, request.id));
-      throw new Error(`temporary failure looking up ${request.id}: ${result.reason}`);
+      await deps.env.TRACKING_REQUESTS_QUEUE.send(message, { delaySeconds: lookupRetryDelaySeconds(tries) });
+    }
   }
+}
+
+async function awaitManifest(
+  deps: TrackingDeps,
+  db: Database,
+  request: TrackingRequestRow,
+  nowMs: number,
+  registry: SourceRegistry,
+): Promise<void> {
+  const now = toIsoSeconds(nowMs);
+  if (nowMs - Date.parse(request.createdAt) >= AWAITING_MANIFEST_TTL_MS) {
+    await recordLookupFailure(db, request, "expired", now);
+    return;
+  }
+  const delay = Math.max(
+    1,
+    Math.round(AWAITING_MANIFEST_RECHECK_S / registry.lookupSpeedUpFor(request.lineScac ?? "")),
+  );
+  await db
+    .update(trackingRequests)
+    .set({
+      status: "awaiting_manifest",
+      isRetrying: false,
+      failedReason: null,
+      nextAttemptAt: toIsoSeconds(nowMs + delay * 1000),
+      updatedAt: now,
+    })
+    .where(eq(trackingRequests.id, request.id));
+  await deps.env.TRACKING_REQUESTS_QUEUE.send(
+    { trackingRequestId: request.id, accountId: request.accountId },
+    { delaySeconds: delay },
+  );
 }
 
 /**
@@ -75,11 +206,80 @@ export async function processTrackingRequest(
 export async function consumeTrackingRequests(batch: MessageBatch<TrackingRequestMessage>, env: Env): Promise<void> {
   for (const message of batch.messages) {
     try {
-      await processTrackingRequest(env, message.body);
+      await processTrackingRequest({ env }, message.body);
       message.ack();
     } catch (err) {
       console.error("tracking-requests: message failed", message.id, String(err));
       message.retry({ delaySeconds: Math.min(3600, 30 * 2 ** Math.min(message.attempts, 7)) });
+    }
+  }
+}
+
+/**
+ * Polls one box (DESIGN.md §4 step 3–4): asks its Tracker what to poll, asks the carrier source (by the
+ * shipment number the box was found with) and the terminal source of its current facility, and hands both
+ * answers to the Tracker. A source that throws counts as a temporary failure; the Tracker keeps its state and
+ * retries sooner.
+ */
+export async function pollBox(
+  deps: Omit<TrackingDeps, "env"> & {
+    env: Pick<Env, "TRACKER" | "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED">;
+  },
+  message: TerminalPollMessage,
+): Promise<PollResults | null> {
+  const stub = deps.env.TRACKER.get(deps.env.TRACKER.idFromName(trackerName(message.scac, message.number)));
+  const plan = await stub.pollPlan();
+  if (!plan || plan.stopped) return null;
+  const registry = deps.sources ?? sourcesFor(deps.env);
+  const ctx = contextFor(deps, plan.trackingStartedAtMs);
+  const carrierSource = registry.carriers.find((s) => s.supports(plan.scac));
+  const terminalSource = plan.facilityCode
+    ? registry.terminals.find((s) => s.supports(plan.facilityCode as string, plan.scac))
+    : undefined;
+  const guard = async <T>(work: () => Promise<T>, onError: T): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      console.error("terminal-polls: source failed", plan.scac, plan.number, String(err));
+      return onError;
+    }
+  };
+  const [carrier, terminal] = await Promise.all([
+    carrierSource
+      ? guard<LookupResult>(
+          () =>
+            carrierSource.lookup(
+              { requestType: plan.requestType, number: plan.shipmentNumber, scac: plan.scac, status: "created" },
+              ctx,
+            ),
+          { kind: "temporary_failure", reason: "shipping_line_unreachable" },
+        )
+      : Promise.resolve(null),
+    terminalSource && plan.facilityCode
+      ? guard(
+          () =>
+            terminalSource.poll(
+              { containerNumber: plan.number, facilityCode: plan.facilityCode as string, scac: plan.scac },
+              ctx,
+            ),
+          { kind: "temporary_failure" as const, reason: "terminal_unreachable" },
+        )
+      : Promise.resolve(null),
+  ]);
+  const results: PollResults = { carrier, terminal, polledAtMs: ctx.nowMs };
+  await stub.applyPoll(results);
+  return results;
+}
+
+/** Queue consumer of `terminal-polls`: one poll per message; a failing message is retried by the queue. */
+export async function consumeTerminalPolls(batch: MessageBatch<TerminalPollMessage>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    try {
+      await pollBox({ env }, message.body);
+      message.ack();
+    } catch (err) {
+      console.error("terminal-polls: message failed", message.id, String(err));
+      message.retry({ delaySeconds: 30 });
     }
   }
 }

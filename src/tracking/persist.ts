@@ -1,36 +1,71 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { containers, shipments, trackingRequests } from "../db/schema";
+import { containers, shipments, subscriptions, trackedEquipment, trackingRequests } from "../db/schema";
 import { bumpCount } from "../lib/counts";
-import { deterministicId, newId } from "../lib/ids";
+import { deterministicId } from "../lib/ids";
+import { equipmentFromSizeType } from "../reference/equipment";
 import { findPortByLocode, findTerminalByCode } from "../reference/locations";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import type { ShipmentFacts } from "./sources/types";
-import { deriveCurrentStatus } from "./status";
+
+/** A container row created for a lookup, with what its Tracker needs. */
+export interface CreatedContainer {
+  containerId: string;
+  number: string;
+  trackedEquipmentId: string;
+}
+
+/** The rows a successful lookup produced. */
+export interface LookupRows {
+  shipmentId: string;
+  containers: CreatedContainer[];
+  /** False when a previous delivery of the same message had already written them. */
+  created: boolean;
+}
 
 /**
- * Writes what a successful lookup found (DESIGN.md §4 step 2): the shipment, its containers (with derived
- * `current_status`), the tracking request moved to `created` with its `tracked_object`, and the account's
- * counts, in one D1 batch, so a crash leaves either all of it or none. The shipment id is derived from the
- * request id, so a second delivery of the same message fails on the primary key and writes nothing.
- * @returns the shipment id, or null when this request's shipment already exists.
+ * Writes the rows a successful lookup needs before its Trackers take over (DESIGN.md §4 step 2): the
+ * shipment, one container row per box (the Tracker fills in its state), the shared `tracked_equipment` row
+ * of each box, the account's subscriptions and counts, in one D1 batch. Ids are derived from the tracking
+ * request (and the container number), so a redelivered message finds the rows instead of writing them twice.
  */
-export async function recordLookupSuccess(
+export async function writeLookupRows(
   db: Database,
   request: TrackingRequestRow,
   facts: ShipmentFacts,
   now: string,
-): Promise<string | null> {
+): Promise<LookupRows> {
   const shipmentId = await deterministicId(`shipment:${request.id}`);
+  const scac = request.lineScac ?? request.scac ?? "";
+  const boxes = await Promise.all(
+    facts.containers.map(async (c) => ({
+      facts: c,
+      containerId: await deterministicId(`container:${request.id}:${c.number}`),
+      trackedEquipmentId: await deterministicId(`tracked_equipment:${scac}:${c.number}`),
+      subscriptionId: await deterministicId(`subscription:${request.id}:${c.number}`),
+    })),
+  );
+  const result: LookupRows = {
+    shipmentId,
+    containers: boxes.map((b) => ({
+      containerId: b.containerId,
+      number: b.facts.number,
+      trackedEquipmentId: b.trackedEquipmentId,
+    })),
+    created: false,
+  };
+  const [existing] = await db.select({ id: shipments.id }).from(shipments).where(eq(shipments.id, shipmentId)).limit(1);
+  if (existing) return result;
+
   const pol = findPortByLocode(facts.portOfLadingLocode);
   const pod = findPortByLocode(facts.portOfDischargeLocode);
   const destination = findPortByLocode(facts.destinationLocode);
   const podTerminal = findTerminalByCode(facts.podTerminalCode);
-  const scac = request.lineScac ?? request.scac ?? "";
+  const destinationTerminal = findTerminalByCode(facts.destinationTerminalCode ?? null);
   const shipmentRow: typeof shipments.$inferInsert = {
     id: shipmentId,
     accountId: request.accountId,
-    billOfLadingNumber: facts.billOfLadingNumber,
+    billOfLadingNumber: request.requestType === "container" ? facts.billOfLadingNumber : request.requestNumber,
     normalizedNumber: request.normalizedNumber,
     refNumbers: request.refNumbers,
     tags: request.shipmentTags,
@@ -46,6 +81,7 @@ export async function recordLookupSuccess(
     destinationId: destination?.id ?? null,
     destinationLocode: facts.destinationLocode,
     destinationName: destination?.name ?? null,
+    destinationTerminalId: destinationTerminal?.id ?? null,
     podVesselName: facts.podVesselName,
     podVesselImo: facts.podVesselImo,
     podVoyageNumber: facts.podVoyageNumber,
@@ -55,6 +91,9 @@ export async function recordLookupSuccess(
     podEtaAt: facts.podEtaAt,
     podOriginalEtaAt: facts.podEtaAt,
     podAtaAt: facts.podAtaAt,
+    destinationEtaAt: facts.destinationEtaAt ?? null,
+    destinationOriginalEtaAt: facts.destinationEtaAt ?? null,
+    destinationAtaAt: facts.destinationAtaAt ?? null,
     polTimezone: pol?.timeZone ?? null,
     podTimezone: pod?.timeZone ?? podTerminal?.timeZone ?? null,
     destinationTimezone: destination?.timeZone ?? null,
@@ -63,64 +102,76 @@ export async function recordLookupSuccess(
     createdAt: now,
     updatedAt: now,
   };
-  const containerRows = facts.containers.map((c): typeof containers.$inferInsert => ({
-    id: newId(),
-    accountId: request.accountId,
-    shipmentId,
-    number: c.number,
-    refNumbers: [],
-    sealNumber: c.sealNumber,
-    equipmentType: c.equipmentType,
-    equipmentLength: c.equipmentLength,
-    equipmentHeight: c.equipmentHeight,
-    weightInLbs: c.weightInLbs,
-    currentStatus: deriveCurrentStatus({
-      deliveredAt: null,
-      emptyTerminatedAt: null,
-      podFullOutAt: null,
-      finalDestinationFullOutAt: null,
-      hasInlandLeg: Boolean(facts.destinationLocode),
-      offDock: false,
-      podDischargedAt: null,
-      indRailUnloadedAt: null,
-      indAtaAt: null,
-      podRailLoadedAt: null,
-      podRailDepartedAt: null,
-      polVesselLoadedAt: c.polVesselLoadedAt,
-      polVesselDepartedAt: c.polVesselDepartedAt,
-      availabilityKnown: false,
-      availableForPickup: null,
-    }),
-    emptyOutAt: c.emptyOutAt,
-    polFullInAt: c.polFullInAt,
-    polVesselLoadedAt: c.polVesselLoadedAt,
-    polVesselDepartedAt: c.polVesselDepartedAt,
-    podTimezone: shipmentRow.podTimezone ?? null,
-    finalDestinationTimezone: destination?.timeZone ?? null,
-    podTerminalId: podTerminal?.id ?? null,
-    shipmentLastTrackingRequestAt: now,
-    podLocode: facts.portOfDischargeLocode,
-    scac,
-    createdAt: now,
-    updatedAt: now,
-  }));
   const statements = [
     db.insert(shipments).values(shipmentRow),
-    ...containerRows.map((row) => db.insert(containers).values(row)),
-    db
-      .update(trackingRequests)
-      .set({ status: "created", failedReason: null, isRetrying: false, shipmentId, updatedAt: now })
-      .where(and(eq(trackingRequests.id, request.id), eq(trackingRequests.accountId, request.accountId))),
+    ...boxes.map((b) => {
+      const equipment = equipmentFromSizeType(b.facts.sizeTypeCode ?? null);
+      return db.insert(containers).values({
+        id: b.containerId,
+        accountId: request.accountId,
+        shipmentId,
+        trackedEquipmentId: b.trackedEquipmentId,
+        number: b.facts.number,
+        sealNumber: b.facts.sealNumber,
+        equipmentType: equipment?.equipmentType ?? b.facts.equipmentType,
+        equipmentLength: equipment?.equipmentLength ?? b.facts.equipmentLength,
+        equipmentHeight: equipment?.equipmentHeight ?? b.facts.equipmentHeight,
+        weightInLbs: b.facts.weightInLbs,
+        currentStatus: "new",
+        podTerminalId: podTerminal?.id ?? null,
+        podLocode: facts.portOfDischargeLocode,
+        podTimezone: shipmentRow.podTimezone ?? null,
+        scac,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }),
+    ...boxes.map((b) =>
+      db
+        .insert(trackedEquipment)
+        .values({
+          id: b.trackedEquipmentId,
+          scac,
+          number: b.facts.number,
+          shipmentNumber: request.requestType === "container" ? b.facts.number : request.normalizedNumber,
+          requestType: request.requestType,
+          createdAt: now,
+        })
+        .onConflictDoNothing(),
+    ),
+    ...boxes.map((b) =>
+      db.insert(subscriptions).values({
+        id: b.subscriptionId,
+        accountId: request.accountId,
+        trackedEquipmentId: b.trackedEquipmentId,
+        containerId: b.containerId,
+        createdAt: now,
+      }),
+    ),
     bumpCount(db, request.accountId, "shipment", 1),
-    bumpCount(db, request.accountId, "container", containerRows.length),
-  ] as const;
-  try {
-    await db.batch(statements as unknown as Parameters<typeof db.batch>[0]);
-  } catch (err) {
-    if (/UNIQUE constraint failed: shipments\.id/i.test(String(err))) return null;
-    throw err;
-  }
-  return shipmentId;
+    bumpCount(db, request.accountId, "container", boxes.length),
+  ];
+  await db.batch(statements as unknown as Parameters<typeof db.batch>[0]);
+  return { ...result, created: true };
+}
+
+/** Marks the request `created` with its `tracked_object`, unless it already left `pending`/`awaiting_manifest`. */
+export async function markRequestCreated(
+  db: Database,
+  request: TrackingRequestRow,
+  shipmentId: string,
+  now: string,
+): Promise<void> {
+  await db
+    .update(trackingRequests)
+    .set({ status: "created", failedReason: null, isRetrying: false, shipmentId, updatedAt: now })
+    .where(
+      and(
+        eq(trackingRequests.id, request.id),
+        eq(trackingRequests.accountId, request.accountId),
+        inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
+      ),
+    );
 }
 
 /** Marks a tracking request failed for good with `failed_reason` (R §2.2). */

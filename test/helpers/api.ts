@@ -20,14 +20,14 @@ export async function createAccount(name = "Acme"): Promise<TestAccount> {
   const key = generateApiKey("test");
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
   await env.DB.batch([
-    env.DB.prepare("INSERT INTO accounts (id, name, entitlements, created_at) VALUES (?1, ?2, '[]', ?3)").bind(accountId, name, now),
-    env.DB.prepare("INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?1, ?2, 'test', ?3, ?4, ?5)").bind(
-      apiKeyId,
+    env.DB.prepare("INSERT INTO accounts (id, name, entitlements, created_at) VALUES (?1, ?2, '[]', ?3)").bind(
       accountId,
-      await sha256Hex(key),
-      key.slice(0, 13),
+      name,
       now,
     ),
+    env.DB.prepare(
+      "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?1, ?2, 'test', ?3, ?4, ?5)",
+    ).bind(apiKeyId, accountId, await sha256Hex(key), key.slice(0, 13), now),
   ]);
   return { accountId, apiKeyId, key };
 }
@@ -55,7 +55,10 @@ export async function api(path: string, options: ApiOptions = {}): Promise<Respo
 }
 
 /** `api()` and the parsed JSON body. */
-export async function apiJson<T = Record<string, unknown>>(path: string, options: ApiOptions = {}): Promise<{ res: Response; json: T }> {
+export async function apiJson<T = Record<string, unknown>>(
+  path: string,
+  options: ApiOptions = {},
+): Promise<{ res: Response; json: T }> {
   const res = await api(path, options);
   const text = await res.text();
   return { res, json: (text ? JSON.parse(text) : null) as T };
@@ -63,5 +66,11 @@ export async function apiJson<T = Record<string, unknown>>(path: string, options
 
 /** The body of a tracking request create. */
 export function trackingRequestBody(attributes: Record<string, unknown>, relationships?: Record<string, unknown>) {
-  return { data: { type: "tracking_request", attributes: { request_type: "bill_of_lading", ...attributes }, ...(relationships ? { relationships } : {}) } };
+  return {
+    data: {
+      type: "tracking_request",
+      attributes: { request_type: "bill_of_lading", ...attributes },
+      ...(relationships ? { relationships } : {}),
+    },
+  };
 }

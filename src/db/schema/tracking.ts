@@ -216,11 +216,61 @@ export const transportEvents = sqliteTable(
     terminalId: text("terminal_id"),
     vesselName: text("vessel_name"),
     vesselImo: text("vessel_imo"),
+    /** New value of a `*.changed` event (an LFD or appointment time), else null (R §1.9 `value`). */
+    value: text("value"),
     dataSource: text("data_source").notNull(),
     invalidatedAt: text("invalidated_at"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("transport_events_container_idx").on(t.containerId, t.timestamp, t.id)],
+);
+
+/**
+ * `container.updated` facts (R §5.5 `container_updated_event`): the changeset `{attribute: [old, new]}` of
+ * one update of one container.
+ */
+export const containerUpdatedEvents = sqliteTable(
+  "container_updated_events",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    containerId: text("container_id")
+      .notNull()
+      .references(() => containers.id),
+    shipmentId: text("shipment_id").notNull(),
+    terminalId: text("terminal_id"),
+    changeset: text("changeset", { mode: "json" }).$type<Record<string, [unknown, unknown]>>().notNull(),
+    timestamp: text("timestamp").notNull(),
+    timezone: text("timezone"),
+    dataSource: text("data_source").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("container_updated_events_container_idx").on(t.containerId, t.createdAt)],
+);
+
+/** `shipment.estimated.arrival` facts (R §5.5 `estimated_event`): a new POD ETA of a shipment. */
+export const estimatedEvents = sqliteTable(
+  "estimated_events",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    shipmentId: text("shipment_id")
+      .notNull()
+      .references(() => shipments.id),
+    event: text("event").notNull(),
+    estimatedTimestamp: text("estimated_timestamp").notNull(),
+    locationLocode: text("location_locode"),
+    locationId: text("location_id"),
+    voyageNumber: text("voyage_number"),
+    timezone: text("timezone"),
+    dataSource: text("data_source").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("estimated_events_shipment_idx").on(t.shipmentId, t.createdAt)],
 );
 
 /** Carrier feed rows as received (R §1.10), ordered by `index` per container. */
@@ -248,6 +298,7 @@ export const rawEvents = sqliteTable(
     voyageNumber: text("voyage_number"),
     timezone: text("timezone"),
     dataSource: text("data_source").notNull(),
+    invalidatedAt: text("invalidated_at"),
     payload: text("payload", { mode: "json" }).$type<unknown>(),
     createdAt: text("created_at").notNull(),
   },
@@ -264,6 +315,9 @@ export const trackedEquipment = sqliteTable(
     id: text("id").primaryKey(),
     scac: text("scac").notNull(),
     number: text("number").notNull(),
+    /** Shipment number (BL/booking) the box is polled by at the carrier, and the request type it came from. */
+    shipmentNumber: text("shipment_number"),
+    requestType: text("request_type"),
     lastPolledAt: text("last_polled_at"),
     nextPollAt: text("next_poll_at"),
     stoppedAt: text("stopped_at"),

@@ -4668,6 +4668,17 @@ export const PORTS: readonly PortRecord[] = [
   "timeZone": "America/New_York"
  },
  {
+  "id": "c25825c9-8272-598f-acda-20139f40fd85",
+  "code": "USCHI",
+  "name": "Chicago",
+  "city": "Chicago",
+  "stateAbbr": "IL",
+  "countryCode": "US",
+  "latitude": null,
+  "longitude": null,
+  "timeZone": "America/Chicago"
+ },
+ {
   "id": "4d7b6f93-a085-5aa7-b632-e25944054f2d",
   "code": "USCHS",
   "name": "Charleston",
@@ -4677,6 +4688,39 @@ export const PORTS: readonly PortRecord[] = [
   "latitude": null,
   "longitude": null,
   "timeZone": null
+ },
+ {
+  "id": "bd8b7c17-32ae-5765-9140-4b9ef48c34a2",
+  "code": "USCLE",
+  "name": "Cleveland",
+  "city": "Cleveland",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "latitude": null,
+  "longitude": null,
+  "timeZone": "America/New_York"
+ },
+ {
+  "id": "997faf9e-bcbf-5908-804c-28b83e4502f8",
+  "code": "USCMH",
+  "name": "Columbus",
+  "city": "Columbus",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "latitude": null,
+  "longitude": null,
+  "timeZone": "America/New_York"
+ },
+ {
+  "id": "cdb5fe28-49de-5776-bc8f-d14832abdb05",
+  "code": "USDAL",
+  "name": "Dallas",
+  "city": "Dallas",
+  "stateAbbr": "TX",
+  "countryCode": "US",
+  "latitude": null,
+  "longitude": null,
+  "timeZone": "America/Chicago"
  },
  {
   "id": "dc39d32c-86ce-5aca-afdd-ee68166f1ea0",
@@ -4723,6 +4767,17 @@ export const PORTS: readonly PortRecord[] = [
   "timeZone": "America/New_York"
  },
  {
+  "id": "2d4feb24-d294-5aa5-b121-6d3787e608fe",
+  "code": "USKCK",
+  "name": "Kansas City",
+  "city": "Kansas City",
+  "stateAbbr": "KS",
+  "countryCode": "US",
+  "latitude": null,
+  "longitude": null,
+  "timeZone": "America/Chicago"
+ },
+ {
   "id": "7f489361-09f1-5853-a300-c72f23604b40",
   "code": "USLAX",
   "name": "Los Angeles",
@@ -4743,6 +4798,17 @@ export const PORTS: readonly PortRecord[] = [
   "latitude": null,
   "longitude": null,
   "timeZone": "America/Los_Angeles"
+ },
+ {
+  "id": "3568c805-79b1-5764-a192-8ed31802db3c",
+  "code": "USMEM",
+  "name": "Memphis",
+  "city": "Memphis",
+  "stateAbbr": "TN",
+  "countryCode": "US",
+  "latitude": null,
+  "longitude": null,
+  "timeZone": "America/Chicago"
  },
  {
   "id": "cbde6209-5ab2-5acd-981f-0d1a23c5858b",

@@ -14,7 +14,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Baltimore",
   "stateAbbr": "MD",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "853e999e-8098-5a2d-aa8e-f0eb91b002fc",
@@ -27,7 +28,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Baltimore",
   "stateAbbr": "MD",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "b8c19eab-93d2-5940-bb94-8bb330eaed45",
@@ -40,7 +42,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Boston",
   "stateAbbr": "MA",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "f2c2b25b-c705-5874-9031-83f9f3b017e8",
@@ -53,7 +56,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Houston",
   "stateAbbr": "TX",
   "countryCode": "US",
-  "timeZone": "America/Chicago"
+  "timeZone": "America/Chicago",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "86566352-3136-5ebe-bffa-ecf123d6e3b8",
@@ -66,7 +70,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Houston",
   "stateAbbr": "TX",
   "countryCode": "US",
-  "timeZone": "America/Chicago"
+  "timeZone": "America/Chicago",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "bfd7d341-c9c2-533b-8645-e6511da22d44",
@@ -79,7 +84,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Jacksonville",
   "stateAbbr": "FL",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "ca7d4baf-98fe-56f2-ad65-a907f4aeeabe",
@@ -92,7 +98,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Jacksonville",
   "stateAbbr": "FL",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "62293704-63f2-526c-b255-1fd82728f843",
@@ -105,7 +112,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "481f2e41-656e-57c0-9205-0245fdc3e3e7",
@@ -118,7 +126,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "951cad28-5ef4-53b6-a767-0339da4d306e",
@@ -131,7 +140,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "7a57f044-f8f8-5022-929b-d02fb9ae5500",
@@ -144,7 +154,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "fa223490-ffc0-5855-a736-520ae08b892d",
@@ -157,7 +168,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "74242879-3b49-5227-aa1c-a37c2ca3a8e2",
@@ -170,7 +182,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "c5128cb0-2b98-5be8-935e-a2b75f4f9bcc",
@@ -183,7 +196,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "406235e7-48cd-50e5-a48b-e17961617dcf",
@@ -196,7 +210,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "39c146fb-3587-556b-9ba6-787ee8cdf0ef",
@@ -209,7 +224,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "55609f29-2461-5211-a9f4-2cd1c3e24656",
@@ -222,7 +238,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "b3e5043b-22e9-52f6-aae3-38bd75fa6650",
@@ -235,7 +252,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "572f2f29-2b2a-54f0-93aa-74db91c69b48",
@@ -248,7 +266,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Los Angeles",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "90699107-02b3-5148-bf76-b25d86885868",
@@ -261,7 +280,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Miami",
   "stateAbbr": "FL",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "4ced18c3-85e9-5e88-a2c3-cc18646c0018",
@@ -274,7 +294,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Miami",
   "stateAbbr": "FL",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "615fb764-eee1-50f0-aae8-f06865be2c83",
@@ -287,7 +308,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Mobile",
   "stateAbbr": "AL",
   "countryCode": "US",
-  "timeZone": "America/Chicago"
+  "timeZone": "America/Chicago",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "a7f8f021-3314-5439-a78a-76b000dfb534",
@@ -300,7 +322,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "New Orleans",
   "stateAbbr": "LA",
   "countryCode": "US",
-  "timeZone": "America/Chicago"
+  "timeZone": "America/Chicago",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "1cd16767-5b7e-5c04-9c1e-512295282e29",
@@ -313,7 +336,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "New Orleans",
   "stateAbbr": "LA",
   "countryCode": "US",
-  "timeZone": "America/Chicago"
+  "timeZone": "America/Chicago",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "2b1c1465-d63c-5c08-8aba-7727882b0070",
@@ -326,7 +350,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "New York",
   "stateAbbr": "NY",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "7ba00fdb-ad6c-50de-a7b3-41915e882a8e",
@@ -339,7 +364,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "New York",
   "stateAbbr": "NY",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "35bf74bd-4c72-524d-9bf1-3a1068b49895",
@@ -352,7 +378,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "New York",
   "stateAbbr": "NY",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "a95afe6d-86b2-5baa-aab9-4787fa4ac50b",
@@ -365,7 +392,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "New York",
   "stateAbbr": "NY",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "04d49db2-a32d-5d9c-8751-5f77849adc74",
@@ -378,7 +406,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "New York",
   "stateAbbr": "NY",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "99067e36-f1ce-528c-80c6-ae6b61222716",
@@ -391,7 +420,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Oakland",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "3b18081c-3ed1-5414-85a4-186fe57513f9",
@@ -404,7 +434,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Oakland",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "ec054b5d-81e0-5376-aacf-a8008fb95ed8",
@@ -417,7 +448,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Oakland",
   "stateAbbr": "CA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "f44673a0-05cf-5287-899a-8a52ccc82aed",
@@ -430,7 +462,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Philadelphia",
   "stateAbbr": "PA",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "acb22f26-ef16-59cb-9411-2b651020d7b7",
@@ -443,7 +476,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Fort Lauderdale",
   "stateAbbr": "FL",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "e0be2ee1-a5d0-533c-a03d-d8d6de262bea",
@@ -456,7 +490,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Tampa Bay",
   "stateAbbr": "FL",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "9519a26f-fb68-5209-9837-018444db025e",
@@ -469,7 +504,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Savannah",
   "stateAbbr": "GA",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "09c1fbc7-ce02-5d3f-a610-abaeb45f21aa",
@@ -482,7 +518,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Seattle",
   "stateAbbr": "WA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "3e1f3a14-9799-54e5-95db-ab43dc47ad2a",
@@ -495,7 +532,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Seattle",
   "stateAbbr": "WA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "b3f60a5b-c289-577b-99f6-25db7d93c171",
@@ -508,7 +546,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Tacoma",
   "stateAbbr": "WA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "833274fa-7f2d-5665-b6f1-9aa3aabb9703",
@@ -521,7 +560,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Tacoma",
   "stateAbbr": "WA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "f9320f72-a2b6-52bf-ada3-ca6941495c1d",
@@ -534,7 +574,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Tacoma",
   "stateAbbr": "WA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "9c1799b1-9067-5f7b-bdfd-34c88049c385",
@@ -547,7 +588,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Tacoma",
   "stateAbbr": "WA",
   "countryCode": "US",
-  "timeZone": "America/Los_Angeles"
+  "timeZone": "America/Los_Angeles",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "b13811e6-52e5-5c0c-8970-17494cc0d851",
@@ -560,7 +602,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Norfolk",
   "stateAbbr": "VA",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "1bf13d7d-aa91-542b-848a-375796ef63c0",
@@ -573,7 +616,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Norfolk",
   "stateAbbr": "VA",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "494e822e-0dff-50f7-a948-c4cdd8a9a143",
@@ -586,7 +630,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Norfolk",
   "stateAbbr": "VA",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "9cbc1eb7-de92-527b-b380-9e0cd8af27bf",
@@ -599,7 +644,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": "Norfolk",
   "stateAbbr": "VA",
   "countryCode": "US",
-  "timeZone": "America/New_York"
+  "timeZone": "America/New_York",
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "0ba064f0-7790-5b2a-a5e2-0c9257f16a58",
@@ -612,7 +658,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "BD",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "d0fd9076-d1ae-5e76-a222-2da4831a61a7",
@@ -625,7 +672,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "HK",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "2705c48e-bff8-5e63-8475-0d882c7d0fe9",
@@ -638,7 +686,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "HK",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "d78b23ce-d662-5d73-ae9a-4c382fb221ad",
@@ -651,7 +700,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "HK",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "062dcd2e-778f-574e-9a3a-56ba85693961",
@@ -664,7 +714,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "HK",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "56dfc9f4-024a-5e38-a72d-c331a8d3fee9",
@@ -677,7 +728,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "b525d4bb-8782-5da5-89dd-d326a2336601",
@@ -690,7 +742,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "aa615273-2281-54c9-8161-ad33140a3b4c",
@@ -703,7 +756,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "d1c52e1d-5b03-5d76-8eeb-7f07a5e921c1",
@@ -716,7 +770,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "859577eb-a1c0-56d5-978c-49c0da658feb",
@@ -729,7 +784,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "1910af8c-4b3b-5f76-ab8f-2d8b64042b21",
@@ -742,7 +798,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "af737c66-3089-5ea5-a1fc-f4e204141709",
@@ -755,7 +812,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "b2a91ca2-04d6-5903-b835-6a8c33b9570a",
@@ -768,7 +826,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "f1f81dd6-a517-5983-9db2-ba309678de6d",
@@ -781,7 +840,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "CA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "92398adf-1ca7-5e1e-bd8a-ba42dbac71a9",
@@ -794,7 +854,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "ES",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "ecd8b656-3251-53df-b078-e1c1d943a968",
@@ -807,7 +868,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "PL",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "59b01269-8172-5fbc-9912-fc05547f8003",
@@ -820,7 +882,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "DE",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "87604d39-58e7-51f6-bd34-308bbc8f5de2",
@@ -833,7 +896,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "DE",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "0592a4ce-d89a-5b98-a72f-170cc7188e5d",
@@ -846,7 +910,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "DE",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "1599fcdf-c469-538b-8a0d-80a56a670fdb",
@@ -859,7 +924,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "IT",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "e3102306-ae3d-53a1-b83c-7fa04e8b1df1",
@@ -872,7 +938,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "IT",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "4b208bb6-88de-5972-a447-c8bfe3806eea",
@@ -885,7 +952,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "IT",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "2d0bb396-30ab-5763-8397-9f83bcd0f0cf",
@@ -898,7 +966,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "IT",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "15a70dc4-cd8e-513a-8c92-c2ad2862118c",
@@ -911,7 +980,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "IT",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "8a451adb-3dd6-5812-b3d7-b4449e8e36f1",
@@ -924,7 +994,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "EC",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "3968086c-93bf-5fb6-b50a-0c8c19ae9a1f",
@@ -937,7 +1008,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "5347d162-f31b-5b1a-a63f-31fa74932220",
@@ -950,7 +1022,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "7a98730a-d535-59c1-8f60-b2bac62fe703",
@@ -963,7 +1036,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "11c72146-6b6e-5352-ab07-3035f5e7e949",
@@ -976,7 +1050,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "50284d88-6a48-5c8d-9e94-90f95ddb34d6",
@@ -989,7 +1064,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "22805311-902a-5a79-bbc8-24b5f0d160c5",
@@ -1002,7 +1078,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "ef94e918-023f-5162-b27b-6fd61bd50e4a",
@@ -1015,7 +1092,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "b3bcaea0-1d9f-55f0-b915-d4ad74e64a9f",
@@ -1028,7 +1106,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "41b40ac9-4896-5b22-a2af-f2673a9ff3ea",
@@ -1041,7 +1120,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "MX",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "7db7a5ef-7ec4-5727-8c51-19eeae0c52c1",
@@ -1054,7 +1134,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "SA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "e6b43466-c87f-5d04-8ca1-e4770ba52598",
@@ -1067,7 +1148,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "SA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "22fae854-f262-5b17-af84-d1f2e4e86f2c",
@@ -1080,7 +1162,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "AE",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "55032277-8b05-5795-8531-08206c5a5557",
@@ -1093,7 +1176,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "AE",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "bd20f391-8947-5021-94dd-c88885b9d3ec",
@@ -1106,7 +1190,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "AE",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "dd7b0d3c-06a8-5e6c-85f8-f60e666b5a85",
@@ -1119,7 +1204,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "AE",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "ae9c74df-11fb-578e-a6bf-26b37f6182d5",
@@ -1132,7 +1218,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "SA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "2863f969-c293-519f-9494-252aa237951c",
@@ -1145,7 +1232,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "SA",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "e6f565e2-2e4a-57b9-b8f1-bc55b2ea8b67",
@@ -1158,7 +1246,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "OM",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "eee9113e-a64b-56be-9769-dfa0ecca8178",
@@ -1171,7 +1260,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "IQ",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "578a2461-a561-51ee-9666-fc9c4ee03912",
@@ -1184,7 +1274,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "IQ",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "a9d49f89-cb68-5354-9a2d-2919da570eb9",
@@ -1197,7 +1288,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "6c85edb1-ff67-5efb-8c61-074a3fdc5422",
@@ -1210,7 +1302,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "44462632-c7dd-5e6f-b3db-69c42126fcf4",
@@ -1223,7 +1316,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "df72c751-e36b-5747-84ab-9e11365b001d",
@@ -1236,7 +1330,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "d3cbc6ad-7841-50c7-8244-5e16c4c36dc9",
@@ -1249,7 +1344,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "c58e7571-a322-54ef-b7e0-085795aace30",
@@ -1262,7 +1358,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "7365091c-4e50-5e6f-9a4b-3ebe28189f03",
@@ -1275,7 +1372,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "934ae458-01b2-5499-bc87-d530a3ec0fcc",
@@ -1288,7 +1386,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "5dfc4508-abf5-5028-ad7d-e16a8b27ad50",
@@ -1301,7 +1400,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "f523eaee-5959-545f-b139-2a88311fb706",
@@ -1314,7 +1414,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "0d5e93b3-3794-53ec-8027-8e650295c62a",
@@ -1327,7 +1428,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "6d2f2850-f1f7-5e26-8eb0-1759648e5d87",
@@ -1340,7 +1442,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "bd7bdd4a-bbe6-54a3-9651-6351ee438aed",
@@ -1353,7 +1456,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "260410c6-a9c1-574b-a401-c4f418172f69",
@@ -1366,7 +1470,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "US",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "ac6377ba-be5f-5c46-9d5b-fb817b4809cb",
@@ -1379,7 +1484,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "GB",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "d77d6acc-287d-57da-9f61-3b3ae13712c1",
@@ -1392,7 +1498,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "GB",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "62161e73-51c2-5756-9def-a40abfa002af",
@@ -1405,7 +1512,8 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "GB",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
  },
  {
   "id": "7680684e-f87f-59b9-9885-d6c5b1e1bcde",
@@ -1418,6 +1526,343 @@ export const TERMINALS: readonly TerminalRecord[] = [
   "city": null,
   "stateAbbr": null,
   "countryCode": "GB",
-  "timeZone": null
+  "timeZone": null,
+  "facilityType": "ocean_terminal"
+ },
+ {
+  "id": "4f91af61-475e-53d0-bd99-fd6d8eec7786",
+  "name": "BNSF Chicago Ramp",
+  "nickname": "BNSF",
+  "firmsCode": null,
+  "bicFacilityCode": "USCHIBNSF",
+  "portLocode": "USCHI",
+  "portId": "c25825c9-8272-598f-acda-20139f40fd85",
+  "city": "Chicago",
+  "stateAbbr": "IL",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "ba7766f8-bbed-58a5-927a-e5a8a02443e2",
+  "name": "CPKC Chicago Ramp",
+  "nickname": "CPKC",
+  "firmsCode": null,
+  "bicFacilityCode": "USCHICPKC",
+  "portLocode": "USCHI",
+  "portId": "c25825c9-8272-598f-acda-20139f40fd85",
+  "city": "Chicago",
+  "stateAbbr": "IL",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "21fa1f2b-2643-57db-af03-8ffcc1617148",
+  "name": "CSX Chicago Ramp",
+  "nickname": "CSXT",
+  "firmsCode": null,
+  "bicFacilityCode": "USCHICSXT",
+  "portLocode": "USCHI",
+  "portId": "c25825c9-8272-598f-acda-20139f40fd85",
+  "city": "Chicago",
+  "stateAbbr": "IL",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "f3c979ea-c1e2-5a7b-805f-0f1aae64311e",
+  "name": "Norfolk Southern Chicago Ramp",
+  "nickname": "NSRR",
+  "firmsCode": null,
+  "bicFacilityCode": "USCHINSRR",
+  "portLocode": "USCHI",
+  "portId": "c25825c9-8272-598f-acda-20139f40fd85",
+  "city": "Chicago",
+  "stateAbbr": "IL",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "32c38016-e8c7-58f2-b8cf-3ffefbf09aaa",
+  "name": "BNSF Memphis Ramp",
+  "nickname": "BNSF",
+  "firmsCode": null,
+  "bicFacilityCode": "USMEMBNSF",
+  "portLocode": "USMEM",
+  "portId": "3568c805-79b1-5764-a192-8ed31802db3c",
+  "city": "Memphis",
+  "stateAbbr": "TN",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "c3151e32-a9a5-5c5f-a6e6-8be98f5f6343",
+  "name": "CPKC Memphis Ramp",
+  "nickname": "CPKC",
+  "firmsCode": null,
+  "bicFacilityCode": "USMEMCPKC",
+  "portLocode": "USMEM",
+  "portId": "3568c805-79b1-5764-a192-8ed31802db3c",
+  "city": "Memphis",
+  "stateAbbr": "TN",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "4f14d45b-1ba9-5423-a88f-3d22ba769e47",
+  "name": "CSX Memphis Ramp",
+  "nickname": "CSXT",
+  "firmsCode": null,
+  "bicFacilityCode": "USMEMCSXT",
+  "portLocode": "USMEM",
+  "portId": "3568c805-79b1-5764-a192-8ed31802db3c",
+  "city": "Memphis",
+  "stateAbbr": "TN",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "da2bd362-81f6-52ef-a71f-2afed1943753",
+  "name": "Norfolk Southern Memphis Ramp",
+  "nickname": "NSRR",
+  "firmsCode": null,
+  "bicFacilityCode": "USMEMNSRR",
+  "portLocode": "USMEM",
+  "portId": "3568c805-79b1-5764-a192-8ed31802db3c",
+  "city": "Memphis",
+  "stateAbbr": "TN",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "1e864bd0-3187-5b06-bf88-b771bc1b80e3",
+  "name": "BNSF Dallas Ramp",
+  "nickname": "BNSF",
+  "firmsCode": null,
+  "bicFacilityCode": "USDALBNSF",
+  "portLocode": "USDAL",
+  "portId": "cdb5fe28-49de-5776-bc8f-d14832abdb05",
+  "city": "Dallas",
+  "stateAbbr": "TX",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "f2fdba3b-d8cb-593e-a25e-ad611bbdd43d",
+  "name": "CPKC Dallas Ramp",
+  "nickname": "CPKC",
+  "firmsCode": null,
+  "bicFacilityCode": "USDALCPKC",
+  "portLocode": "USDAL",
+  "portId": "cdb5fe28-49de-5776-bc8f-d14832abdb05",
+  "city": "Dallas",
+  "stateAbbr": "TX",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "0e82421d-9ac3-52c0-bc20-abcd9d0dba82",
+  "name": "CSX Dallas Ramp",
+  "nickname": "CSXT",
+  "firmsCode": null,
+  "bicFacilityCode": "USDALCSXT",
+  "portLocode": "USDAL",
+  "portId": "cdb5fe28-49de-5776-bc8f-d14832abdb05",
+  "city": "Dallas",
+  "stateAbbr": "TX",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "f1ae4910-da57-57ce-96f8-3eadbc948ef6",
+  "name": "Norfolk Southern Dallas Ramp",
+  "nickname": "NSRR",
+  "firmsCode": null,
+  "bicFacilityCode": "USDALNSRR",
+  "portLocode": "USDAL",
+  "portId": "cdb5fe28-49de-5776-bc8f-d14832abdb05",
+  "city": "Dallas",
+  "stateAbbr": "TX",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "48d1d6af-5586-560c-b8b4-9e2a2768fded",
+  "name": "BNSF Kansas City Ramp",
+  "nickname": "BNSF",
+  "firmsCode": null,
+  "bicFacilityCode": "USKCKBNSF",
+  "portLocode": "USKCK",
+  "portId": "2d4feb24-d294-5aa5-b121-6d3787e608fe",
+  "city": "Kansas City",
+  "stateAbbr": "KS",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "4040f2f2-606c-5729-8c26-d2e3f013b33a",
+  "name": "CPKC Kansas City Ramp",
+  "nickname": "CPKC",
+  "firmsCode": null,
+  "bicFacilityCode": "USKCKCPKC",
+  "portLocode": "USKCK",
+  "portId": "2d4feb24-d294-5aa5-b121-6d3787e608fe",
+  "city": "Kansas City",
+  "stateAbbr": "KS",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "0ab57ca7-1b1f-5e30-afa1-c565753ad303",
+  "name": "CSX Kansas City Ramp",
+  "nickname": "CSXT",
+  "firmsCode": null,
+  "bicFacilityCode": "USKCKCSXT",
+  "portLocode": "USKCK",
+  "portId": "2d4feb24-d294-5aa5-b121-6d3787e608fe",
+  "city": "Kansas City",
+  "stateAbbr": "KS",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "5b3f8b9f-93f3-5def-ba7e-c7664366fefe",
+  "name": "Norfolk Southern Kansas City Ramp",
+  "nickname": "NSRR",
+  "firmsCode": null,
+  "bicFacilityCode": "USKCKNSRR",
+  "portLocode": "USKCK",
+  "portId": "2d4feb24-d294-5aa5-b121-6d3787e608fe",
+  "city": "Kansas City",
+  "stateAbbr": "KS",
+  "countryCode": "US",
+  "timeZone": "America/Chicago",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "d383b35d-45af-54af-aae6-d597f084469f",
+  "name": "BNSF Cleveland Ramp",
+  "nickname": "BNSF",
+  "firmsCode": null,
+  "bicFacilityCode": "USCLEBNSF",
+  "portLocode": "USCLE",
+  "portId": "bd8b7c17-32ae-5765-9140-4b9ef48c34a2",
+  "city": "Cleveland",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "timeZone": "America/New_York",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "11e50aaa-c693-59a3-9787-564c40d1e16a",
+  "name": "CPKC Cleveland Ramp",
+  "nickname": "CPKC",
+  "firmsCode": null,
+  "bicFacilityCode": "USCLECPKC",
+  "portLocode": "USCLE",
+  "portId": "bd8b7c17-32ae-5765-9140-4b9ef48c34a2",
+  "city": "Cleveland",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "timeZone": "America/New_York",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "e3d2dbe8-1c82-5649-a7d0-3e9dd2d5b9b4",
+  "name": "CSX Cleveland Ramp",
+  "nickname": "CSXT",
+  "firmsCode": null,
+  "bicFacilityCode": "USCLECSXT",
+  "portLocode": "USCLE",
+  "portId": "bd8b7c17-32ae-5765-9140-4b9ef48c34a2",
+  "city": "Cleveland",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "timeZone": "America/New_York",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "64949b1b-f15f-594d-9c5d-0b9255774cb6",
+  "name": "Norfolk Southern Cleveland Ramp",
+  "nickname": "NSRR",
+  "firmsCode": null,
+  "bicFacilityCode": "USCLENSRR",
+  "portLocode": "USCLE",
+  "portId": "bd8b7c17-32ae-5765-9140-4b9ef48c34a2",
+  "city": "Cleveland",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "timeZone": "America/New_York",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "58e3116b-611c-50a9-ba32-28b31b141e97",
+  "name": "BNSF Columbus Ramp",
+  "nickname": "BNSF",
+  "firmsCode": null,
+  "bicFacilityCode": "USCMHBNSF",
+  "portLocode": "USCMH",
+  "portId": "997faf9e-bcbf-5908-804c-28b83e4502f8",
+  "city": "Columbus",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "timeZone": "America/New_York",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "39a153d9-a155-5bf3-aecb-1f5625201396",
+  "name": "CPKC Columbus Ramp",
+  "nickname": "CPKC",
+  "firmsCode": null,
+  "bicFacilityCode": "USCMHCPKC",
+  "portLocode": "USCMH",
+  "portId": "997faf9e-bcbf-5908-804c-28b83e4502f8",
+  "city": "Columbus",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "timeZone": "America/New_York",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "e3f2c8dd-c367-5795-86fa-47f1a60855a4",
+  "name": "CSX Columbus Ramp",
+  "nickname": "CSXT",
+  "firmsCode": null,
+  "bicFacilityCode": "USCMHCSXT",
+  "portLocode": "USCMH",
+  "portId": "997faf9e-bcbf-5908-804c-28b83e4502f8",
+  "city": "Columbus",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "timeZone": "America/New_York",
+  "facilityType": "rail_terminal"
+ },
+ {
+  "id": "a1c97cbf-1fb8-5875-a5bb-13df60f5f608",
+  "name": "Norfolk Southern Columbus Ramp",
+  "nickname": "NSRR",
+  "firmsCode": null,
+  "bicFacilityCode": "USCMHNSRR",
+  "portLocode": "USCMH",
+  "portId": "997faf9e-bcbf-5908-804c-28b83e4502f8",
+  "city": "Columbus",
+  "stateAbbr": "OH",
+  "countryCode": "US",
+  "timeZone": "America/New_York",
+  "facilityType": "rail_terminal"
  }
 ];

@@ -1,16 +1,76 @@
+import type { TerminalFee, TerminalHold } from "../../db/schema";
+
 /**
- * What a carrier source tells about one shipment at lookup time, in our vocabulary. Times are UTC ISO 8601
- * (second precision, `Z`); locations are UN/LOCODEs and terminals CBP FIRMS codes, resolved against the
- * reference data when written.
+ * The milestones every source maps into: the `container.transport.*` names of R §2.4 without the
+ * `estimated.` infix (an estimate is a `Milestone` with `estimated: true`).
+ */
+export type MilestoneName =
+  | "container.transport.empty_out"
+  | "container.transport.full_in"
+  | "container.transport.vessel_loaded"
+  | "container.transport.vessel_departed"
+  | "container.transport.transshipment_arrived"
+  | "container.transport.transshipment_discharged"
+  | "container.transport.transshipment_loaded"
+  | "container.transport.transshipment_departed"
+  | "container.transport.feeder_arrived"
+  | "container.transport.feeder_discharged"
+  | "container.transport.feeder_loaded"
+  | "container.transport.feeder_departed"
+  | "container.transport.vessel_arrived"
+  | "container.transport.vessel_berthed"
+  | "container.transport.vessel_discharged"
+  | "container.transport.rail_loaded"
+  | "container.transport.rail_departed"
+  | "container.transport.rail_arrived"
+  | "container.transport.rail_unloaded"
+  | "container.transport.arrived_at_inland_destination"
+  | "container.transport.available"
+  | "container.transport.not_available"
+  | "container.transport.full_out"
+  | "container.transport.delivered"
+  | "container.transport.empty_in";
+
+/**
+ * One milestone of one container as a source reports it, already in our vocabulary
+ * (../shared/data/dcsa-to-transport-events.csv for DCSA). Times are UTC ISO 8601, second precision, `Z`.
+ */
+export interface Milestone {
+  event: MilestoneName;
+  /** `false` for actual events (DCSA `ACT`), `true` for estimates and plans (`EST`, `PLN`). */
+  estimated: boolean;
+  timestamp: string;
+  /** UN/LOCODE of where it happened. */
+  locationLocode: string | null;
+  /** Facility code of the terminal or ramp (CBP FIRMS, SMDG or BIC facility code), when known. */
+  facilityCode: string | null;
+  vesselName: string | null;
+  vesselImo: string | null;
+  voyageNumber: string | null;
+  /** The upstream's own wording or code, e.g. `"Vessel Discharged"` or DCSA `"EQUIPMENT DISC ACT"`. */
+  originalEvent: string;
+  /** The upstream's event id (DCSA `eventID`), used to de-duplicate and to honour retractions; null if none. */
+  sourceEventId: string | null;
+  /** The upstream event exactly as received, kept as a raw event. */
+  raw: unknown;
+}
+
+/**
+ * What a carrier source tells about one shipment, in our vocabulary. Times are UTC ISO 8601 (second
+ * precision, `Z`); locations are UN/LOCODEs and terminals facility codes, resolved against the reference
+ * data when written.
  */
 export interface ShipmentFacts {
   /** BL or booking number as the carrier knows it. */
   billOfLadingNumber: string;
   portOfLadingLocode: string | null;
   portOfDischargeLocode: string | null;
-  /** FIRMS code (or other facility code) of the POD terminal. */
+  /** Facility code (CBP FIRMS or other) of the POD terminal. */
   podTerminalCode: string | null;
+  /** UN/LOCODE of the inland destination when the move continues past the POD (rail leg); else null. */
   destinationLocode: string | null;
+  /** Facility code of the inland destination's ramp or terminal, when known. */
+  destinationTerminalCode?: string | null;
   podVesselName: string | null;
   podVesselImo: string | null;
   podVoyageNumber: string | null;
@@ -18,13 +78,24 @@ export interface ShipmentFacts {
   polAtdAt: string | null;
   podEtaAt: string | null;
   podAtaAt: string | null;
+  /** Shipping line's ETA/ATA at the inland destination. */
+  destinationEtaAt?: string | null;
+  destinationAtaAt?: string | null;
   containers: ContainerFacts[];
+  /**
+   * Upstream events about the shipment that produce no milestone of any box (DCSA SHIPMENT events, transport
+   * events with no mapping or no known box, unknown event types), exactly as received, so they can be kept as
+   * raw events.
+   */
+  unmappedEvents?: unknown[];
 }
 
-/** What a carrier source tells about one container at lookup time. */
+/** What a carrier source tells about one container. */
 export interface ContainerFacts {
   /** ISO 6346 container number. */
   number: string;
+  /** ISO 6346 size-type code (e.g. `45G1`), from which equipment fields are derived when given. */
+  sizeTypeCode?: string | null;
   sealNumber: string | null;
   equipmentType: "dry" | "reefer" | "open top" | "flat rack" | "bulk" | "tank" | null;
   /** Nominal length in feet: 10, 20, 40, 45. */
@@ -35,6 +106,19 @@ export interface ContainerFacts {
   polFullInAt: string | null;
   polVesselLoadedAt: string | null;
   polVesselDepartedAt: string | null;
+  /** Every milestone the carrier reports for the box, actual and estimated, in any order. */
+  milestones?: Milestone[];
+  /** The shipping line's last free day (`import_deadlines.pickup_lfd_line`). */
+  pickupLfdLine?: string | null;
+  /** SCAC of the rail carrier taking the box from the POD, and of the one delivering it inland. */
+  podRailCarrierScac?: string | null;
+  indRailCarrierScac?: string | null;
+  /**
+   * Upstream events about this box that produce no milestone (no mapping in
+   * ../shared/data/dcsa-to-transport-events.csv, e.g. DCSA STUF/STRP/INSP or a DROP at the customer, or an
+   * estimate superseded by a newer one for the same call), exactly as received, so they can be kept as raw events.
+   */
+  unmappedEvents?: unknown[];
 }
 
 /** A tracking request as a source sees it. */
@@ -44,28 +128,89 @@ export interface LookupRequest {
   number: string;
   /** The line's own SCAC. */
   scac: string;
+  /** Where the tracking request stands: a first lookup (`pending`) or a re-check (`awaiting_manifest`). */
+  status?: "pending" | "awaiting_manifest" | "created";
+  /** How many lookups of this request failed before this one (0 on the first attempt). */
+  attempt?: number;
 }
 
 /**
  * Outcome of a lookup (DESIGN.md §4 step 2): found; not found (a container → `failed`, a BL/booking →
- * `awaiting_manifest`); or a temporary failure to retry (`shipping_line_unreachable`,
- * `unrecognized_response`).
+ * `awaiting_manifest`); a permanent failure the line stated (`failed` with its reason, R §2.2); or a
+ * temporary failure to retry (`shipping_line_unreachable`, `unrecognized_response`).
  */
 export type LookupResult =
   | { kind: "found"; shipment: ShipmentFacts }
   | { kind: "not_found" }
+  | { kind: "failed"; reason: "not_found" | "invalid_number" | "booking_cancelled" | "data_unavailable" }
   | { kind: "awaiting_manifest" }
   | { kind: "temporary_failure"; reason: "shipping_line_unreachable" | "unrecognized_response" };
 
+/** What sources get from the engine: time and the (injected) network. */
+export interface SourceContext {
+  /** Current time, ms since the Unix epoch. */
+  nowMs: number;
+  /** Outbound HTTP; tests inject a recorder or a local fake server. */
+  fetch: typeof fetch;
+  /**
+   * When the service started tracking this number, ms since the Unix epoch: the tracking request's creation (for a
+   * terminal poll, that of the request that brought the box in, so lookup and poll replay one journey). Simulated
+   * journeys are anchored on it, so they start when tracking starts and move on between polls. Defaults to `nowMs`.
+   */
+  trackingStartedAtMs?: number;
+}
+
 /**
  * A carrier's tracking interface: look up a BL, booking or container number. Small on purpose, so a new
- * carrier is one file (DESIGN.md §4 Sources).
+ * carrier is one file (DESIGN.md §4 Sources). A poll of a tracked box is a lookup of its shipment number.
  */
 export interface CarrierSource {
-  /** Human name used in refresh messages, e.g. "Shipping line". */
+  /** Human name used in refresh messages: "Shipping line". */
   readonly name: string;
-  /** Whether this source serves the SCAC. */
+  /** Whether this source serves the SCAC (the line's own SCAC). */
   supports(scac: string): boolean;
   /** Looks a number up at the carrier. Must not throw for carrier-side failures: return `temporary_failure`. */
-  lookup(request: LookupRequest, nowMs: number): Promise<LookupResult>;
+  lookup(request: LookupRequest, ctx: SourceContext): Promise<LookupResult>;
+}
+
+/**
+ * What a terminal (or inland rail ramp) reports for one container. `pickupLfd` is the facility's own last
+ * free day: `pickup_lfd_terminal` at a POD terminal, `pickup_lfd_rail` at an inland ramp.
+ */
+export interface TerminalObservation {
+  /** When the terminal was checked (UTC ISO). */
+  checkedAt: string;
+  /** Whether the facility publishes availability for this box (`availability_known`). */
+  availabilityKnown: boolean;
+  availableForPickup: boolean | null;
+  /** Active holds only: a cleared hold is absent (SPEC.md §2.2). */
+  holds: TerminalHold[];
+  fees: TerminalFee[];
+  pickupLfd: string | null;
+  pickupAppointmentAt: string | null;
+  locationAtTerminal: string | null;
+  dischargedAt: string | null;
+  fullOutAt: string | null;
+  fullOutChassisNumber: string | null;
+  /** The box was moved to an off-dock yard. */
+  offDock: boolean;
+}
+
+/** Outcome of a terminal poll. */
+export type TerminalPollResult =
+  | { kind: "found"; observation: TerminalObservation }
+  | { kind: "not_found" }
+  | { kind: "temporary_failure"; reason: string };
+
+/** A terminal's (or rail ramp's) container availability interface, one file per terminal system. */
+export interface TerminalSource {
+  /** Human name used in refresh messages: "Terminal" or "Rail". */
+  readonly name: string;
+  /** Whether this source serves the facility (by facility code) for boxes of this line (SCAC). */
+  supports(facilityCode: string, scac: string): boolean;
+  /** Polls one container at the facility. Must not throw for upstream failures. */
+  poll(
+    query: { containerNumber: string; facilityCode: string; scac: string },
+    ctx: SourceContext,
+  ): Promise<TerminalPollResult>;
 }

@@ -1,0 +1,228 @@
+import { type Changeset, containerChangeset } from "./changeset";
+import type { ContainerState, ShipmentState } from "./derive";
+import type { Milestone, MilestoneName } from "./sources/types";
+
+/** Where an event's information came from (`data_source` of R §1.9). */
+export type DataSource = "shipping_line" | "terminal";
+
+/**
+ * A transport event to record for each subscribed container (a `transport_events` row, R §1.9): an actual
+ * milestone, an estimate change (`container.transport.estimated.*`), an availability change
+ * (`container.transport.available|not_available`) or a value change (`container.pickup_lfd*.changed`,
+ * `container.pickup_appointment.changed`, with the new value in `value`).
+ */
+export interface TransportEventRecord {
+  kind: "transport_event";
+  /** Full event name, e.g. `container.transport.vessel_discharged`. */
+  event: string;
+  /** Stable identity of the fact, so recording it twice writes one row (ids are derived from it). */
+  key: string;
+  timestamp: string | null;
+  locationLocode: string | null;
+  facilityCode: string | null;
+  vesselName: string | null;
+  vesselImo: string | null;
+  voyageNumber: string | null;
+  value: string | null;
+  dataSource: DataSource;
+  /** The milestone behind it, kept as a raw event when it is an upstream event. */
+  milestone: Milestone | null;
+}
+
+/** `container.updated` with its changeset (SPEC.md §6). */
+export interface ContainerUpdatedRecord {
+  kind: "container_updated";
+  changeset: Changeset;
+  timestamp: string;
+  dataSource: DataSource;
+}
+
+/** `shipment.estimated.arrival`: the POD ETA changed (R §5.5 estimated_event). */
+export interface EstimatedArrivalRecord {
+  kind: "shipment_estimated_arrival";
+  estimatedTimestamp: string;
+  locationLocode: string | null;
+  voyageNumber: string | null;
+}
+
+/** `container.pod_terminal_changed`. */
+export interface PodTerminalChangedRecord {
+  kind: "pod_terminal_changed";
+  previousTerminalId: string | null;
+  terminalId: string | null;
+}
+
+/** Everything one update of a box announces. */
+export type EngineEvent =
+  | TransportEventRecord
+  | ContainerUpdatedRecord
+  | EstimatedArrivalRecord
+  | PodTerminalChangedRecord;
+
+/** The key identifying a milestone: the upstream event id when there is one, else what/where/when. */
+export function milestoneKey(m: Milestone): string {
+  return m.sourceEventId ? `src:${m.sourceEventId}|${m.event}` : `${m.event}|${m.locationLocode ?? ""}|${m.timestamp}`;
+}
+
+/** Estimates announced as `container.transport.estimated.*` when their time changes. */
+const ESTIMATED_EVENTS: MilestoneName[] = [
+  "container.transport.vessel_departed",
+  "container.transport.vessel_arrived",
+  "container.transport.arrived_at_inland_destination",
+];
+
+/** Value changes announced as `*.changed` transport events (R §2.4 #26–30), by `ContainerState` field. */
+const VALUE_CHANGE_EVENTS: [keyof ContainerState, string][] = [
+  ["pickupLfd", "container.pickup_lfd.changed"],
+  ["pickupLfdLine", "container.pickup_lfd_line.changed"],
+  ["pickupLfdTerminal", "container.pickup_lfd_terminal.changed"],
+  ["pickupLfdRail", "container.pickup_lfd_rail.changed"],
+  ["pickupAppointmentAt", "container.pickup_appointment.changed"],
+];
+
+const DATA_SOURCE_OF_VALUE: Record<string, DataSource> = {
+  "container.pickup_lfd_line.changed": "shipping_line",
+};
+
+function fromMilestone(m: Milestone, event: string, key: string): TransportEventRecord {
+  return {
+    kind: "transport_event",
+    event,
+    key,
+    timestamp: m.timestamp,
+    locationLocode: m.locationLocode,
+    facilityCode: m.facilityCode,
+    vesselName: m.vesselName,
+    vesselImo: m.vesselImo,
+    voyageNumber: m.voyageNumber,
+    value: null,
+    dataSource: "shipping_line",
+    milestone: m,
+  };
+}
+
+/** What the previous update left behind, to diff against. */
+export interface PreviousSnapshot {
+  state: ContainerState | null;
+  shipment: ShipmentState | null;
+  /** Keys of facts already recorded (milestones and estimates). */
+  recordedKeys: ReadonlySet<string>;
+}
+
+/**
+ * The events one update of a box produces (DESIGN.md §4 step 4), by diffing the new derived state and the
+ * carrier's milestones against the previous snapshot:
+ * - each actual milestone not recorded before → its transport event;
+ * - each estimate (POL departure, POD arrival, inland arrival) whose time changed →
+ *   `container.transport.estimated.*`;
+ * - availability turning true/false → `container.transport.available|not_available` (terminal data);
+ * - LFDs and the appointment changing → `container.*.changed` with the new value;
+ * - alertable attributes changing → one `container.updated` with the changeset;
+ * - the POD ETA changing → `shipment.estimated.arrival`; the POD terminal changing → `pod_terminal_changed`.
+ * On the first snapshot (no previous state) only milestones are recorded: the container's creation is
+ * announced elsewhere, and its starting values are not changes.
+ */
+export function diffEvents(
+  previous: PreviousSnapshot,
+  milestones: Milestone[],
+  next: ContainerState,
+  nextShipment: ShipmentState,
+  nowIso: string,
+): EngineEvent[] {
+  const events: EngineEvent[] = [];
+  const seen = new Set(previous.recordedKeys);
+  const sorted = [...milestones].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  for (const m of sorted) {
+    if (m.estimated) continue;
+    const key = milestoneKey(m);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    events.push(fromMilestone(m, m.event, key));
+  }
+  if (previous.state) {
+    for (const name of ESTIMATED_EVENTS) {
+      let latest: Milestone | null = null;
+      for (const m of sorted) if (m.estimated && m.event === name) latest = m;
+      if (!latest) continue;
+      const key = `est|${name}|${latest.locationLocode ?? ""}|${latest.timestamp}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      events.push(fromMilestone(latest, name.replace("container.transport.", "container.transport.estimated."), key));
+    }
+    const prev = previous.state;
+    if (
+      next.availabilityKnown &&
+      next.availableForPickup !== null &&
+      prev.availableForPickup !== next.availableForPickup
+    ) {
+      const event = next.availableForPickup ? "container.transport.available" : "container.transport.not_available";
+      events.push(terminalEvent(event, `${event}|${next.terminalCheckedAt ?? nowIso}`, next, null, nowIso));
+    }
+    for (const [field, event] of VALUE_CHANGE_EVENTS) {
+      const before = prev[field] as string | null;
+      const after = next[field] as string | null;
+      if (before === after) continue;
+      events.push({
+        ...terminalEvent(event, `${event}|${after ?? "null"}|${nowIso}`, next, after, nowIso),
+        dataSource: DATA_SOURCE_OF_VALUE[event] ?? "terminal",
+      });
+    }
+    const changeset = containerChangeset(prev, next);
+    if (Object.keys(changeset).length > 0) {
+      const fromLine = Object.keys(changeset).every((k) => k === "pickup_lfd_line" || k === "pickup_lfd");
+      events.push({
+        kind: "container_updated",
+        changeset,
+        timestamp: next.terminalCheckedAt ?? nowIso,
+        dataSource: fromLine ? "shipping_line" : "terminal",
+      });
+    }
+    if (prev.podTerminalId !== next.podTerminalId) {
+      events.push({
+        kind: "pod_terminal_changed",
+        previousTerminalId: prev.podTerminalId,
+        terminalId: next.podTerminalId,
+      });
+    }
+  }
+  if (previous.shipment && nextShipment.podEtaAt && previous.shipment.podEtaAt !== nextShipment.podEtaAt) {
+    events.push({
+      kind: "shipment_estimated_arrival",
+      estimatedTimestamp: nextShipment.podEtaAt,
+      locationLocode: nextShipment.portOfDischargeLocode,
+      voyageNumber: nextShipment.podVoyageNumber,
+    });
+  }
+  return events;
+}
+
+function terminalEvent(
+  event: string,
+  key: string,
+  state: ContainerState,
+  value: string | null,
+  nowIso: string,
+): TransportEventRecord {
+  return {
+    kind: "transport_event",
+    event,
+    key,
+    timestamp: state.terminalCheckedAt ?? nowIso,
+    locationLocode: state.podLocode,
+    facilityCode: null,
+    vesselName: null,
+    vesselImo: null,
+    voyageNumber: null,
+    value,
+    dataSource: "terminal",
+    milestone: null,
+  };
+}
+
+/** The keys an update recorded, to remember for the next diff. */
+export function recordedKeysAfter(previous: ReadonlySet<string>, events: EngineEvent[]): Set<string> {
+  const keys = new Set(previous);
+  for (const e of events)
+    if (e.kind === "transport_event" && (e.milestone || e.key.startsWith("est|"))) keys.add(e.key);
+  return keys;
+}

@@ -1,0 +1,1048 @@
+/**
+ * DCSA Track & Trace 2.2 carrier source (DESIGN.md §4 Sources): `GET {baseUrl}/v2/events` filtered by the
+ * tracked number, cursor paging through `Next-Page`, events mapped to our milestones by
+ * ../shared/data/dcsa-to-transport-events.csv. Spec: ../shared/data/dcsa/TNT_v2.2.0-resolved.yaml.
+ */
+import { z } from "zod";
+import { toIsoSeconds } from "../../lib/clock";
+import { findPortByLocode, findTerminalByCode } from "../../reference/locations";
+import type {
+  CarrierSource,
+  ContainerFacts,
+  LookupRequest,
+  LookupResult,
+  Milestone,
+  MilestoneName,
+  ShipmentFacts,
+  SourceContext,
+} from "./types";
+
+/** One carrier's DCSA endpoint, as configured in `DCSA_SOURCES`. */
+export interface DcsaSourceConfig {
+  /** Base URL without trailing slash; `/v2/events` is appended. https (http only for localhost / 127.0.0.1). */
+  baseUrl: string;
+  /** Extra request headers, typically the credential (e.g. `Consumer-Key`). Secret: never logged. */
+  headers: Record<string, string>;
+}
+
+/** Limits of one lookup; the defaults suit production, tests shorten them. */
+export interface DcsaSourceOptions {
+  /** Most pages fetched for one lookup (default 50); a server still paging after that is treated as broken. */
+  maxPages?: number;
+  /** Timeout of each page request, in milliseconds (default 15 000). */
+  timeoutMs?: number;
+  /** `limit` query parameter, events per page (default 100). */
+  pageSize?: number;
+}
+
+/**
+ * Value of the `API-Version` request header. TNT 2.2 (`components/parameters/Api-Version-Major`): "if added it
+ * MUST only contain MAJOR version" and be aligned with the URI version (`/v2`), so `2`, not `2.2.0`.
+ */
+export const DCSA_API_VERSION = "2";
+/** Default page cap of a lookup. */
+export const DCSA_MAX_PAGES = 50;
+/** Default per-request timeout, in milliseconds. */
+export const DCSA_TIMEOUT_MS = 15_000;
+/** Default `limit` (the spec's own default). */
+export const DCSA_PAGE_SIZE = 100;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Configuration
+
+/** RFC 9110 token: a header name `Headers` accepts. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function isAllowedBaseUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password || url.search || url.hash) return false;
+  if (url.protocol === "https:") return true;
+  return url.protocol === "http:" && (url.hostname === "localhost" || url.hostname === "127.0.0.1");
+}
+
+const sourceConfigSchema = z.object({
+  baseUrl: z
+    .string()
+    .refine(isAllowedBaseUrl, "must be an https URL without credentials, query or fragment (http only for localhost)"),
+  headers: z
+    .record(
+      z.string().regex(HEADER_NAME, "not a valid header name"),
+      z.string().refine((v) => !/[\r\n\0]/.test(v), "header values cannot contain line breaks"),
+    )
+    .default({}),
+});
+
+/**
+ * Parses the `DCSA_SOURCES` secret: a JSON object keyed by SCAC,
+ * `{"MAEU":{"baseUrl":"https://…","headers":{"Consumer-Key":"…"}}}`. SCACs are upper-cased; base URLs lose any
+ * trailing slash. An invalid entry (not 2–4 letters, base URL not https — http is allowed only for localhost and
+ * 127.0.0.1 —, headers not a string→string record) is skipped with a `console.warn` naming the SCAC (never the
+ * header values). Never throws: unset, blank or malformed JSON configures nothing.
+ */
+export function parseDcsaSources(json: string | undefined): Map<string, DcsaSourceConfig> {
+  const configs = new Map<string, DcsaSourceConfig>();
+  if (json === undefined || json.trim() === "") return configs;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    console.warn("DCSA_SOURCES is not valid JSON; no DCSA source is configured");
+    return configs;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    console.warn("DCSA_SOURCES must be a JSON object keyed by SCAC; no DCSA source is configured");
+    return configs;
+  }
+  for (const [key, value] of Object.entries(parsed)) {
+    const scac = key.trim().toUpperCase();
+    if (!/^[A-Z]{2,4}$/.test(scac)) {
+      console.warn(`DCSA_SOURCES: skipping "${key}": a SCAC is 2 to 4 letters`);
+      continue;
+    }
+    const result = sourceConfigSchema.safeParse(value);
+    if (!result.success) {
+      const problems = result.error.issues.map((i) => `${i.path.join(".") || "(entry)"}: ${i.message}`).join("; ");
+      console.warn(`DCSA_SOURCES: skipping ${scac}: ${problems}`);
+      continue;
+    }
+    configs.set(scac, { baseUrl: result.data.baseUrl.replace(/\/+$/, ""), headers: result.data.headers });
+  }
+  return configs;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wire schemas (TNT 2.2 components/schemas), only the fields we use; extra fields are allowed and ignored.
+
+/** ISO 8601 date-time; the offset is optional because `eventDateTime` is "the local date and time". */
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+
+interface WallClock {
+  /** The written date and time read as if it were UTC, ms. */
+  fieldsMs: number;
+  /** Offset east of UTC in minutes, or null when the text carries none. */
+  offsetMinutes: number | null;
+}
+
+function parseWallClock(value: string): WallClock | null {
+  const m = DATE_TIME.exec(value.trim());
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
+  if (h > 23 || mi > 59 || s > 60) return null;
+  const fieldsMs = Date.UTC(y, mo - 1, d, h, mi, Math.min(s, 59), ms);
+  const check = new Date(fieldsMs);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
+  if (m[8]) return { fieldsMs, offsetMinutes: 0 };
+  if (!m[9]) return { fieldsMs, offsetMinutes: null };
+  const offsetMinutes = (m[9] === "-" ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11] ?? "0"));
+  return { fieldsMs, offsetMinutes };
+}
+
+const dateTime = z.string().refine((v) => parseWallClock(v) !== null, "not an ISO 8601 date-time");
+const text = z.string().nullish();
+const numberText = z
+  .union([z.string(), z.number()])
+  .transform((v) => String(v))
+  .nullish();
+
+const locationSchema = z
+  .object({ UNLocationCode: text, facilityCode: text, facilityCodeListProvider: text, locationName: text })
+  .nullish();
+
+const transportCallSchema = z.object({
+  transportCallID: z.string().min(1),
+  modeOfTransport: z.string(),
+  UNLocationCode: text,
+  facilityCode: text,
+  facilityTypeCode: text,
+  carrierVoyageNumber: text,
+  exportVoyageNumber: text,
+  importVoyageNumber: text,
+  location: locationSchema,
+  vessel: z.object({ vesselIMONumber: numberText, vesselName: text }).nullish(),
+});
+
+const documentReferencesSchema = z
+  .array(z.object({ documentReferenceType: z.string(), documentReferenceValue: z.string() }))
+  .nullish();
+
+const baseEventFields = {
+  eventID: text,
+  eventCreatedDateTime: dateTime,
+  eventDateTime: dateTime,
+  eventClassifierCode: z.enum(["ACT", "PLN", "EST"]),
+  /** Deprecated in 2.2 in favour of the specialised codes; accepted when those are missing. */
+  eventTypeCode: text,
+};
+
+const transportEventSchema = z
+  .object({
+    ...baseEventFields,
+    eventType: z.literal("TRANSPORT"),
+    transportEventTypeCode: text,
+    transportCall: transportCallSchema,
+    documentReferences: documentReferencesSchema,
+  })
+  .refine((e) => !!(e.transportEventTypeCode ?? e.eventTypeCode), "transportEventTypeCode is required");
+
+const equipmentEventSchema = z
+  .object({
+    ...baseEventFields,
+    eventType: z.literal("EQUIPMENT"),
+    equipmentEventTypeCode: text,
+    equipmentReference: text,
+    ISOEquipmentCode: text,
+    emptyIndicatorCode: z.enum(["EMPTY", "LADEN"]),
+    eventLocation: locationSchema,
+    transportCall: transportCallSchema.nullish(),
+    /** TNT 2.3 moved it to the event root; accepted for servers ahead of 2.2. */
+    facilityTypeCode: text,
+    documentReferences: documentReferencesSchema,
+    seals: z.array(z.object({ sealNumber: z.string() })).nullish(),
+  })
+  .refine((e) => !!(e.equipmentEventTypeCode ?? e.eventTypeCode), "equipmentEventTypeCode is required");
+
+const shipmentEventSchema = z.object({
+  ...baseEventFields,
+  eventType: z.literal("SHIPMENT"),
+  shipmentEventTypeCode: text,
+  documentTypeCode: z.string(),
+  documentID: z.string(),
+});
+
+type TransportEvent = z.infer<typeof transportEventSchema>;
+type EquipmentEvent = z.infer<typeof equipmentEventSchema>;
+type ShipmentEvent = z.infer<typeof shipmentEventSchema>;
+type TransportCall = z.infer<typeof transportCallSchema>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Time
+
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Offset of `timeZone` at the instant `utcMs`, in ms (local minus UTC). */
+function zoneOffsetMs(timeZone: string, utcMs: number): number {
+  let format = zoneFormatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    zoneFormatters.set(timeZone, format);
+  }
+  const parts: Record<string, number> = {};
+  for (const p of format.formatToParts(utcMs)) parts[p.type] = Number(p.value);
+  const local = Date.UTC(
+    parts.year ?? 1970,
+    (parts.month ?? 1) - 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  );
+  return local - Math.floor(utcMs / 1000) * 1000;
+}
+
+/**
+ * UTC ms of a DCSA date-time. With an offset (the norm) it is exact. Without one, TNT 2.2 says the time is local
+ * to where the event happens, so it is read in the IANA zone of the location's port when the reference data
+ * knows it, else as UTC.
+ */
+function toUtcMs(value: string, locode: string | null): number {
+  const wall = parseWallClock(value);
+  if (!wall) return Number.NaN;
+  if (wall.offsetMinutes !== null) return wall.fieldsMs - wall.offsetMinutes * 60_000;
+  const timeZone = findPortByLocode(locode)?.timeZone;
+  if (!timeZone) return wall.fieldsMs;
+  try {
+    const guess = wall.fieldsMs - zoneOffsetMs(timeZone, wall.fieldsMs);
+    return wall.fieldsMs - zoneOffsetMs(timeZone, guess);
+  } catch {
+    return wall.fieldsMs;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Normalised events
+
+type Classifier = "ACT" | "PLN" | "EST";
+
+/** A vessel, barge, rail or truck call, merged over every event that references it. */
+interface Call {
+  key: string;
+  mode: string;
+  locode: string | null;
+  facilityCode: string | null;
+  vesselName: string | null;
+  vesselImo: string | null;
+  importVoyage: string | null;
+  exportVoyage: string | null;
+  carrierVoyage: string | null;
+  events: NormalisedEvent[];
+}
+
+interface NormalisedEvent {
+  type: "TRANSPORT" | "EQUIPMENT";
+  code: string;
+  classifier: Classifier;
+  atMs: number;
+  createdMs: number;
+  id: string | null;
+  raw: unknown;
+  /** The event's own transport call as received, if any. */
+  transportCall: TransportCall | null;
+  /** The merged call it belongs to, set by {@link buildJourney}. */
+  call: Call | null;
+  locode: string | null;
+  facilityCode: string | null;
+  facilityTypeCode: string | null;
+  /** Container number (equipment events only). */
+  equipment: string | null;
+  empty: "EMPTY" | "LADEN" | null;
+  isoCode: string | null;
+  seals: string[];
+  documentReferences: { type: string; value: string }[];
+}
+
+interface ParsedEvents {
+  transport: NormalisedEvent[];
+  equipment: NormalisedEvent[];
+  shipment: { event: ShipmentEvent; raw: unknown }[];
+  /** Events of an eventType TNT 2.2 does not define. */
+  other: unknown[];
+}
+
+const clean = (v: string | null | undefined): string | null => {
+  const t = v?.trim();
+  return t ? t : null;
+};
+const upper = (v: string | null | undefined): string | null => clean(v)?.toUpperCase() ?? null;
+
+function callLocode(call: TransportCall | null | undefined): string | null {
+  return upper(call?.UNLocationCode) ?? upper(call?.location?.UNLocationCode);
+}
+
+function callFacility(call: TransportCall | null | undefined): string | null {
+  return upper(call?.facilityCode) ?? upper(call?.location?.facilityCode);
+}
+
+function docRefs(refs: { documentReferenceType: string; documentReferenceValue: string }[] | null | undefined) {
+  return (refs ?? []).map((r) => ({ type: r.documentReferenceType, value: r.documentReferenceValue }));
+}
+
+function normaliseTransport(e: TransportEvent, raw: unknown): NormalisedEvent {
+  const locode = callLocode(e.transportCall);
+  return {
+    type: "TRANSPORT",
+    code: (e.transportEventTypeCode ?? e.eventTypeCode ?? "").toUpperCase(),
+    classifier: e.eventClassifierCode,
+    atMs: toUtcMs(e.eventDateTime, locode),
+    createdMs: toUtcMs(e.eventCreatedDateTime, locode),
+    id: clean(e.eventID),
+    raw,
+    transportCall: e.transportCall,
+    call: null,
+    locode,
+    facilityCode: callFacility(e.transportCall),
+    facilityTypeCode: upper(e.transportCall.facilityTypeCode),
+    equipment: null,
+    empty: null,
+    isoCode: null,
+    seals: [],
+    documentReferences: docRefs(e.documentReferences),
+  };
+}
+
+function normaliseEquipment(e: EquipmentEvent, raw: unknown): NormalisedEvent {
+  const locode = upper(e.eventLocation?.UNLocationCode) ?? callLocode(e.transportCall);
+  return {
+    type: "EQUIPMENT",
+    code: (e.equipmentEventTypeCode ?? e.eventTypeCode ?? "").toUpperCase(),
+    classifier: e.eventClassifierCode,
+    atMs: toUtcMs(e.eventDateTime, locode),
+    createdMs: toUtcMs(e.eventCreatedDateTime, locode),
+    id: clean(e.eventID),
+    raw,
+    transportCall: e.transportCall ?? null,
+    call: null,
+    locode,
+    facilityCode: upper(e.eventLocation?.facilityCode) ?? callFacility(e.transportCall),
+    facilityTypeCode: upper(e.facilityTypeCode) ?? upper(e.transportCall?.facilityTypeCode),
+    equipment: e.equipmentReference ? e.equipmentReference.replace(/\s+/g, "").toUpperCase() || null : null,
+    empty: e.emptyIndicatorCode,
+    isoCode: upper(e.ISOEquipmentCode),
+    seals: (e.seals ?? []).map((s) => s.sealNumber.trim()).filter((s) => s !== ""),
+    documentReferences: docRefs(e.documentReferences),
+  };
+}
+
+/**
+ * Validates the events of the response (TNT 2.2 `transportEvent` / `equipmentEvent` / `shipmentEvent`, extra fields
+ * allowed). Returns null when one of them does not match its schema: the response is then not what we understand.
+ */
+function parseEvents(items: unknown[]): ParsedEvents | null {
+  const parsed: ParsedEvents = { transport: [], equipment: [], shipment: [], other: [] };
+  for (const raw of items) {
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return null;
+    const eventType = (raw as { eventType?: unknown }).eventType;
+    const schema =
+      eventType === "TRANSPORT"
+        ? transportEventSchema
+        : eventType === "EQUIPMENT"
+          ? equipmentEventSchema
+          : eventType === "SHIPMENT"
+            ? shipmentEventSchema
+            : null;
+    if (!schema) {
+      parsed.other.push(raw);
+      continue;
+    }
+    const result = schema.safeParse(raw);
+    if (!result.success) {
+      const id = (raw as { eventID?: unknown }).eventID;
+      const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      console.warn(
+        `DCSA: ${String(eventType)} event ${String(id ?? "(no eventID)")} does not match TNT 2.2: ${problems}`,
+      );
+      return null;
+    }
+    const data = result.data;
+    if (data.eventType === "TRANSPORT") parsed.transport.push(normaliseTransport(data, raw));
+    else if (data.eventType === "EQUIPMENT") parsed.equipment.push(normaliseEquipment(data, raw));
+    else parsed.shipment.push({ event: data, raw });
+  }
+  return parsed;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Journey: calls, POL, POD, inland destination
+
+interface Journey {
+  pol: Call | null;
+  /** Earliest LOAD/DEPA at the POL call, ms. */
+  polStartMs: number | null;
+  pod: Call | null;
+  /** Earliest ARRI/DISC at the POD call, ms. */
+  podStartMs: number | null;
+  /** Last rail call after the POD (the place of delivery of a rail leg). */
+  destination: Call | null;
+}
+
+const isArrival = (e: NormalisedEvent) => e.code === "ARRI" || e.code === "DISC";
+const isDeparture = (e: NormalisedEvent) => e.code === "LOAD" || e.code === "DEPA";
+/** Events that show the box (or its vessel) moving; EMPTY moves are repositioning, not this shipment. */
+const movesCargo = (e: NormalisedEvent) => e.type === "TRANSPORT" || e.empty === "LADEN";
+
+function attachCall(calls: Map<string, Call>, e: NormalisedEvent): void {
+  const tc = e.transportCall;
+  let key: string;
+  let mode: string;
+  if (tc) {
+    key = tc.transportCallID;
+    mode = tc.modeOfTransport.toUpperCase();
+  } else if ((e.code === "LOAD" || e.code === "DISC") && e.locode) {
+    // A LOAD/DISC without its transport call is, in practice, a vessel move at that port.
+    key = `at:${e.locode}`;
+    mode = "VESSEL";
+  } else {
+    return;
+  }
+  let call = calls.get(key);
+  if (!call) {
+    call = {
+      key,
+      mode,
+      locode: null,
+      facilityCode: null,
+      vesselName: null,
+      vesselImo: null,
+      importVoyage: null,
+      exportVoyage: null,
+      carrierVoyage: null,
+      events: [],
+    };
+    calls.set(key, call);
+  }
+  // Events of one call do not all repeat every detail: the first one that gives a field wins.
+  call.locode ??= tc ? callLocode(tc) : e.locode;
+  call.facilityCode ??= tc ? callFacility(tc) : e.facilityCode;
+  call.vesselName ??= clean(tc?.vessel?.vesselName);
+  call.vesselImo ??= clean(tc?.vessel?.vesselIMONumber);
+  call.importVoyage ??= clean(tc?.importVoyageNumber);
+  call.exportVoyage ??= clean(tc?.exportVoyageNumber);
+  call.carrierVoyage ??= clean(tc?.carrierVoyageNumber);
+  call.events.push(e);
+  e.call = call;
+}
+
+/**
+ * POL = the vessel call of the first LOAD/DEPA, POD = the vessel call of the last ARRI/DISC (any classifier, so a
+ * planned arrival already names the POD); every other vessel call is a transshipment. The inland destination is
+ * the last rail call with an arrival or discharge after the POD (../shared/data/dcsa-to-transport-events.csv).
+ */
+function buildJourney(events: NormalisedEvent[]): Journey {
+  const calls = new Map<string, Call>();
+  for (const e of events) attachCall(calls, e);
+  let pol: Call | null = null;
+  let polStartMs: number | null = null;
+  let pod: Call | null = null;
+  let podLastMs: number | null = null;
+  for (const call of calls.values()) {
+    if (call.mode !== "VESSEL") continue;
+    for (const e of call.events) {
+      if (!movesCargo(e)) continue;
+      if (isDeparture(e) && (polStartMs === null || e.atMs < polStartMs)) {
+        pol = call;
+        polStartMs = e.atMs;
+      }
+      if (isArrival(e) && (podLastMs === null || e.atMs > podLastMs)) {
+        pod = call;
+        podLastMs = e.atMs;
+      }
+    }
+  }
+  const podStartMs = pod
+    ? Math.min(...pod.events.filter((e) => movesCargo(e) && isArrival(e)).map((e) => e.atMs))
+    : null;
+  let destination: Call | null = null;
+  if (podStartMs !== null) {
+    let lastMs = podStartMs;
+    for (const call of calls.values()) {
+      if (call.mode !== "RAIL") continue;
+      for (const e of call.events) {
+        if (movesCargo(e) && isArrival(e) && e.atMs >= lastMs) {
+          destination = call;
+          lastMs = e.atMs;
+        }
+      }
+    }
+  }
+  return { pol, polStartMs, pod, podStartMs, destination };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Mapping (../shared/data/dcsa-to-transport-events.csv)
+
+const T = "container.transport.";
+const VESSEL_AT_POL: Record<string, MilestoneName> = { LOAD: `${T}vessel_loaded`, DEPA: `${T}vessel_departed` };
+const VESSEL_AT_POD: Record<string, MilestoneName> = { ARRI: `${T}vessel_arrived`, DISC: `${T}vessel_discharged` };
+const TRANSSHIPMENT: Record<string, MilestoneName> = {
+  ARRI: `${T}transshipment_arrived`,
+  DISC: `${T}transshipment_discharged`,
+  LOAD: `${T}transshipment_loaded`,
+  DEPA: `${T}transshipment_departed`,
+};
+const FEEDER: Record<string, MilestoneName> = {
+  ARRI: `${T}feeder_arrived`,
+  DISC: `${T}feeder_discharged`,
+  LOAD: `${T}feeder_loaded`,
+  DEPA: `${T}feeder_departed`,
+};
+const RAIL: Record<string, MilestoneName> = {
+  LOAD: `${T}rail_loaded`,
+  DEPA: `${T}rail_departed`,
+  ARRI: `${T}rail_arrived`,
+  DISC: `${T}rail_unloaded`,
+};
+
+/**
+ * Our milestones for one move (LOAD/DISC/ARRI/DEPA): by mode of transport, and for vessels by where the call sits
+ * in the journey. Empty moves and truck moves have no mapping. A rail arrival at the place of delivery is both
+ * `rail_arrived` and `arrived_at_inland_destination` (the CSV maps it to both).
+ */
+function mapMove(e: NormalisedEvent, journey: Journey): MilestoneName[] {
+  const call = e.call;
+  if (!call || !movesCargo(e)) return [];
+  const one = (name: MilestoneName | undefined): MilestoneName[] => (name ? [name] : []);
+  switch (call.mode) {
+    case "VESSEL": {
+      const atPol = call === journey.pol;
+      const atPod = call === journey.pod;
+      if (atPol || atPod)
+        return one((atPol ? VESSEL_AT_POL[e.code] : undefined) ?? (atPod ? VESSEL_AT_POD[e.code] : undefined));
+      return one(TRANSSHIPMENT[e.code]);
+    }
+    case "BARGE":
+      return one(FEEDER[e.code]);
+    case "RAIL": {
+      if (journey.podStartMs === null || e.atMs < journey.podStartMs) return [];
+      const names = one(RAIL[e.code]);
+      if (e.code === "ARRI" && call === journey.destination) names.push(`${T}arrived_at_inland_destination`);
+      return names;
+    }
+    default:
+      return [];
+  }
+}
+
+/**
+ * Our milestone for a gate or drop event of one box, or null (kept as raw): GTOT EMPTY before the journey starts →
+ * `empty_out`; GTIN LADEN at the POL before loading → `full_in`; GTOT LADEN after the POD arrival → `full_out`.
+ * Empty returns are decided by {@link mapEmptyReturn}. DROP at a customer (CLOC) would be `delivered`, which is
+ * manual only (SPEC R §2.1), so it stays raw.
+ */
+function mapGate(e: NormalisedEvent, journey: Journey): MilestoneName | null {
+  const journeyStartMs = journey.polStartMs ?? journey.podStartMs;
+  const beforeJourney = journeyStartMs === null || e.atMs <= journeyStartMs;
+  if (e.code === "GTOT" && e.empty === "EMPTY" && beforeJourney) return `${T}empty_out`;
+  if (e.code === "GTIN" && e.empty === "LADEN" && beforeJourney) {
+    const polLocode = journey.pol?.locode ?? null;
+    if (!polLocode || !e.locode || e.locode === polLocode) return `${T}full_in`;
+    return null;
+  }
+  if (e.code === "GTOT" && e.empty === "LADEN" && journey.podStartMs !== null && e.atMs >= journey.podStartMs) {
+    return `${T}full_out`;
+  }
+  return null;
+}
+
+/** GTIN EMPTY, or DROP EMPTY at a depot (DEPO), after the box's full-out (or, with none reported, after the POD arrival). */
+function mapEmptyReturn(e: NormalisedEvent, journey: Journey, fullOutMs: number | null): MilestoneName | null {
+  if (e.empty !== "EMPTY") return null;
+  if (e.code !== "GTIN" && !(e.code === "DROP" && e.facilityTypeCode === "DEPO")) return null;
+  const afterMs = fullOutMs ?? journey.podStartMs;
+  return afterMs !== null && e.atMs >= afterMs ? `${T}empty_in` : null;
+}
+
+function voyageFor(call: Call | null, code: string): string | null {
+  if (!call) return null;
+  return code === "ARRI" || code === "DISC"
+    ? (call.importVoyage ?? call.carrierVoyage ?? call.exportVoyage)
+    : (call.exportVoyage ?? call.carrierVoyage ?? call.importVoyage);
+}
+
+function toMilestone(e: NormalisedEvent, event: MilestoneName): Milestone {
+  const call = e.call;
+  const onVessel = call !== null && (call.mode === "VESSEL" || call.mode === "BARGE");
+  return {
+    event,
+    estimated: e.classifier !== "ACT",
+    timestamp: toIsoSeconds(e.atMs),
+    locationLocode: e.locode ?? call?.locode ?? null,
+    facilityCode: e.facilityCode ?? call?.facilityCode ?? null,
+    vesselName: onVessel ? call.vesselName : null,
+    vesselImo: onVessel ? call.vesselImo : null,
+    voyageNumber: onVessel ? voyageFor(call, e.code) : null,
+    originalEvent: `${e.type} ${e.code} ${e.classifier}`,
+    sourceEventId: e.id,
+    raw: e.raw,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Facts
+
+type Equipment = Pick<ContainerFacts, "equipmentType" | "equipmentLength" | "equipmentHeight">;
+
+const LENGTH_BY_CODE: Record<string, number> = { "1": 10, "2": 20, "4": 40, L: 45 };
+const HEIGHT_BY_CODE: Record<string, "standard" | "high_cube"> = {
+  "0": "standard",
+  "2": "standard",
+  C: "standard",
+  D: "standard",
+  "5": "high_cube",
+  "6": "high_cube",
+  E: "high_cube",
+  F: "high_cube",
+};
+const TYPE_BY_GROUP: Record<string, NonNullable<ContainerFacts["equipmentType"]>> = {
+  G: "dry",
+  V: "dry",
+  R: "reefer",
+  H: "reefer",
+  U: "open top",
+  P: "flat rack",
+  B: "bulk",
+  T: "tank",
+};
+
+/**
+ * Equipment fields from an ISO 6346 size-type code (`22GP`, `45G1`, `L5R1`): length code, height code, type group
+ * letter (as ../shared/data/iso6346-size-types.csv maps them).
+ */
+function equipmentFromSizeType(code: string | null): Equipment {
+  if (code?.length !== 4) return { equipmentType: null, equipmentLength: null, equipmentHeight: null };
+  return {
+    equipmentLength: LENGTH_BY_CODE[code.charAt(0)] ?? null,
+    equipmentHeight: HEIGHT_BY_CODE[code.charAt(1)] ?? null,
+    equipmentType: TYPE_BY_GROUP[code.charAt(2)] ?? null,
+  };
+}
+
+/** The newest report (by `eventCreatedDateTime`) among `events`; later in the list wins a tie. */
+function newest(events: NormalisedEvent[]): NormalisedEvent | null {
+  let found: NormalisedEvent | null = null;
+  for (const e of events) if (!found || e.createdMs >= found.createdMs) found = e;
+  return found;
+}
+
+/** Estimate and actual of a transport event code at a call: the latest estimate wins (CSV: "keep latest EST"). */
+function callTimes(call: Call | null, code: string): { estimate: string | null; actual: string | null } {
+  const events = (call?.events ?? []).filter((e) => e.type === "TRANSPORT" && e.code === code);
+  const estimate = newest(events.filter((e) => e.classifier !== "ACT"));
+  const actual = newest(events.filter((e) => e.classifier === "ACT"));
+  return {
+    estimate: estimate ? toIsoSeconds(estimate.atMs) : null,
+    actual: actual ? toIsoSeconds(actual.atMs) : null,
+  };
+}
+
+/** A facility code the reference data knows (FIRMS/BIC as given, or BIC = UN/LOCODE + SMDG code), else as given. */
+function resolveFacilityCode(call: Call | null): string | null {
+  const code = call?.facilityCode;
+  if (!code) return null;
+  for (const candidate of [code, `${call.locode ?? ""}${code}`]) {
+    if (findTerminalByCode(candidate)) return candidate;
+  }
+  return code;
+}
+
+const firstActualAt = (milestones: Milestone[], event: MilestoneName): string | null =>
+  milestones.find((m) => !m.estimated && m.event === event)?.timestamp ?? null;
+
+function buildShipment(request: LookupRequest, parsed: ParsedEvents): ShipmentFacts {
+  const moving = [...parsed.transport, ...parsed.equipment];
+  const journey = buildJourney(moving);
+  const shipmentUnmapped: unknown[] = [...parsed.shipment.map((s) => s.raw), ...parsed.other];
+
+  const equipmentByBox = new Map<string, NormalisedEvent[]>();
+  for (const e of parsed.equipment) {
+    if (!e.equipment) {
+      shipmentUnmapped.push(e.raw);
+      continue;
+    }
+    const list = equipmentByBox.get(e.equipment) ?? [];
+    list.push(e);
+    equipmentByBox.set(e.equipment, list);
+  }
+  const boxes = [...equipmentByBox.keys()];
+
+  // TNT 2.2 transport events name documents, not boxes: each goes to the boxes seen on its call, or, for a call
+  // no box has an equipment event at yet (a future call), to every box of the shipment.
+  const transportByBox = new Map<string, NormalisedEvent[]>(boxes.map((b) => [b, []]));
+  const transportUsed = new Set<NormalisedEvent>();
+  for (const e of parsed.transport) {
+    if (mapMove(e, journey).length === 0 || boxes.length === 0) continue;
+    const onCall = new Set(
+      (e.call?.events ?? []).filter((x) => x.type === "EQUIPMENT" && x.equipment).map((x) => x.equipment as string),
+    );
+    for (const box of onCall.size > 0 ? onCall : boxes) transportByBox.get(box)?.push(e);
+    transportUsed.add(e);
+  }
+  for (const e of parsed.transport) if (!transportUsed.has(e)) shipmentUnmapped.push(e.raw);
+
+  const containers = boxes.map((box) =>
+    buildContainer(box, equipmentByBox.get(box) ?? [], transportByBox.get(box) ?? [], journey),
+  );
+
+  const pol = journey.pol;
+  const pod = journey.pod;
+  const departure = callTimes(pol, "DEPA");
+  const arrival = callTimes(pod, "ARRI");
+  const inland = callTimes(journey.destination, "ARRI");
+  return {
+    billOfLadingNumber: shipmentNumber(request, parsed),
+    portOfLadingLocode: pol?.locode ?? null,
+    portOfDischargeLocode: pod?.locode ?? null,
+    podTerminalCode: resolveFacilityCode(pod),
+    destinationLocode: journey.destination?.locode ?? null,
+    destinationTerminalCode: resolveFacilityCode(journey.destination),
+    podVesselName: pod?.vesselName ?? null,
+    podVesselImo: pod?.vesselImo ?? null,
+    podVoyageNumber: voyageFor(pod, "ARRI"),
+    polEtdAt: departure.estimate,
+    polAtdAt: departure.actual,
+    podEtaAt: arrival.estimate,
+    podAtaAt: arrival.actual,
+    destinationEtaAt: inland.estimate,
+    destinationAtaAt: inland.actual,
+    containers,
+    unmappedEvents: shipmentUnmapped,
+  };
+}
+
+/** BL/booking requests keep the number asked for; a container's shipment is named by its transport document. */
+function shipmentNumber(request: LookupRequest, parsed: ParsedEvents): string {
+  if (request.requestType !== "container") return request.number;
+  const refs = [...parsed.equipment, ...parsed.transport].flatMap((e) => e.documentReferences);
+  const fromShipmentEvents = parsed.shipment.find((s) => s.event.documentTypeCode === "TRD")?.event.documentID;
+  return (
+    refs.find((r) => r.type === "TRD")?.value ??
+    fromShipmentEvents ??
+    refs.find((r) => r.type === "BKG")?.value ??
+    request.number
+  );
+}
+
+/**
+ * The journey as one box sees it: its POL is the call of its own first laden vessel LOAD when it has one (a box
+ * rolled to a later vessel has its own POL call); POD and inland legs are the shipment's.
+ */
+function journeyOfBox(equipment: NormalisedEvent[], journey: Journey): Journey {
+  let own: NormalisedEvent | null = null;
+  for (const e of equipment) {
+    if (e.code !== "LOAD" || e.empty !== "LADEN" || e.call?.mode !== "VESSEL") continue;
+    if (!own || e.atMs < own.atMs) own = e;
+  }
+  return own ? { ...journey, pol: own.call, polStartMs: own.atMs } : journey;
+}
+
+function buildContainer(
+  number: string,
+  equipment: NormalisedEvent[],
+  transport: NormalisedEvent[],
+  shipmentJourney: Journey,
+): ContainerFacts {
+  const journey = journeyOfBox(equipment, shipmentJourney);
+  const unmapped = new Set<unknown>();
+  const produced: { e: NormalisedEvent; m: Milestone }[] = [];
+  const emptyReturnCandidates: NormalisedEvent[] = [];
+  for (const e of [...equipment, ...transport]) {
+    if (e.code === "LOAD" || e.code === "DISC" || e.code === "ARRI" || e.code === "DEPA") {
+      const names = mapMove(e, journey);
+      for (const name of names) produced.push({ e, m: toMilestone(e, name) });
+      if (names.length === 0) unmapped.add(e.raw);
+      continue;
+    }
+    const name = mapGate(e, journey);
+    if (name) produced.push({ e, m: toMilestone(e, name) });
+    else emptyReturnCandidates.push(e);
+  }
+  const fullOuts = produced.filter((p) => p.m.event === `${T}full_out`).map((p) => p.e.atMs);
+  const fullOutMs = fullOuts.length > 0 ? Math.min(...fullOuts) : null;
+  for (const e of emptyReturnCandidates) {
+    const name = mapEmptyReturn(e, journey, fullOutMs);
+    if (name) produced.push({ e, m: toMilestone(e, name) });
+    else unmapped.add(e.raw);
+  }
+
+  // One estimate per milestone and call: the newest report wins; older ones are kept as raw only.
+  const newestEstimate = new Map<string, { e: NormalisedEvent; m: Milestone }>();
+  for (const p of produced) {
+    if (!p.m.estimated) continue;
+    const key = `${p.m.event}|${p.e.call?.key ?? p.m.locationLocode ?? ""}`;
+    const current = newestEstimate.get(key);
+    if (!current || p.e.createdMs >= current.e.createdMs) newestEstimate.set(key, p);
+  }
+  const kept = new Set([...newestEstimate.values()]);
+  const milestones: Milestone[] = [];
+  for (const p of produced) {
+    if (p.m.estimated && !kept.has(p)) unmapped.add(p.e.raw);
+    else milestones.push(p.m);
+  }
+  milestones.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  for (const m of milestones) unmapped.delete(m.raw);
+
+  const sizeTypeCode = newest(equipment.filter((e) => e.isoCode))?.isoCode ?? null;
+  const sealed = equipment.filter((e) => e.seals.length > 0).sort((a, b) => a.atMs - b.atMs);
+  return {
+    number,
+    sizeTypeCode,
+    sealNumber: sealed.at(-1)?.seals[0] ?? null,
+    ...equipmentFromSizeType(sizeTypeCode),
+    weightInLbs: null,
+    emptyOutAt: firstActualAt(milestones, `${T}empty_out`),
+    polFullInAt: firstActualAt(milestones, `${T}full_in`),
+    polVesselLoadedAt: firstActualAt(milestones, `${T}vessel_loaded`),
+    polVesselDepartedAt: firstActualAt(milestones, `${T}vessel_departed`),
+    milestones,
+    unmappedEvents: [...unmapped],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP
+
+type FetchOutcome =
+  | { kind: "ok"; events: unknown[] }
+  | { kind: "not_found" }
+  | { kind: "temporary_failure"; reason: "shipping_line_unreachable" | "unrecognized_response" };
+
+const unreachable = { kind: "temporary_failure", reason: "shipping_line_unreachable" } as const;
+const unrecognized = { kind: "temporary_failure", reason: "unrecognized_response" } as const;
+
+/** The TNT 2.2 query parameter for a request type. */
+function filterFor(
+  requestType: string,
+): "equipmentReference" | "transportDocumentReference" | "carrierBookingReference" {
+  if (requestType === "container") return "equipmentReference";
+  if (requestType === "booking" || requestType === "booking_number") return "carrierBookingReference";
+  return "transportDocumentReference";
+}
+
+/**
+ * The next page from a `Next-Page` header. TNT 2.2 describes it as "a link to the next page" but its example is a
+ * bare cursor (`fE9mZnNldHw9NSZsaW1pdD01`), so both are accepted: an absolute or relative link is followed (only on
+ * the configured origin: the configured headers carry credentials); a bare cursor goes into the `cursor` query
+ * parameter next to the original filter and limit.
+ */
+function nextPageUrl(value: string, current: URL, first: URL): URL | null {
+  const next = value.trim();
+  if (/^https?:\/\//i.test(next) || next.startsWith("/") || next.startsWith("?")) {
+    let url: URL;
+    try {
+      url = new URL(next, current);
+    } catch {
+      return null;
+    }
+    return url.origin === first.origin ? url : null;
+  }
+  const url = new URL(first);
+  url.searchParams.set("cursor", next);
+  return url;
+}
+
+const isTimeout = (error: unknown) =>
+  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+
+async function fetchAllEvents(
+  scac: string,
+  config: DcsaSourceConfig,
+  request: LookupRequest,
+  ctx: SourceContext,
+  limits: Required<DcsaSourceOptions>,
+): Promise<FetchOutcome> {
+  const first = new URL(`${config.baseUrl}/v2/events`);
+  first.searchParams.set(filterFor(request.requestType), request.number);
+  first.searchParams.set("limit", String(limits.pageSize));
+  const headers = new Headers(config.headers);
+  headers.set("API-Version", DCSA_API_VERSION);
+  headers.set("Accept", "application/json");
+
+  const events: unknown[] = [];
+  const requested = new Set<string>();
+  let url: URL | null = first;
+  for (let page = 0; url !== null; page++) {
+    if (page >= limits.maxPages || requested.has(url.href)) {
+      console.warn(`DCSA ${scac}: ${url.origin} still paging after ${page} pages; lookup abandoned`);
+      return unrecognized;
+    }
+    requested.add(url.href);
+    let response: Response;
+    let body: string;
+    try {
+      response = await ctx.fetch(url.href, { method: "GET", headers, signal: AbortSignal.timeout(limits.timeoutMs) });
+      if (response.status === 404 && page === 0) return { kind: "not_found" };
+      if (response.status === 401 || response.status === 403) {
+        console.error(`DCSA ${scac}: ${url.origin} answered ${response.status}: check the DCSA_SOURCES credentials`);
+        return unreachable;
+      }
+      if (response.status >= 500 || response.status === 429 || response.status === 408) {
+        console.warn(`DCSA ${scac}: ${url.origin} answered ${response.status}`);
+        return unreachable;
+      }
+      if (response.status !== 200) {
+        console.error(`DCSA ${scac}: ${url.origin} answered ${response.status} to ${url.pathname}`);
+        return unrecognized;
+      }
+      body = await response.text();
+    } catch (error) {
+      console.warn(`DCSA ${scac}: ${url.origin} ${isTimeout(error) ? "timed out" : "unreachable"}`);
+      return unreachable;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      console.warn(`DCSA ${scac}: ${url.origin} answered with a body that is not JSON`);
+      return unrecognized;
+    }
+    if (!Array.isArray(json)) {
+      console.warn(`DCSA ${scac}: ${url.origin} answered with JSON that is not an event list`);
+      return unrecognized;
+    }
+    events.push(...json);
+    const next = response.headers.get("Next-Page");
+    if (!next?.trim()) break;
+    url = nextPageUrl(next, url, first);
+    if (url === null) {
+      console.error(`DCSA ${scac}: Next-Page is not a link on ${first.origin}; not followed`);
+      return unrecognized;
+    }
+  }
+  return { kind: "ok", events: dedupeById(events) };
+}
+
+/** Pages of a stateless server can overlap when events arrive mid-paging: one copy per `eventID`. */
+function dedupeById(events: unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return events.filter((e) => {
+    const id = typeof e === "object" && e !== null ? (e as { eventID?: unknown }).eventID : undefined;
+    if (typeof id !== "string" || id === "") return true;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/** Not found: a container is `failed`, a BL/booking may not be manifested yet (DESIGN.md §4 step 2). */
+const notFoundFor = (request: LookupRequest): LookupResult =>
+  request.requestType === "container" ? { kind: "not_found" } : { kind: "awaiting_manifest" };
+
+/**
+ * The DCSA Track & Trace 2.2 carrier source for the configured SCACs (see {@link parseDcsaSources}); a SCAC is
+ * supported iff configured. A lookup GETs `{baseUrl}/v2/events?<filter>=<number>&limit=100` — `equipmentReference`
+ * for containers, `transportDocumentReference` for BLs, `carrierBookingReference` for bookings — with the
+ * configured headers, `API-Version: 2` and `Accept: application/json`, through `ctx.fetch` only, following
+ * `Next-Page` (at most `maxPages` pages, each with a `timeoutMs` timeout).
+ *
+ * Outcomes: 404, an empty list or only SHIPMENT events → `not_found` for a container, `awaiting_manifest` for a
+ * BL/booking; 5xx, 408, 429, network error or timeout → `temporary_failure` `shipping_line_unreachable`; 401/403 →
+ * the same, logged with `console.error` (misconfiguration); any other status, a body that is not JSON or not a list
+ * of TNT 2.2 events, a Next-Page off the configured origin, or paging past the cap → `temporary_failure`
+ * `unrecognized_response`. Never throws.
+ *
+ * Mapping (../shared/data/dcsa-to-transport-events.csv): EQUIPMENT events per `equipmentReference`; TRANSPORT
+ * events (ARRI/DEPA) per transport call, fanned out to the boxes seen on that call (or every box for a call none is
+ * seen at yet); SHIPMENT events produce no milestone. Vessel calls: POL = first LOAD/DEPA, POD = last ARRI/DISC,
+ * others transshipment; BARGE → `feeder_*`; RAIL after the POD → `rail_*`, with the last rail arrival the inland
+ * destination; gates per {@link mapGate}; `ACT` → actual, `EST`/`PLN` → estimated, the newest estimate per call
+ * wins. Every event received ends up in a milestone's `raw` or in an `unmappedEvents` list.
+ */
+export function createDcsaSource(
+  configs: ReadonlyMap<string, DcsaSourceConfig>,
+  options: DcsaSourceOptions = {},
+): CarrierSource {
+  const limits: Required<DcsaSourceOptions> = {
+    maxPages: options.maxPages ?? DCSA_MAX_PAGES,
+    timeoutMs: options.timeoutMs ?? DCSA_TIMEOUT_MS,
+    pageSize: options.pageSize ?? DCSA_PAGE_SIZE,
+  };
+  return {
+    name: "Shipping line",
+    supports: (scac) => configs.has(scac.trim().toUpperCase()),
+    async lookup(request: LookupRequest, ctx: SourceContext): Promise<LookupResult> {
+      const scac = request.scac.trim().toUpperCase();
+      const config = configs.get(scac);
+      if (!config) {
+        console.error(`DCSA: no source configured for ${scac}`);
+        return unreachable;
+      }
+      const fetched = await fetchAllEvents(scac, config, request, ctx, limits);
+      if (fetched.kind !== "ok") return fetched.kind === "not_found" ? notFoundFor(request) : fetched;
+      const parsed = parseEvents(fetched.events);
+      if (!parsed) return unrecognized;
+      if (parsed.transport.length + parsed.equipment.length === 0) return notFoundFor(request);
+      return { kind: "found", shipment: buildShipment(request, parsed) };
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { Env } from "../../env";
+import { SANDBOX_SCAC } from "../../reference/shipping-lines";
+import { createDcsaSource, parseDcsaSources } from "./dcsa";
+import { createSandboxSource, createSandboxTerminalSource, SANDBOX_LIFECYCLE_CONTAINER_NUMBERS } from "./sandbox";
+import { createSimulatorSource, parseSimulationSpeed, SIMULATED_SCACS } from "./simulator";
+import type { CarrierSource, TerminalSource } from "./types";
+
+/** The sources configured for an environment, and what they make "supported". */
+export interface SourceRegistry {
+  /** Carrier sources, in order of preference (the first that supports a SCAC handles it). */
+  carriers: CarrierSource[];
+  /** Terminal sources, in order of preference. */
+  terminals: TerminalSource[];
+  /**
+   * SCACs tracking requests are accepted for: a line is supported when a source is configured for it
+   * (DECISIONS.md §Tracking requests): the sandbox `TEST` always, DCSA-configured lines, and every line the
+   * simulator plays when it is on.
+   */
+  supportedScacs: Set<string>;
+  /**
+   * How much faster than real time a box's world moves: simulated days per real minute × 1440 for boxes the
+   * simulator plays (and the sandbox's TEST-LIFECYCLE boxes), 1 for real carriers. Poll intervals divide by it.
+   */
+  speedUpFor(scac: string, containerNumber: string): number;
+  /** The same for a line's lookups (the sandbox and simulated lines re-check a manifest on their clock). */
+  lookupSpeedUpFor(scac: string): number;
+}
+
+let cached: { key: string; registry: SourceRegistry } | null = null;
+
+/**
+ * Builds (and caches per configuration) the source registry from the environment: the sandbox always, a
+ * DCSA Track & Trace source per SCAC of `DCSA_SOURCES`, and the journey simulator when `SIMULATOR_ENABLED`
+ * is "true" (played at `SIMULATION_SPEED`).
+ */
+export function sourcesFor(env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED">): SourceRegistry {
+  const key = `${env.DCSA_SOURCES ?? ""}|${env.SIMULATOR_ENABLED ?? ""}|${env.SIMULATION_SPEED ?? ""}`;
+  if (cached?.key === key) return cached.registry;
+  const speed = parseSimulationSpeed(env.SIMULATION_SPEED);
+  const carriers: CarrierSource[] = [createSandboxSource(speed)];
+  const terminals: TerminalSource[] = [createSandboxTerminalSource(speed)];
+  const supportedScacs = new Set<string>(["TEST"]);
+  const dcsa = parseDcsaSources(env.DCSA_SOURCES);
+  if (dcsa.size > 0) {
+    carriers.push(createDcsaSource(dcsa));
+    for (const scac of dcsa.keys()) supportedScacs.add(scac);
+  }
+  const simulated = new Set<string>();
+  if (env.SIMULATOR_ENABLED === "true") {
+    const simulator = createSimulatorSource({ speed });
+    carriers.push(simulator.carrier);
+    terminals.push(simulator.terminal);
+    for (const scac of SIMULATED_SCACS) {
+      supportedScacs.add(scac);
+      if (!dcsa.has(scac)) simulated.add(scac);
+    }
+  }
+  const simulatedSpeedUp = speed * 1440;
+  const speedUpFor = (scac: string, containerNumber: string): number =>
+    simulated.has(scac) || (scac === SANDBOX_SCAC && SANDBOX_LIFECYCLE_CONTAINER_NUMBERS.includes(containerNumber))
+      ? simulatedSpeedUp
+      : 1;
+  const lookupSpeedUpFor = (scac: string): number =>
+    simulated.has(scac) || scac === SANDBOX_SCAC ? simulatedSpeedUp : 1;
+  const registry = { carriers, terminals, supportedScacs, speedUpFor, lookupSpeedUpFor };
+  cached = { key, registry };
+  return registry;
+}

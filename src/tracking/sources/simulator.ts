@@ -1,0 +1,112 @@
+import { CONTAINER_NUMBER_PATTERN, hasValidCheckDigit } from "../../infer/iso6346";
+import { allShippingLines, SANDBOX_SCAC } from "../../reference/shipping-lines";
+import {
+  INLAND_RAMP_CODES,
+  type Journey,
+  journeyAt,
+  planJourney,
+  SIMULATED_POD_TERMINAL_CODES,
+  terminalAt,
+} from "../simulator/journey";
+import type {
+  CarrierSource,
+  LookupRequest,
+  LookupResult,
+  SourceContext,
+  TerminalPollResult,
+  TerminalSource,
+} from "./types";
+
+/** Every SCAC the simulator plays journeys for: lines with `tracking_supported = yes`, except the sandbox's `TEST`. */
+export const SIMULATED_SCACS: readonly string[] = allShippingLines()
+  .filter((l) => l.trackingSupported && l.scac !== SANDBOX_SCAC)
+  .map((l) => l.scac);
+
+/** Facility codes the simulated terminal answers for: POD terminals' FIRMS codes and the simulated ramp codes. */
+export const SIMULATED_FACILITY_CODES: readonly string[] = [...SIMULATED_POD_TERMINAL_CODES, ...INLAND_RAMP_CODES];
+
+/** Default `SIMULATION_SPEED`: one simulated day per real minute (DESIGN.md §4 Sources). */
+export const DEFAULT_SIMULATION_SPEED = 1;
+
+/**
+ * Reads `SIMULATION_SPEED` (simulated days per real minute): unset or blank → 1; `1440` plays a day a second,
+ * `0.000694` about real time.
+ * @throws RangeError when the value is not a positive finite number, so a misconfiguration fails loudly.
+ */
+export function parseSimulationSpeed(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return DEFAULT_SIMULATION_SPEED;
+  const speed = Number(raw);
+  if (!Number.isFinite(speed) || speed <= 0) {
+    throw new RangeError(`SIMULATION_SPEED must be a positive number of simulated days per real minute, got ${raw}`);
+  }
+  return speed;
+}
+
+/** Options of `createSimulatorSource`. */
+export interface SimulatorOptions {
+  /** Simulated days per real minute (> 0); see `parseSimulationSpeed`. */
+  speed: number;
+  /**
+   * When a number's journey starts, ms since the Unix epoch. Default: `ctx.trackingStartedAtMs`, else `ctx.nowMs`
+   * (which restarts the journey on every call: the engine must pass when tracking started).
+   */
+  anchorFor?: (query: { scac: string; number: string }, ctx: SourceContext) => number;
+}
+
+/** The simulator's two faces: the shipping line and the terminals (or inland ramps) its boxes reach. */
+export interface SimulatorSources {
+  carrier: CarrierSource;
+  terminal: TerminalSource;
+}
+
+const simulatedScacs = new Set(SIMULATED_SCACS);
+const simulatedFacilities = new Set(SIMULATED_FACILITY_CODES);
+
+function isTrackableContainer(number: string): boolean {
+  return CONTAINER_NUMBER_PATTERN.test(number) && hasValidCheckDigit(number);
+}
+
+/**
+ * The simulator source, the local-development default (DESIGN.md §4 Sources): every SCAC in `SIMULATED_SCACS`
+ * gets a deterministic journey derived from the number (`planJourney`), anchored when tracking started and played
+ * at `speed`. The carrier finds every BL and booking number, and every container number with a valid ISO 6346
+ * check digit (others are `not_found`); it reports the journey's facts at `ctx.nowMs`. The terminal answers for
+ * the simulated facilities (`SIMULATED_FACILITY_CODES`) with the box's observation, `not_found` before the box
+ * reaches the facility or for a box that never goes there. Neither uses the network.
+ * @throws RangeError when `speed` is not a positive number.
+ */
+export function createSimulatorSource(options: SimulatorOptions): SimulatorSources {
+  const { speed } = options;
+  if (!Number.isFinite(speed) || speed <= 0) throw new RangeError(`simulator: speed must be > 0, got ${speed}`);
+  const anchorFor = options.anchorFor ?? ((_query, ctx) => ctx.trackingStartedAtMs ?? ctx.nowMs);
+  const journeyOf = (scac: string, number: string, requestType: string, ctx: SourceContext): Journey =>
+    planJourney({ scac, number, requestType, speed, anchorMs: anchorFor({ scac, number }, ctx) });
+
+  const carrier: CarrierSource = {
+    name: "Shipping line",
+    supports: (scac) => simulatedScacs.has(scac.toUpperCase()),
+    async lookup(request: LookupRequest, ctx: SourceContext): Promise<LookupResult> {
+      const scac = request.scac.toUpperCase();
+      if (!simulatedScacs.has(scac)) return { kind: "not_found" };
+      if (request.requestType === "container" && !isTrackableContainer(request.number)) return { kind: "not_found" };
+      const journey = journeyOf(scac, request.number, request.requestType, ctx);
+      return { kind: "found", shipment: journeyAt(journey, ctx.nowMs).facts };
+    },
+  };
+
+  const terminal: TerminalSource = {
+    name: "Terminal",
+    supports: (facilityCode, scac) =>
+      simulatedScacs.has(scac.toUpperCase()) && simulatedFacilities.has(facilityCode.toUpperCase()),
+    async poll(query, ctx): Promise<TerminalPollResult> {
+      const scac = query.scac.toUpperCase();
+      if (!simulatedScacs.has(scac) || !isTrackableContainer(query.containerNumber)) return { kind: "not_found" };
+      // A box's number names its journey (see `journeyIdentity`), so the poll replays the lookup's journey.
+      const journey = journeyOf(scac, query.containerNumber, "container", ctx);
+      const observation = terminalAt(journey, query.containerNumber, query.facilityCode, ctx.nowMs);
+      return observation ? { kind: "found", observation } : { kind: "not_found" };
+    },
+  };
+
+  return { carrier, terminal };
+}

@@ -1,0 +1,354 @@
+import { DurableObject } from "cloudflare:workers";
+import type { BatchItem } from "drizzle-orm/batch";
+import { createDatabase } from "../db/client";
+import type { Env } from "../env";
+import { toIsoSeconds } from "../lib/clock";
+import { boxUpdateStatements, type Subscription } from "./box-writes";
+import { type ContainerState, deriveContainerState, deriveShipmentState, type ShipmentState } from "./derive";
+import { diffEvents, type EngineEvent, recordedKeysAfter } from "./events";
+import { nextPollDelayMs, pollRetryDelayMs } from "./schedule";
+import { sourcesFor } from "./sources";
+import type {
+  ContainerFacts,
+  LookupResult,
+  ShipmentFacts,
+  TerminalObservation,
+  TerminalPollResult,
+} from "./sources/types";
+
+/** Which box a Tracker follows. Its Durable Object name is `trackerName(scac, number)`. */
+export interface BoxIdentity {
+  trackedEquipmentId: string;
+  /** The line's own SCAC. */
+  scac: string;
+  /** ISO 6346 container number. */
+  number: string;
+  /** BL or booking number the box is polled by at the carrier (or the container number itself). */
+  shipmentNumber: string;
+  /** `request_type` of the tracking request that found the box. */
+  requestType: string;
+}
+
+/** The Durable Object name of the Tracker of one box: one per SCAC + container number, shared by accounts. */
+export function trackerName(scac: string, number: string): string {
+  return `${scac}:${number}`;
+}
+
+/** What the poll consumer needs to poll a box. */
+export interface PollPlan extends BoxIdentity {
+  /** Facility code of the terminal (or inland ramp) to ask about availability, holds and fees; null if none yet. */
+  facilityCode: string | null;
+  /** When tracking of the box began (ms); simulated journeys are anchored on it. */
+  trackingStartedAtMs: number;
+  stopped: boolean;
+}
+
+/** A poll's outcome as handed to the Tracker: each source's answer, or null if it was not asked. */
+export interface PollResults {
+  carrier: LookupResult | null;
+  terminal: TerminalPollResult | null;
+  /** When the poll ran (ms). */
+  polledAtMs: number;
+}
+
+/** What an update did, for callers and tests. */
+export interface UpdateOutcome {
+  applied: boolean;
+  events: string[];
+  currentStatus: ContainerState["currentStatus"] | null;
+  nextPollAt: string | null;
+}
+
+/** Everything a Tracker keeps in its storage (one key, written after each successful D1 write). */
+interface TrackerSnapshot {
+  box: BoxIdentity;
+  startedAtMs: number;
+  subscriptions: Subscription[];
+  shipment: ShipmentFacts | null;
+  container: ContainerFacts | null;
+  terminal: TerminalObservation | null;
+  state: ContainerState | null;
+  shipmentState: ShipmentState | null;
+  recordedKeys: string[];
+  rawCount: number;
+  consecutiveFailures: number;
+  /** Last time the carrier / the terminal answered for this box (UTC ISO), or null. */
+  carrierCheckedAt: string | null;
+  terminalCheckedAt: string | null;
+  deliveredAt: string | null;
+  stopped: boolean;
+  nextPollAt: string | null;
+}
+
+const SNAPSHOT_KEY = "snapshot";
+
+/**
+ * One per tracked box (SCAC + container number), shared by every account that tracks it (DESIGN.md §2, §4):
+ * keeps the last source snapshots, merges them, derives the container's state, diffs it against the last
+ * one, writes every subscribed row and the new events in one D1 batch, and schedules its own polls with an
+ * alarm. Updates run one at a time (a promise chain), so concurrent polls never interleave and none is lost.
+ * The snapshot is written to storage only after the D1 batch succeeded; a failed write leaves the Tracker
+ * as it was, and replaying an update is harmless because event rows have derived ids.
+ */
+export class Tracker extends DurableObject<Env> {
+  private snapshot: TrackerSnapshot | null | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /** Serialises `fn` after every update already queued. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async load(): Promise<TrackerSnapshot | null> {
+    if (this.snapshot === undefined)
+      this.snapshot = (await this.ctx.storage.get<TrackerSnapshot>(SNAPSHOT_KEY)) ?? null;
+    return this.snapshot;
+  }
+
+  /** How much faster than real time this box's world moves (its poll intervals divide by it). */
+  private speedUp(): number {
+    const box = this.snapshot?.box;
+    return box ? sourcesFor(this.env).speedUpFor(box.scac, box.number) : 1;
+  }
+
+  /**
+   * Attaches an account's container row to this box, writes the row's state and the box's history of events
+   * to it, and starts polling if not already. A new box starts from the facts its lookup found; a box already
+   * tracked keeps its own (fresher, and consistent with its poll history), so a second account joining costs no
+   * upstream call and sees the same state. Idempotent per container id.
+   * @param trackingStartedAtMs when tracking of the box began (ms), the anchor of simulated journeys.
+   */
+  subscribe(
+    box: BoxIdentity,
+    subscription: Subscription,
+    shipment: ShipmentFacts,
+    container: ContainerFacts,
+    observedAtMs: number,
+    trackingStartedAtMs: number,
+  ): Promise<UpdateOutcome> {
+    return this.serial(async () => {
+      const existing = await this.load();
+      const snap: TrackerSnapshot = existing ?? {
+        box,
+        startedAtMs: trackingStartedAtMs,
+        subscriptions: [],
+        shipment: null,
+        container: null,
+        terminal: null,
+        state: null,
+        shipmentState: null,
+        recordedKeys: [],
+        rawCount: 0,
+        consecutiveFailures: 0,
+        carrierCheckedAt: null,
+        terminalCheckedAt: null,
+        deliveredAt: null,
+        stopped: false,
+        nextPollAt: null,
+      };
+      const joining = snap.subscriptions.some((s) => s.containerId === subscription.containerId) ? [] : [subscription];
+      // A stopped box starts again when someone tracks it anew.
+      const facts = snap.shipment && snap.container ? null : { shipment, container };
+      return this.update({ ...snap, stopped: false }, facts, null, observedAtMs, joining, facts !== null);
+    });
+  }
+
+  /** Applies one poll's results (DESIGN.md §4 step 4). Failures leave the state as it was and retry sooner. */
+  applyPoll(results: PollResults): Promise<UpdateOutcome> {
+    return this.serial(async () => {
+      const snap = await this.load();
+      if (!snap || snap.stopped)
+        return { applied: false, events: [], currentStatus: snap?.state?.currentStatus ?? null, nextPollAt: null };
+      let carrier: { shipment: ShipmentFacts; container: ContainerFacts } | null = null;
+      if (results.carrier?.kind === "found") {
+        const container = results.carrier.shipment.containers.find((c) => c.number === snap.box.number);
+        if (container) carrier = { shipment: results.carrier.shipment, container };
+      }
+      const terminal = results.terminal?.kind === "found" ? results.terminal.observation : null;
+      const failed =
+        results.carrier?.kind === "temporary_failure" ||
+        results.terminal?.kind === "temporary_failure" ||
+        (results.carrier !== null && !carrier && results.carrier?.kind !== "not_found");
+      if (!carrier && !terminal) {
+        return this.reschedule(snap, results.polledAtMs, failed);
+      }
+      return this.update(
+        snap,
+        carrier,
+        terminal,
+        results.polledAtMs,
+        [],
+        results.carrier !== null,
+        results.terminal !== null,
+        failed,
+      );
+    });
+  }
+
+  /** What the poll consumer needs to poll this box, or null when the Tracker has never been subscribed. */
+  async pollPlan(): Promise<PollPlan | null> {
+    const snap = await this.load();
+    if (!snap) return null;
+    const hasInlandLeg = Boolean(
+      snap.shipment?.destinationLocode && snap.shipment.destinationLocode !== snap.shipment.portOfDischargeLocode,
+    );
+    const facilityCode = hasInlandLeg
+      ? (snap.shipment?.destinationTerminalCode ?? null)
+      : (snap.shipment?.podTerminalCode ?? null);
+    return { ...snap.box, facilityCode, trackingStartedAtMs: snap.startedAtMs, stopped: snap.stopped };
+  }
+
+  /** The current derived state (tests, MCP). */
+  async currentState(): Promise<{
+    state: ContainerState | null;
+    shipment: ShipmentState | null;
+    subscriptions: Subscription[];
+    nextPollAt: string | null;
+    stopped: boolean;
+  } | null> {
+    const snap = await this.load();
+    if (!snap) return null;
+    return {
+      state: snap.state,
+      shipment: snap.shipmentState,
+      subscriptions: snap.subscriptions,
+      nextPollAt: snap.nextPollAt,
+      stopped: snap.stopped,
+    };
+  }
+
+  /** Detaches a container row (its shipment stopped tracking); with no subscriber left, polling stops. */
+  unsubscribe(containerId: string): Promise<void> {
+    return this.serial(async () => {
+      const snap = await this.load();
+      if (!snap) return;
+      const subscriptions = snap.subscriptions.filter((s) => s.containerId !== containerId);
+      const stopped = subscriptions.length === 0;
+      await this.save({ ...snap, subscriptions, stopped, nextPollAt: stopped ? null : snap.nextPollAt });
+      if (stopped) await this.ctx.storage.deleteAlarm();
+    });
+  }
+
+  /** Makes sure an alarm is set when the box should be polled (the cron's repair for lost alarms). */
+  async ensureAlarm(nowMs: number): Promise<boolean> {
+    const snap = await this.load();
+    if (!snap || snap.stopped || !snap.nextPollAt) return false;
+    if ((await this.ctx.storage.getAlarm()) !== null) return false;
+    await this.ctx.storage.setAlarm(Math.max(nowMs, Date.parse(snap.nextPollAt)));
+    return true;
+  }
+
+  /** Asks for a poll now (`PATCH /containers/{id}/refresh`). Returns the sources that will be asked. */
+  async requestPoll(): Promise<string[]> {
+    const plan = await this.pollPlan();
+    if (!plan || plan.stopped) return [];
+    await this.env.TERMINAL_POLLS_QUEUE.send({ scac: plan.scac, number: plan.number });
+    return plan.facilityCode ? ["Shipping line", "Terminal"] : ["Shipping line"];
+  }
+
+  /** Alarm: hands the poll to the `terminal-polls` queue, and re-arms a fallback in case the message is lost. */
+  override async alarm(): Promise<void> {
+    const snap = await this.load();
+    if (!snap || snap.stopped) return;
+    await this.env.TERMINAL_POLLS_QUEUE.send({ scac: snap.box.scac, number: snap.box.number });
+    await this.ctx.storage.setAlarm(Date.now() + pollRetryDelayMs(6, this.speedUp()));
+  }
+
+  private async save(snap: TrackerSnapshot): Promise<void> {
+    this.snapshot = snap;
+    await this.ctx.storage.put(SNAPSHOT_KEY, snap);
+  }
+
+  private async reschedule(snap: TrackerSnapshot, nowMs: number, failed: boolean): Promise<UpdateOutcome> {
+    const failures = failed ? snap.consecutiveFailures + 1 : 0;
+    const delay = failed
+      ? pollRetryDelayMs(failures, this.speedUp())
+      : snap.state && snap.shipmentState
+        ? nextPollDelayMs(snap.state, snap.shipmentState, nowMs, this.speedUp())
+        : pollRetryDelayMs(1, this.speedUp());
+    const nextPollAt = delay === null ? null : toIsoSeconds(nowMs + delay);
+    await this.save({ ...snap, consecutiveFailures: failures, nextPollAt });
+    if (delay !== null) await this.ctx.storage.setAlarm(nowMs + delay);
+    return { applied: false, events: [], currentStatus: snap.state?.currentStatus ?? null, nextPollAt };
+  }
+
+  private async update(
+    snap: TrackerSnapshot,
+    carrier: { shipment: ShipmentFacts; container: ContainerFacts } | null,
+    terminal: TerminalObservation | null,
+    nowMs: number,
+    joining: Subscription[],
+    carrierChecked: boolean,
+    terminalChecked = false,
+    partialFailure = false,
+  ): Promise<UpdateOutcome> {
+    const shipment = carrier?.shipment ?? snap.shipment;
+    const container = carrier?.container ?? snap.container;
+    if (!shipment || !container) return this.reschedule(snap, nowMs, true);
+    const terminalObservation = terminal ?? snap.terminal;
+    const state = deriveContainerState(shipment, container, terminalObservation, { deliveredAt: snap.deliveredAt });
+    const shipmentState = deriveShipmentState(shipment);
+    const nowIso = toIsoSeconds(nowMs);
+    const previousKeys = new Set(snap.recordedKeys);
+    const milestones = container.milestones ?? [];
+    const events: EngineEvent[] = diffEvents(
+      { state: snap.state, shipment: snap.shipmentState, recordedKeys: previousKeys },
+      milestones,
+      state,
+      shipmentState,
+      nowIso,
+    );
+    const historyEvents =
+      joining.length > 0
+        ? diffEvents({ state: null, shipment: null, recordedKeys: new Set() }, milestones, state, shipmentState, nowIso)
+        : [];
+    const delay = partialFailure
+      ? pollRetryDelayMs(snap.consecutiveFailures + 1, this.speedUp())
+      : nextPollDelayMs(state, shipmentState, nowMs, this.speedUp());
+    const nextPollAt = delay === null ? null : toIsoSeconds(nowMs + delay);
+    const carrierCheckedAt = carrierChecked && carrier ? nowIso : snap.carrierCheckedAt;
+    const terminalCheckedAt = terminalChecked ? nowIso : snap.terminalCheckedAt;
+    const db = createDatabase(this.env.DB);
+    const { statements, rawCount } = await boxUpdateStatements(db, {
+      trackedEquipmentId: snap.box.trackedEquipmentId,
+      subscriptions: snap.subscriptions,
+      joining,
+      state,
+      shipment: shipmentState,
+      events,
+      historyEvents,
+      nowIso,
+      carrierCheckedAt,
+      terminalCheckedAt,
+      nextPollAt,
+      rawIndexStart: snap.rawCount,
+    });
+    if (statements.length > 0) await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    const next: TrackerSnapshot = {
+      ...snap,
+      subscriptions: [...snap.subscriptions, ...joining],
+      shipment,
+      container,
+      terminal: terminalObservation,
+      state,
+      shipmentState,
+      recordedKeys: [...recordedKeysAfter(recordedKeysAfter(previousKeys, events), historyEvents)],
+      rawCount: snap.rawCount + rawCount,
+      consecutiveFailures: partialFailure ? snap.consecutiveFailures + 1 : 0,
+      carrierCheckedAt,
+      terminalCheckedAt,
+      nextPollAt,
+    };
+    await this.save(next);
+    if (delay === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(nowMs + delay);
+    return {
+      applied: true,
+      events: [...events, ...historyEvents].map((e) => (e.kind === "transport_event" ? e.event : e.kind)),
+      currentStatus: state.currentStatus,
+      nextPollAt,
+    };
+  }
+}
