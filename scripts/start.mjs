@@ -186,6 +186,8 @@ function printBanner(key, devArgs, { cron }) {
   Account  ${DEV_ACCOUNT_NAME} (${DEV_ACCOUNT_ID})
   API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)${cronLine}
 
+  Simulator on: every supported SCAC plays a journey, one simulated day per real minute.
+
   curl -H "Authorization: Token ${key}" ${base}/shipping_lines
 `);
 }
@@ -195,6 +197,14 @@ function runDev(devArgs, { cron }) {
   const args = ["dev", "--local"];
   if (optionValue(devArgs, "--ip") === undefined) args.push("--ip", DEFAULT_IP);
   if (optionValue(devArgs, "--port") === undefined) args.push("--port", DEFAULT_PORT);
+  // Local development plays every supported carrier's journeys with the simulator (off in production config);
+  // `npm start -- --var SIMULATOR_ENABLED:false` turns it off, `--var SIMULATION_SPEED:<days per minute>` retimes it.
+  const setsVar = (name) =>
+    devArgs.some(
+      (arg, i) =>
+        (arg === "--var" || arg.startsWith("--var=")) && `${arg} ${devArgs[i + 1] ?? ""}`.includes(`${name}:`),
+    );
+  if (!setsVar("SIMULATOR_ENABLED")) args.push("--var", "SIMULATOR_ENABLED:true");
   args.push(...devArgs);
   const child = spawnWrangler(args, { stdio: "inherit" });
   const forward = (signal) => {

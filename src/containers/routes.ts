@@ -1,16 +1,40 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { includeParam, loadContext, queryParams } from "../lib/http";
-import { listDocument, resourceDocument } from "../lib/jsonapi/document";
+import { collectionDocument, listDocument, resourceDocument } from "../lib/jsonapi/document";
 import { parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
-import { commonErrors, includeQuery, jsonApiContent, listQuery, notFoundResponse, sendJsonApi } from "../lib/openapi";
+import {
+  commonErrors,
+  ErrorDocumentSchema,
+  includeQuery,
+  jsonApiContent,
+  listQuery,
+  notFoundResponse,
+  sendJsonApi,
+} from "../lib/openapi";
+import { RawEventListDocument } from "../raw-events/schemas";
+import { rawEventResource } from "../raw-events/serializer";
+import { listContainerRawEvents } from "../raw-events/service";
+import { TransportEventListDocument } from "../transport-events/schemas";
+import { transportEventResource } from "../transport-events/serializer";
+import { listContainerTransportEvents } from "../transport-events/service";
 import { ContainerDocument, ContainerListDocument } from "./schemas";
 import { containerResource } from "./serializer";
-import { CONTAINER_STATUSES, getContainer, listContainers } from "./service";
+import { CONTAINER_STATUSES, getContainer, listContainers, refreshContainer } from "./service";
 
 const tags = ["Containers"];
 const INCLUDES = ["shipment", "pod_terminal", "pickup_facility", "transport_events"];
+const TRANSPORT_EVENT_INCLUDES = ["location", "terminal", "shipment", "container"];
+const RAW_EVENT_INCLUDES = ["location", "container"];
+/** The raw events endpoint includes the event locations unless told otherwise, as the reference does (R §0.4). */
+const RAW_EVENT_DEFAULT_INCLUDE = "location";
+const IdParam = z.object({
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 const listRouteDef = createRoute({
   method: "get",
@@ -60,7 +84,76 @@ const getRouteDef = createRoute({
   },
 });
 
-/** Routes of `/containers` (SPEC.md §4.1–4.2, R §3.1–3.2). */
+const transportEventsRouteDef = createRoute({
+  method: "get",
+  path: "/containers/{id}/transport_events",
+  tags,
+  summary: "List a container's transport events",
+  description:
+    "Past, vetted milestones of the container, oldest first (`timestamp`, then `id`); estimates (`container.transport.estimated.*`) are not listed. Paginated like every list.",
+  request: {
+    params: IdParam,
+    query: z.object({ ...listQuery, include: includeQuery(TRANSPORT_EVENT_INCLUDES) }),
+  },
+  responses: {
+    200: { description: "A page of transport events.", content: jsonApiContent(TransportEventListDocument) },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
+const rawEventsRouteDef = createRoute({
+  method: "get",
+  path: "/containers/{id}/raw_events",
+  tags,
+  summary: "List a container's raw carrier events (deprecated)",
+  description:
+    "Every carrier feed row of the container in carrier order (`index`), estimated rows included; not paginated (no `links`, no `meta`). The event locations (ports) are included by default; `include=` (empty) includes nothing. Deprecated: use `/containers/{id}/transport_events`.",
+  deprecated: true,
+  request: {
+    params: IdParam,
+    query: z.object({
+      include: includeQuery(RAW_EVENT_INCLUDES).openapi({
+        description: `Comma-separated relationships to include: ${RAW_EVENT_INCLUDES.join(", ")} (default: location).`,
+      }),
+    }),
+  },
+  responses: {
+    200: { description: "The container's raw events.", content: jsonApiContent(RawEventListDocument) },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
+const refreshRouteDef = createRoute({
+  method: "patch",
+  path: "/containers/{id}/refresh",
+  tags,
+  summary: "Refresh a container now",
+  description:
+    "Queues an immediate poll of the container's sources; results arrive as updates and webhooks. No request body. Answers plain JSON (not JSON:API) naming the sources queued. Own rate bucket: 10 per minute.",
+  request: { params: IdParam },
+  responses: {
+    200: {
+      description: "The refresh was queued.",
+      content: {
+        "application/json": {
+          schema: z
+            .object({ message: z.string().openapi({ example: "Started refresh for Shipping line, Terminal" }) })
+            .openapi("RefreshResult"),
+        },
+      },
+    },
+    ...commonErrors,
+    ...notFoundResponse,
+    422: {
+      description: "The container's shipment stopped tracking (`code: tracking_stopped`).",
+      content: jsonApiContent(ErrorDocumentSchema),
+    },
+  },
+});
+
+/** Routes of `/containers` (SPEC.md §4.1–4.3, R §3.1–3.5). */
 export const containerRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listRouteDef, async (c) => {
     const params = queryParams(c);
@@ -76,4 +169,26 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     const ctx = loadContext(c);
     const row = await getContainer(ctx.db, ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await resourceDocument(ctx, containerResource, row, include, c.req.url));
+  })
+  .openapi(transportEventsRouteDef, async (c) => {
+    const params = queryParams(c);
+    const page = parsePage(params);
+    const include = parseInclude(includeParam(params), transportEventResource);
+    const ctx = loadContext(c);
+    const { rows, total } = await listContainerTransportEvents(ctx.db, ctx.accountId, c.req.valid("param").id, page);
+    return sendJsonApi(c, await listDocument(ctx, transportEventResource, rows, include, c.req.url, page, total));
+  })
+  .openapi(rawEventsRouteDef, async (c) => {
+    const include = parseInclude(includeParam(queryParams(c), RAW_EVENT_DEFAULT_INCLUDE), rawEventResource);
+    const ctx = loadContext(c);
+    const rows = await listContainerRawEvents(ctx.db, ctx.accountId, c.req.valid("param").id);
+    return sendJsonApi(c, await collectionDocument(ctx, rawEventResource, rows, include));
+  })
+  .openapi(refreshRouteDef, async (c) => {
+    const sources = await refreshContainer(
+      { db: c.var.db, trackers: c.env.TRACKER },
+      c.var.principal.accountId,
+      c.req.valid("param").id,
+    );
+    return c.json({ message: `Started refresh for ${sources.join(", ")}` }, 200);
   });

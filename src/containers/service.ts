@@ -1,10 +1,12 @@
 import { and, eq, gte, lte } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { containers } from "../db/schema";
+import { containers, shipments } from "../db/schema";
+import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
+import { trackerName } from "../tracking/tracker";
 import type { ContainerRow } from "./serializer";
 
 /** Every `current_status` value (DECISIONS.md §Containers). */
@@ -68,4 +70,45 @@ export async function listContainers(db: Database, accountId: string, params: UR
     ],
     page,
   );
+}
+
+/** What `refreshContainer` needs: the database and the Tracker namespace. */
+export interface RefreshDeps {
+  db: Database;
+  trackers: Env["TRACKER"];
+}
+
+/**
+ * Asks the Tracker of a container's box for a poll now (`PATCH /containers/{id}/refresh`, DECISIONS.md
+ * §Containers): the poll goes on the `terminal-polls` queue and its results arrive as updates and webhooks.
+ * The box is shared by every account tracking it, so one account's refresh refreshes it for all.
+ * @returns the sources queued, in the reference's words (`Shipping line`, `Terminal`).
+ * @throws ApiError 404 when the container is unknown or another account's; 422 `tracking_stopped` when its
+ *   shipment stopped tracking or its box is no longer polled.
+ */
+export async function refreshContainer(deps: RefreshDeps, accountId: string, id: string): Promise<string[]> {
+  const [row] = await deps.db
+    .select({
+      scac: containers.scac,
+      number: containers.number,
+      stoppedAt: shipments.lineTrackingStoppedAt,
+    })
+    .from(containers)
+    .innerJoin(shipments, eq(shipments.id, containers.shipmentId))
+    .where(and(eq(containers.accountId, accountId), eq(containers.id, id)))
+    .limit(1);
+  if (!row) throw ApiError.notFound("Couldn't find Container");
+  if (row.stoppedAt !== null) {
+    throw trackingStopped("Tracking of this container's shipment is stopped; resume tracking to refresh it.");
+  }
+  const sources = row.scac
+    ? await deps.trackers.get(deps.trackers.idFromName(trackerName(row.scac, row.number))).requestPoll()
+    : [];
+  if (sources.length === 0)
+    throw trackingStopped("This container is no longer being tracked, so it cannot be refreshed.");
+  return sources;
+}
+
+function trackingStopped(detail: string): ApiError {
+  return new ApiError(422, [{ detail, code: "tracking_stopped" }]);
 }

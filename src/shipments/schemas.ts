@@ -46,3 +46,38 @@ export const ShipmentAttributes = z
 export const ShipmentResourceSchema = resourceSchema("shipment", ShipmentAttributes, "Shipment");
 export const ShipmentDocument = singleDocumentSchema(ShipmentResourceSchema, "ShipmentDocument");
 export const ShipmentListDocument = listDocumentSchema(ShipmentResourceSchema, "ShipmentList");
+
+const MAX_LIST_ITEMS = 50;
+const MAX_REF_LENGTH = 255;
+const stringList = z.array(z.string().max(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
+
+/**
+ * Body of `PATCH /shipments/{id}` (R §3.12): `ref_numbers` and/or `tags`, each replacing the shipment's list
+ * (at most 50 items of at most 255 characters, as on tracking requests). `data.id`, when sent, must be the id
+ * in the path.
+ */
+export const UpdateShipmentBody = z
+  .strictObject({
+    data: z.strictObject({
+      type: z.literal("shipment"),
+      id: z.string().max(64).optional(),
+      attributes: z.strictObject({
+        ref_numbers: stringList.optional().openapi({ example: ["PO-12345"] }),
+        tags: stringList.optional().openapi({ example: ["priority"] }),
+      }),
+    }),
+  })
+  .openapi("UpdateShipment");
+
+/**
+ * Optional body of `PATCH /shipments/{id}/stop_tracking` and `/resume_tracking`: the official SDK sends
+ * `{"data":{"type":"shipment","id":"<id>"}}` (R §3.13); no body at all is just as good.
+ */
+export const ShipmentActionBody = z
+  .strictObject({
+    data: z.strictObject({
+      type: z.literal("shipment"),
+      id: z.string().max(64).optional(),
+    }),
+  })
+  .openapi("ShipmentAction");

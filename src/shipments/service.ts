@@ -1,10 +1,14 @@
-import { and, eq, gte, isNotNull, isNull, lte } from "drizzle-orm";
+import { and, eq, gte, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { shipments } from "../db/schema";
+import { containers, shipments, trackingRequests } from "../db/schema";
+import type { Env } from "../env";
+import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { parseBooleanFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
+import { stopShipmentTracking } from "../tracking/maintenance";
+import { trackerName } from "../tracking/tracker";
 import { normalizeRequestNumber } from "../tracking-requests/service";
 import type { ShipmentRow } from "./serializer";
 
@@ -52,4 +56,123 @@ export async function listShipments(db: Database, accountId: string, params: URL
     ],
     page,
   );
+}
+
+/** What the shipment write operations need. `env` gives the Tracker namespace (and D1, for maintenance code). */
+export interface ShipmentDeps {
+  db: Database;
+  clock: Clock;
+  env: Pick<Env, "DB" | "TRACKER">;
+}
+
+/** @throws ApiError 422 (`/data/id`, `invalid`) when a body names another shipment than the path. */
+function checkBodyId(bodyId: string | undefined, id: string): void {
+  if (bodyId !== undefined && bodyId !== id) {
+    throw ApiError.invalidField("/data/id", "data.id does not match the id in the path", "invalid");
+  }
+}
+
+/**
+ * Replaces a shipment's `ref_numbers` and/or `tags` (`PATCH /shipments/{id}`, R §3.12); a list left out is
+ * kept. Nothing to change returns the shipment as it is.
+ * @throws ApiError 404 when the shipment is unknown or another account's; 422 when `data.id` is another id.
+ */
+export async function updateShipment(
+  deps: Pick<ShipmentDeps, "db" | "clock">,
+  accountId: string,
+  id: string,
+  input: { bodyId?: string; refNumbers?: string[]; tags?: string[] },
+): Promise<ShipmentRow> {
+  checkBodyId(input.bodyId, id);
+  const changes: Partial<ShipmentRow> = {};
+  if (input.refNumbers !== undefined) changes.refNumbers = input.refNumbers;
+  if (input.tags !== undefined) changes.tags = input.tags;
+  if (Object.keys(changes).length === 0) return getShipment(deps.db, accountId, id);
+  changes.updatedAt = toIsoSeconds(deps.clock.now());
+  const [row] = await deps.db
+    .update(shipments)
+    .set(changes)
+    .where(and(eq(shipments.accountId, accountId), eq(shipments.id, id)))
+    .returning();
+  if (!row) throw ApiError.notFound("Couldn't find Shipment");
+  return row;
+}
+
+/**
+ * Stops tracking a shipment at the user's request (`PATCH /shipments/{id}/stop_tracking`, R §3.13,
+ * DECISIONS.md §Tracking requests): `line_tracking_stopped_at` is set with reason `cancelled_by_user`, the
+ * shipment's `created` tracking requests become `tracking_stopped`, and its containers leave their Trackers
+ * (a box nobody else follows stops polling). Data collected so far stays readable. Idempotent: a stopped
+ * shipment keeps its first stop time and reason.
+ * @throws ApiError 404 when the shipment is unknown or another account's; 422 when `data.id` is another id.
+ */
+export async function stopTrackingShipment(
+  deps: ShipmentDeps,
+  accountId: string,
+  id: string,
+  bodyId?: string,
+): Promise<ShipmentRow> {
+  checkBodyId(bodyId, id);
+  await getShipment(deps.db, accountId, id);
+  await stopShipmentTracking(deps.env, deps.db, accountId, id, "cancelled_by_user", deps.clock.now());
+  return getShipment(deps.db, accountId, id);
+}
+
+/**
+ * Resumes tracking a shipment (`PATCH /shipments/{id}/resume_tracking`, R §3.13): clears
+ * `line_tracking_stopped_at/_reason`, moves the shipment's `tracking_stopped` requests back to `created`, and
+ * re-attaches each container to its box's Tracker, which writes the box's current state and the events recorded
+ * meanwhile to the row and restarts polling (what happened while stopped and is no longer reported upstream may
+ * be missed). A request is left stopped when the account has since made another pending or created request for
+ * the same number and line (one active request per number, DECISIONS.md §Tracking requests). Idempotent.
+ * @throws ApiError 404 when the shipment is unknown or another account's; 422 when `data.id` is another id.
+ */
+export async function resumeShipmentTracking(
+  deps: ShipmentDeps,
+  accountId: string,
+  id: string,
+  bodyId?: string,
+): Promise<ShipmentRow> {
+  checkBodyId(bodyId, id);
+  await getShipment(deps.db, accountId, id);
+  const nowMs = deps.clock.now();
+  const now = toIsoSeconds(nowMs);
+  const t = trackingRequests;
+  const [, , boxes] = await deps.db.batch([
+    deps.db
+      .update(shipments)
+      .set({ lineTrackingStoppedAt: null, lineTrackingStoppedReason: null, updatedAt: now })
+      .where(and(eq(shipments.accountId, accountId), eq(shipments.id, id), isNotNull(shipments.lineTrackingStoppedAt))),
+    deps.db
+      .update(t)
+      .set({ status: "created", updatedAt: now })
+      .where(
+        and(
+          eq(t.accountId, accountId),
+          eq(t.shipmentId, id),
+          eq(t.status, "tracking_stopped"),
+          // Keep the unique "one active request per (number, line)" rule: skip a number tracked anew since,
+          // and move back only the newest stopped request of each number.
+          sql`NOT EXISTS (SELECT 1 FROM tracking_requests AS active WHERE active.account_id = ${accountId}
+                AND active.normalized_number = "tracking_requests"."normalized_number"
+                AND active.line_scac = "tracking_requests"."line_scac"
+                AND active.status IN ('pending', 'created'))`,
+          sql`"tracking_requests"."id" = (SELECT newest.id FROM tracking_requests AS newest
+                WHERE newest.account_id = ${accountId} AND newest.shipment_id = ${id}
+                  AND newest.normalized_number = "tracking_requests"."normalized_number"
+                  AND newest.status = 'tracking_stopped'
+                ORDER BY newest.created_at DESC, newest.id DESC LIMIT 1)`,
+        ),
+      ),
+    deps.db
+      .select({ id: containers.id, scac: containers.scac, number: containers.number })
+      .from(containers)
+      .where(and(eq(containers.accountId, accountId), eq(containers.shipmentId, id))),
+  ]);
+  for (const box of boxes) {
+    if (!box.scac) continue;
+    const tracker = deps.env.TRACKER.get(deps.env.TRACKER.idFromName(trackerName(box.scac, box.number)));
+    await tracker.resubscribe({ accountId, containerId: box.id, shipmentId: id }, nowMs);
+  }
+  return getShipment(deps.db, accountId, id);
 }

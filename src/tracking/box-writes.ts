@@ -10,7 +10,7 @@ import {
   trackedEquipment,
   transportEvents,
 } from "../db/schema";
-import { deterministicId, newId } from "../lib/ids";
+import { deterministicId } from "../lib/ids";
 import { findPortByLocode, findTerminalByCode } from "../reference/locations";
 import type { ContainerState, ShipmentState } from "./derive";
 import type { EngineEvent } from "./events";
@@ -167,18 +167,24 @@ export async function boxUpdateStatements(
           }
         } else if (e.kind === "container_updated") {
           statements.push(
-            db.insert(containerUpdatedEvents).values({
-              id: newId(),
-              accountId: sub.accountId,
-              containerId: sub.containerId,
-              shipmentId: sub.shipmentId,
-              terminalId: state.pickupFacilityId ?? state.podTerminalId,
-              changeset: e.changeset,
-              timestamp: e.timestamp,
-              timezone: state.pickupFacilityId ? state.finalDestinationTimezone : state.podTimezone,
-              dataSource: e.dataSource,
-              createdAt: nowIso,
-            }),
+            db
+              .insert(containerUpdatedEvents)
+              .values({
+                // Derived from the update (its time and changeset), so a replayed update writes it once.
+                id: await deterministicId(
+                  `container_updated:${sub.containerId}:${nowIso}:${JSON.stringify(e.changeset)}`,
+                ),
+                accountId: sub.accountId,
+                containerId: sub.containerId,
+                shipmentId: sub.shipmentId,
+                terminalId: state.pickupFacilityId ?? state.podTerminalId,
+                changeset: e.changeset,
+                timestamp: e.timestamp,
+                timezone: state.pickupFacilityId ? state.finalDestinationTimezone : state.podTimezone,
+                dataSource: e.dataSource,
+                createdAt: nowIso,
+              })
+              .onConflictDoNothing(),
           );
         } else if (e.kind === "shipment_estimated_arrival") {
           const location = findPortByLocode(e.locationLocode);

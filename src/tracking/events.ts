@@ -71,6 +71,25 @@ const ESTIMATED_EVENTS: MilestoneName[] = [
   "container.transport.arrived_at_inland_destination",
 ];
 
+/** Milestones oldest first (a stable sort: equal times keep the order they were reported in). */
+function byTime(milestones: Milestone[]): Milestone[] {
+  return [...milestones].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+}
+
+/** The estimate of each of `ESTIMATED_EVENTS` a box currently has (of `sorted`, the last one per event). */
+function currentEstimates(sorted: Milestone[]): Milestone[] {
+  return ESTIMATED_EVENTS.flatMap((name) => {
+    let latest: Milestone | null = null;
+    for (const m of sorted) if (m.estimated && m.event === name) latest = m;
+    return latest ? [latest] : [];
+  });
+}
+
+/** The key remembering an estimate's current time, so an unchanged estimate is not announced again. */
+function estimateKey(m: Milestone): string {
+  return `est|${m.event}|${m.locationLocode ?? ""}|${m.timestamp}`;
+}
+
 /** Value changes announced as `*.changed` transport events (R §2.4 #26–30), by `ContainerState` field. */
 const VALUE_CHANGE_EVENTS: [keyof ContainerState, string][] = [
   ["pickupLfd", "container.pickup_lfd.changed"],
@@ -131,7 +150,7 @@ export function diffEvents(
 ): EngineEvent[] {
   const events: EngineEvent[] = [];
   const seen = new Set(previous.recordedKeys);
-  const sorted = [...milestones].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  const sorted = byTime(milestones);
   for (const m of sorted) {
     if (m.estimated) continue;
     const key = milestoneKey(m);
@@ -140,14 +159,14 @@ export function diffEvents(
     events.push(fromMilestone(m, m.event, key));
   }
   if (previous.state) {
-    for (const name of ESTIMATED_EVENTS) {
-      let latest: Milestone | null = null;
-      for (const m of sorted) if (m.estimated && m.event === name) latest = m;
-      if (!latest) continue;
-      const key = `est|${name}|${latest.locationLocode ?? ""}|${latest.timestamp}`;
+    for (const latest of currentEstimates(sorted)) {
+      const key = estimateKey(latest);
       if (seen.has(key)) continue;
       seen.add(key);
-      events.push(fromMilestone(latest, name.replace("container.transport.", "container.transport.estimated."), key));
+      // The event's own key names this announcement (an estimate may come back to an earlier time and is then
+      // announced again); replaying the same update gives the same key, so it is still written once.
+      const event = latest.event.replace("container.transport.", "container.transport.estimated.");
+      events.push(fromMilestone(latest, event, `${key}|${nowIso}`));
     }
     const prev = previous.state;
     if (
@@ -219,10 +238,20 @@ function terminalEvent(
   };
 }
 
-/** The keys an update recorded, to remember for the next diff. */
-export function recordedKeysAfter(previous: ReadonlySet<string>, events: EngineEvent[]): Set<string> {
-  const keys = new Set(previous);
-  for (const e of events)
-    if (e.kind === "transport_event" && (e.milestone || e.key.startsWith("est|"))) keys.add(e.key);
+/**
+ * The keys to remember for the next diff after an update that saw `milestones` and announced `events`: every
+ * milestone recorded so far, and the current time of each estimate (also on the first snapshot, whose estimates
+ * are starting values, not changes). An estimate the update did not see keeps its last known time.
+ */
+export function recordedKeysAfter(
+  previous: ReadonlySet<string>,
+  events: EngineEvent[],
+  milestones: Milestone[],
+): Set<string> {
+  const current = currentEstimates(byTime(milestones));
+  const replaced = current.map((m) => `est|${m.event}|`);
+  const keys = new Set([...previous].filter((k) => !replaced.some((prefix) => k.startsWith(prefix))));
+  for (const e of events) if (e.kind === "transport_event" && e.milestone && !e.milestone.estimated) keys.add(e.key);
+  for (const m of current) keys.add(estimateKey(m));
   return keys;
 }

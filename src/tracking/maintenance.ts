@@ -137,9 +137,11 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
   }
 
   const cutoff = toIsoSeconds(nowMs - STOP_AFTER_MS);
-  const allReturned = sql<number>`(NOT EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = ${shipments.id} AND c.empty_terminated_at IS NULL) AND EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = ${shipments.id}))`;
-  const pastArrival = sql<number>`(${shipments.podAtaAt} IS NOT NULL AND ${shipments.podAtaAt} < ${cutoff} AND EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = ${shipments.id} AND c.pod_full_out_at IS NULL AND c.final_destination_full_out_at IS NULL))`;
-  const noUpdates = sql<number>`(${shipments.updatedAt} < ${cutoff})`;
+  // Columns of the outer row are written qualified: in a select list drizzle renders `${shipments.id}` as a bare
+  // "id", which inside the subqueries would mean the container's own id.
+  const allReturned = sql<number>`(NOT EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = "shipments"."id" AND c.empty_terminated_at IS NULL) AND EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = "shipments"."id"))`;
+  const pastArrival = sql<number>`("shipments"."pod_ata_at" IS NOT NULL AND "shipments"."pod_ata_at" < ${cutoff} AND EXISTS (SELECT 1 FROM containers c WHERE c.shipment_id = "shipments"."id" AND c.pod_full_out_at IS NULL AND c.final_destination_full_out_at IS NULL))`;
+  const noUpdates = sql<number>`("shipments"."updated_at" < ${cutoff})`;
   const toStop = await db
     .select({ id: shipments.id, accountId: shipments.accountId, allReturned, pastArrival, noUpdates })
     .from(shipments)

@@ -75,6 +75,12 @@ interface TrackerSnapshot {
   /** Last time the carrier / the terminal answered for this box (UTC ISO), or null. */
   carrierCheckedAt: string | null;
   terminalCheckedAt: string | null;
+  /**
+   * When the carrier's / the terminal's facts kept here were asked for (ms): an answer to an older poll is stale.
+   * Absent in snapshots written before they existed.
+   */
+  carrierFactsAtMs?: number;
+  terminalFactsAtMs?: number;
   deliveredAt: string | null;
   stopped: boolean;
   nextPollAt: string | null;
@@ -108,9 +114,8 @@ export class Tracker extends DurableObject<Env> {
   }
 
   /** How much faster than real time this box's world moves (its poll intervals divide by it). */
-  private speedUp(): number {
-    const box = this.snapshot?.box;
-    return box ? sourcesFor(this.env).speedUpFor(box.scac, box.number) : 1;
+  private speedUp(box: BoxIdentity): number {
+    return sourcesFor(this.env).speedUpFor(box.scac, box.number);
   }
 
   /**
@@ -161,17 +166,29 @@ export class Tracker extends DurableObject<Env> {
       const snap = await this.load();
       if (!snap || snap.stopped)
         return { applied: false, events: [], currentStatus: snap?.state?.currentStatus ?? null, nextPollAt: null };
+      // A poll overtaken by a newer one (its upstream answered later) must not move the box back in time.
+      const older = (keptAtMs: number | undefined) => keptAtMs !== undefined && results.polledAtMs < keptAtMs;
+      const staleCarrier = results.carrier?.kind === "found" && older(snap.carrierFactsAtMs);
+      const staleTerminal = results.terminal?.kind === "found" && older(snap.terminalFactsAtMs);
       let carrier: { shipment: ShipmentFacts; container: ContainerFacts } | null = null;
-      if (results.carrier?.kind === "found") {
+      if (results.carrier?.kind === "found" && !staleCarrier) {
         const container = results.carrier.shipment.containers.find((c) => c.number === snap.box.number);
         if (container) carrier = { shipment: results.carrier.shipment, container };
       }
-      const terminal = results.terminal?.kind === "found" ? results.terminal.observation : null;
+      const terminal = results.terminal?.kind === "found" && !staleTerminal ? results.terminal.observation : null;
       const failed =
         results.carrier?.kind === "temporary_failure" ||
         results.terminal?.kind === "temporary_failure" ||
-        (results.carrier !== null && !carrier && results.carrier?.kind !== "not_found");
+        (results.carrier !== null && !carrier && !staleCarrier && results.carrier?.kind !== "not_found");
       if (!carrier && !terminal) {
+        if (staleCarrier || staleTerminal) {
+          return {
+            applied: false,
+            events: [],
+            currentStatus: snap.state?.currentStatus ?? null,
+            nextPollAt: snap.nextPollAt,
+          };
+        }
         return this.reschedule(snap, results.polledAtMs, failed);
       }
       return this.update(
@@ -181,7 +198,7 @@ export class Tracker extends DurableObject<Env> {
         results.polledAtMs,
         [],
         results.carrier !== null,
-        results.terminal !== null,
+        results.terminal !== null && !staleTerminal,
         failed,
       );
     });
@@ -253,7 +270,7 @@ export class Tracker extends DurableObject<Env> {
     const snap = await this.load();
     if (!snap || snap.stopped) return;
     await this.env.TERMINAL_POLLS_QUEUE.send({ scac: snap.box.scac, number: snap.box.number });
-    await this.ctx.storage.setAlarm(Date.now() + pollRetryDelayMs(6, this.speedUp()));
+    await this.ctx.storage.setAlarm(Date.now() + pollRetryDelayMs(6, this.speedUp(snap.box)));
   }
 
   private async save(snap: TrackerSnapshot): Promise<void> {
@@ -264,10 +281,10 @@ export class Tracker extends DurableObject<Env> {
   private async reschedule(snap: TrackerSnapshot, nowMs: number, failed: boolean): Promise<UpdateOutcome> {
     const failures = failed ? snap.consecutiveFailures + 1 : 0;
     const delay = failed
-      ? pollRetryDelayMs(failures, this.speedUp())
+      ? pollRetryDelayMs(failures, this.speedUp(snap.box))
       : snap.state && snap.shipmentState
-        ? nextPollDelayMs(snap.state, snap.shipmentState, nowMs, this.speedUp())
-        : pollRetryDelayMs(1, this.speedUp());
+        ? nextPollDelayMs(snap.state, snap.shipmentState, nowMs, this.speedUp(snap.box))
+        : pollRetryDelayMs(1, this.speedUp(snap.box));
     const nextPollAt = delay === null ? null : toIsoSeconds(nowMs + delay);
     await this.save({ ...snap, consecutiveFailures: failures, nextPollAt });
     if (delay !== null) await this.ctx.storage.setAlarm(nowMs + delay);
@@ -305,8 +322,8 @@ export class Tracker extends DurableObject<Env> {
         ? diffEvents({ state: null, shipment: null, recordedKeys: new Set() }, milestones, state, shipmentState, nowIso)
         : [];
     const delay = partialFailure
-      ? pollRetryDelayMs(snap.consecutiveFailures + 1, this.speedUp())
-      : nextPollDelayMs(state, shipmentState, nowMs, this.speedUp());
+      ? pollRetryDelayMs(snap.consecutiveFailures + 1, this.speedUp(snap.box))
+      : nextPollDelayMs(state, shipmentState, nowMs, this.speedUp(snap.box));
     const nextPollAt = delay === null ? null : toIsoSeconds(nowMs + delay);
     const carrierCheckedAt = carrierChecked && carrier ? nowIso : snap.carrierCheckedAt;
     const terminalCheckedAt = terminalChecked ? nowIso : snap.terminalCheckedAt;
@@ -334,11 +351,13 @@ export class Tracker extends DurableObject<Env> {
       terminal: terminalObservation,
       state,
       shipmentState,
-      recordedKeys: [...recordedKeysAfter(recordedKeysAfter(previousKeys, events), historyEvents)],
+      recordedKeys: [...recordedKeysAfter(previousKeys, [...events, ...historyEvents], milestones)],
       rawCount: snap.rawCount + rawCount,
       consecutiveFailures: partialFailure ? snap.consecutiveFailures + 1 : 0,
       carrierCheckedAt,
       terminalCheckedAt,
+      carrierFactsAtMs: carrier ? nowMs : snap.carrierFactsAtMs,
+      terminalFactsAtMs: terminal ? nowMs : snap.terminalFactsAtMs,
       nextPollAt,
     };
     await this.save(next);
@@ -350,5 +369,25 @@ export class Tracker extends DurableObject<Env> {
       currentStatus: state.currentStatus,
       nextPollAt,
     };
+  }
+
+  /**
+   * Re-attaches an account's container row after its shipment resumed tracking
+   * (`PATCH /shipments/{id}/resume_tracking`): the row joins again, gets the box's current state and every event
+   * recorded so far (event rows have derived ids, so nothing already written is written twice), and polling
+   * restarts if the box had stopped. Idempotent per container id.
+   * @returns `applied: false` when this Tracker was never subscribed (it has nothing to write).
+   */
+  resubscribe(subscription: Subscription, nowMs: number): Promise<UpdateOutcome> {
+    return this.serial(async () => {
+      const snap = await this.load();
+      if (!snap) return { applied: false, events: [], currentStatus: null, nextPollAt: null };
+      // The row joins (history included) rather than being kept as a plain subscriber, so it is listed once.
+      const others = snap.subscriptions.filter((s) => s.containerId !== subscription.containerId);
+      if (!snap.shipment || !snap.container) {
+        return this.reschedule({ ...snap, subscriptions: [...others, subscription], stopped: false }, nowMs, true);
+      }
+      return this.update({ ...snap, subscriptions: others, stopped: false }, null, null, nowMs, [subscription], false);
+    });
   }
 }

@@ -10,7 +10,7 @@ import { terminalResource } from "../terminals/serializer";
 /** A `transport_events` row as drizzle returns it. */
 export type TransportEventRow = typeof transportEvents.$inferSelect;
 
-/** Serialises a transport event (R §1.9). */
+/** Serialises a transport event (R §1.9, sample A.3): `value` carries the new value of a `*.changed` event. */
 export function serializeTransportEvent(row: TransportEventRow): ResourceObject {
   return {
     id: row.id,
@@ -24,6 +24,7 @@ export function serializeTransportEvent(row: TransportEventRow): ResourceObject 
       location_locode: row.locationLocode,
       data_source: row.dataSource,
       invalidated_at: row.invalidatedAt,
+      value: row.value,
     },
     relationships: {
       shipment: { data: { id: row.shipmentId, type: "shipment" } },

@@ -47,3 +47,20 @@ export async function listDocument<Row>(
   doc.meta = meta;
   return doc;
 }
+
+/**
+ * An unpaginated collection document: `{data, included?}` with no `links` and no `meta`, the shape of the
+ * reference service's raw events endpoint (R §3.5).
+ */
+export async function collectionDocument<Row>(
+  ctx: LoadContext,
+  type: ResourceType<Row>,
+  rows: Row[],
+  include: IncludeTree,
+): Promise<JsonApiDocument> {
+  const hydrated = type.hydrate ? await type.hydrate(ctx, rows) : rows;
+  const data = hydrated.map((r) => type.serialize(r));
+  const doc: JsonApiDocument = { data };
+  if (include.size > 0) doc.included = await resolveIncluded(ctx, type, hydrated, include, data);
+  return doc;
+}

@@ -1,0 +1,535 @@
+// bench/api: REST API throughput and latency against a local `wrangler dev` (workerd, local D1 and Durable Objects).
+//
+// Seeds one account with N containers (2 per shipment) and their account_resource_counts rows into a bench-private
+// persistence directory, starts wrangler dev on 127.0.0.1:8788 with the rate limits raised out of the way, and loads
+// each endpoint with autocannon for a bounded time, one after the other:
+//
+//   GET  /health                                            baseline (no auth, no D1, no Durable Object)
+//   GET  /v2/containers/{id}                                ids spread over the whole table
+//   GET  /v2/containers?page[size]=30&include=shipment      first page, newest first
+//   POST /v2/tracking_requests                              unique request_number per request (scac TEST)
+//
+// Figures are reported as ratios to /health in the same run, which cancels most of the machine's speed.
+// With --large, the first list page is measured again at 1 000 000 containers (fresh database), and its p50
+// latency is compared with the 10 000-container run: the page must not get slower as the table grows.
+import { rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { load } from "../lib/load.mjs";
+import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
+import { execStatements, generateTestKey, openForBulkLoad, seedAccount } from "../lib/seed.mjs";
+import { applyMigrations, d1SqliteFile, ROOT, snapshotProject, startDev, wipePersistDir } from "../lib/wrangler.mjs";
+
+export const description =
+  "REST API: /health, GET /containers/{id}, first list page with include=shipment, POST /tracking_requests (ratios to /health)";
+
+export const usage = `bench api options (or the environment variable in brackets):
+  --containers N        containers seeded for the main run (BENCH_CONTAINERS, default 10000)
+  --large               also measure the first list page at --large-containers (BENCH_LARGE=1)
+  --large-containers N  (BENCH_LARGE_CONTAINERS, default 1000000)
+  --duration S          seconds of load per endpoint (BENCH_DURATION, default 10)
+  --warmup S            seconds of unrecorded load before each endpoint (BENCH_WARMUP, default 2)
+  --connections N       concurrent connections (BENCH_CONNECTIONS, default 10)
+  --rounds N            measure every endpoint N times, interleaved, and report medians (BENCH_ROUNDS, default 1)
+  --port P              port of the bench's wrangler dev on 127.0.0.1 (BENCH_PORT, default 8788)
+  --keep-state          keep .wrangler/bench-state* (with the API key in bench-api-key) and the source
+                        snapshot .wrangler/bench-src afterwards
+  --check               exit 1 when a target fails (BENCH_CHECK=1)
+  --ref REF             measure git commit REF (e.g. HEAD) instead of the working tree (BENCH_REF)
+  --tree DIR            measure the Worker in DIR (wrangler.toml, src/, migrations/ laid out as here, e.g. a
+                        patched copy) instead of the working tree`;
+
+const ACCOUNT_ID = "00000000-0000-7000-8000-00000000b0b0";
+const TARGETS = { getById: 0.4, list: 0.3, largeListLatency: 1.5 };
+const LIST_PATH = "/v2/containers?page[size]=30&include=shipment";
+
+function options(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      containers: { type: "string" },
+      large: { type: "boolean" },
+      "large-containers": { type: "string" },
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      connections: { type: "string" },
+      port: { type: "string" },
+      "keep-state": { type: "boolean" },
+      check: { type: "boolean" },
+      ref: { type: "string" },
+      tree: { type: "string" },
+      rounds: { type: "string" },
+    },
+  });
+  const env = process.env;
+  const num = (flag, envName, fallback, min = 1) => {
+    const raw = values[flag] ?? env[envName];
+    if (raw === undefined || raw === "") return fallback;
+    const n = Number(String(raw).replaceAll("_", ""));
+    if (!Number.isFinite(n) || n < min) throw new Error(`--${flag} must be a number ≥ ${min} (got ${raw})`);
+    return n;
+  };
+  const flag = (name, envName) => values[name] === true || /^(1|true|yes)$/i.test(env[envName] ?? "");
+  return {
+    containers: Math.floor(num("containers", "BENCH_CONTAINERS", 10_000, 30)),
+    large: flag("large", "BENCH_LARGE"),
+    largeContainers: Math.floor(num("large-containers", "BENCH_LARGE_CONTAINERS", 1_000_000, 30)),
+    duration: num("duration", "BENCH_DURATION", 10),
+    warmup: num("warmup", "BENCH_WARMUP", 2, 0),
+    connections: Math.floor(num("connections", "BENCH_CONNECTIONS", 10)),
+    rounds: Math.floor(num("rounds", "BENCH_ROUNDS", 1)),
+    port: Math.floor(num("port", "BENCH_PORT", 8788)),
+    keepState: values["keep-state"] === true,
+    check: flag("check", "BENCH_CHECK"),
+    ref: values.ref ?? (env.BENCH_REF || undefined),
+    tree: values.tree ? resolve(values.tree) : undefined,
+  };
+}
+
+const step = (text) => console.log(`· ${text}`);
+const seconds = (t0) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+const group = (n) => n.toLocaleString("en-US").replaceAll(",", " ");
+
+/** Fresh database in `persistDir`: migrations, reference data, the bench account with `count` containers. */
+async function prepareDatabase(project, persistDir, count) {
+  let t0 = performance.now();
+  wipePersistDir(persistDir);
+  await applyMigrations(persistDir, { cwd: project });
+  step(`migrations applied to ${relative(ROOT, persistDir)} (${seconds(t0)})`);
+
+  t0 = performance.now();
+  const { referenceSeedStatements } = await import(pathToFileURL(join(project, "src", "reference", "seed.ts")).href);
+  const key = generateTestKey();
+  const db = openForBulkLoad(d1SqliteFile(persistDir));
+  try {
+    const reference = referenceSeedStatements();
+    execStatements(db, reference);
+    const seeded = seedAccount(db, {
+      accountId: ACCOUNT_ID,
+      key,
+      containers: count,
+      onProgress: (done) => {
+        if (count >= 500_000) step(`  ${group(done)} containers…`);
+      },
+    });
+    const seedSeconds = (performance.now() - t0) / 1000;
+    step(
+      `seeded ${reference.length} reference rows, ${group(count)} containers on ${group(seeded.shipments)} shipments ` +
+        `and their account_resource_counts (${seedSeconds.toFixed(1)} s)`,
+    );
+    // For poking at a kept state (--keep-state) by hand: the key, and a few container ids.
+    writeFileSync(join(persistDir, "bench-api-key"), `${key}\n`, { mode: 0o600 });
+    writeFileSync(join(persistDir, "bench-container-ids"), `${seeded.sampleIds.slice(0, 20).join("\n")}\n`);
+    return { key, sampleIds: seeded.sampleIds, seedSeconds };
+  } finally {
+    db.close();
+  }
+}
+
+/** One request to each endpoint, checked, so a misconfigured run fails before it measures error pages. */
+async function sanityCheck(baseUrl, endpoints, count) {
+  const problems = [];
+  for (const e of endpoints) {
+    const req = e.sample();
+    const res = await fetch(`${baseUrl}${req.path}`, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+    });
+    const text = await res.text();
+    if (res.status !== e.expect) {
+      problems.push(`${e.name}: HTTP ${res.status} (expected ${e.expect}): ${text.slice(0, 300)}`);
+      continue;
+    }
+    if (e.id === "list") {
+      const doc = JSON.parse(text);
+      if (doc.data?.length !== 30) problems.push(`list: ${doc.data?.length} rows, expected 30`);
+      if (doc.meta?.total !== count) problems.push(`list: meta.total ${doc.meta?.total}, expected ${count}`);
+      if (!(doc.included?.length > 0)) problems.push("list: no included shipments");
+    }
+  }
+  if (problems.length > 0) throw new Error(`sanity check failed:\n  ${problems.join("\n  ")}`);
+}
+
+/** The endpoints under test; request bodies and ids vary per request. */
+function endpoints(key, sampleIds, runTag) {
+  const auth = { authorization: `Token ${key}` };
+  let idCursor = 0;
+  let counter = 0;
+  const nextId = () => sampleIds[idCursor++ % sampleIds.length];
+  const postBody = () =>
+    JSON.stringify({
+      data: {
+        type: "tracking_request",
+        attributes: { request_type: "bill_of_lading", request_number: `BENCH-${runTag}-${++counter}`, scac: "TEST" },
+      },
+    });
+  const postHeaders = { ...auth, "content-type": "application/vnd.api+json" };
+  return [
+    {
+      id: "health",
+      name: "GET /health",
+      expect: 200,
+      sample: () => ({ method: "GET", path: "/health", headers: {} }),
+      load: { path: "/health" },
+    },
+    {
+      id: "getById",
+      name: "GET /v2/containers/{id}",
+      expect: 200,
+      sample: () => ({ method: "GET", path: `/v2/containers/${nextId()}`, headers: auth }),
+      load: {
+        path: `/v2/containers/${sampleIds[0]}`,
+        headers: auth,
+        setupRequest: (req) => ({ ...req, path: `/v2/containers/${nextId()}` }),
+      },
+    },
+    {
+      id: "list",
+      name: "GET /v2/containers?page[size]=30&include=shipment",
+      expect: 200,
+      sample: () => ({ method: "GET", path: LIST_PATH, headers: auth }),
+      load: { path: LIST_PATH, headers: auth },
+    },
+    {
+      id: "create",
+      name: "POST /v2/tracking_requests",
+      expect: 201,
+      sample: () => ({ method: "POST", path: "/v2/tracking_requests", headers: postHeaders, body: postBody() }),
+      load: {
+        path: "/v2/tracking_requests",
+        method: "POST",
+        headers: postHeaders,
+        body: postBody(),
+        setupRequest: (req) => ({ ...req, body: postBody() }),
+      },
+    },
+  ];
+}
+
+/**
+ * Fewer responses than connections in a phase means most requests took longer than the phase: the load figures say
+ * nothing about latency then (p50 > the phase's duration), so latency comes from {@link probe} instead.
+ */
+const PROBE_REQUESTS = 5;
+const PROBE_TIMEOUT_MS = 300_000;
+
+/**
+ * Latency of an endpoint too slow for the load phase to say anything: `PROBE_REQUESTS` requests one after the
+ * other (after the load phase's requests have drained), each timed; p50 and p99 are taken from those.
+ */
+async function probe(baseUrl, e) {
+  const times = [];
+  const statusCodes = {};
+  for (let i = 0; i < PROBE_REQUESTS; i++) {
+    const req = e.sample();
+    const t0 = performance.now();
+    const res = await fetch(`${baseUrl}${req.path}`, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    await res.arrayBuffer();
+    const ms = performance.now() - t0;
+    statusCodes[res.status] = (statusCodes[res.status] ?? 0) + 1;
+    if (res.status === e.expect) times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  const at = (p) => times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)] ?? Number.NaN;
+  return {
+    latencySource: `${PROBE_REQUESTS} sequential requests`,
+    p50: at(50),
+    p99: at(99),
+    probeStatusCodes: statusCodes,
+  };
+}
+
+/** One warm-up and measured phase of an endpoint; a phase during which wrangler restarted is run again. */
+async function phase(dev, e, opts, label) {
+  const common = {
+    name: e.name,
+    url: `${dev.baseUrl}${e.load.path}`,
+    method: e.load.method ?? "GET",
+    headers: e.load.headers ?? {},
+    body: e.load.body,
+    setupRequest: e.load.setupRequest,
+    serverPgid: dev.pid,
+  };
+  const connections = e.connections ?? opts.connections;
+  let r;
+  for (let attempt = 1; ; attempt++) {
+    if (opts.warmup > 0) await load({ ...common, connections, duration: opts.warmup });
+    r = await load({ ...common, connections, duration: opts.duration });
+    if (!r.serverRestarted || attempt === 3) break;
+    step(`${label}: ${e.name}: wrangler restarted the Worker during the run (a source file changed?); again`);
+  }
+  if (r.total < connections) {
+    step(
+      `${label}: ${e.name}: only ${r.total} responses in ${opts.duration} s; timing ${PROBE_REQUESTS} requests one at a time`,
+    );
+    Object.assign(r, await probe(dev.baseUrl, e), {
+      serverCpuMsPerRequest: null,
+      loadedP50AtLeastMs: opts.duration * 1000,
+    });
+  }
+  const bad = r.non2xx + r.errors;
+  step(
+    `${label}: ${e.name}${e.connections ? ` [${connections} conn]` : ""}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50)} ms, ` +
+      `p99 ${fmt(r.p99)} ms, server CPU ${fmt(r.serverCpuMsPerRequest)} ms/req, other load ${fmt(r.cpuCores.other)} CPUs` +
+      `${bad ? `, ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors` : ""}`,
+  );
+  return r;
+}
+
+/** Median of the finite values (NaN when there are none). */
+function median(values) {
+  const v = values.filter((x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return Number.NaN;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
+/**
+ * Measures the endpoints in order, `opts.rounds` times over (round 1 all endpoints, then round 2, …, so slow drift
+ * in the machine's load spreads over all of them); with several rounds each figure is the median over the rounds.
+ */
+async function measure(dev, list, opts, label) {
+  const perEndpoint = list.map(() => []);
+  for (let round = 1; round <= opts.rounds; round++) {
+    const tag = opts.rounds > 1 ? `${label} #${round}` : label;
+    for (const [i, e] of list.entries()) perEndpoint[i].push(await phase(dev, e, opts, tag));
+  }
+  return list.map((e, i) => {
+    const rounds = perEndpoint[i];
+    const r =
+      rounds.length === 1
+        ? { ...rounds[0] }
+        : {
+            ...rounds[0],
+            rps: median(rounds.map((x) => x.rps)),
+            p50: median(rounds.map((x) => x.p50)),
+            p99: median(rounds.map((x) => x.p99)),
+            mean: median(rounds.map((x) => x.mean)),
+            total: rounds.reduce((a, x) => a + x.total, 0),
+            non2xx: rounds.reduce((a, x) => a + x.non2xx, 0),
+            errors: rounds.reduce((a, x) => a + x.errors, 0),
+            serverCpuMsPerRequest: median(rounds.map((x) => x.serverCpuMsPerRequest)),
+            cpuCores: {
+              server: median(rounds.map((x) => x.cpuCores.server)),
+              loadgen: median(rounds.map((x) => x.cpuCores.loadgen)),
+              other: Math.max(...rounds.map((x) => x.cpuCores.other ?? 0)),
+            },
+            serverRestarted: rounds.some((x) => x.serverRestarted),
+            loadedP50AtLeastMs: rounds.some((x) => x.loadedP50AtLeastMs !== undefined)
+              ? opts.duration * 1000
+              : undefined,
+            latencySource: rounds.find((x) => x.latencySource)?.latencySource,
+            rounds,
+          };
+    if (r.loadedP50AtLeastMs === undefined) delete r.loadedP50AtLeastMs;
+    if (r.latencySource === undefined) delete r.latencySource;
+    r.id = e.id;
+    r.run = label;
+    return r;
+  });
+}
+
+/** Prepares a database of `count` containers, runs wrangler dev on it and measures `which` endpoints. */
+async function runAt(project, count, opts, which, runTag) {
+  const persistDir = join(ROOT, ".wrangler", count === opts.containers ? "bench-state" : "bench-state-large");
+  console.log("");
+  console.log(`== ${group(count)} containers ==`);
+  const { key, sampleIds, seedSeconds } = await prepareDatabase(project, persistDir, count);
+  const t0 = performance.now();
+  const dev = await startDev({
+    cwd: project,
+    persistDir,
+    port: opts.port,
+    vars: { RATE_LIMIT_DEFAULT: "1000000000", RATE_LIMIT_CREATE_TRACKING_REQUEST: "1000000000" },
+    logFile: join(ROOT, "bench", "results", `wrangler-api-${count}.log`),
+  });
+  try {
+    step(`wrangler dev ready on ${dev.baseUrl} (${seconds(t0)})`);
+    const all = endpoints(key, sampleIds, `${runTag}-${count}`);
+    const selected = which.map((w) => {
+      const [id, connections] = w.split("@");
+      const e = all.find((x) => x.id === id);
+      return connections ? { ...e, id: `${id}@${connections}`, connections: Number(connections) } : e;
+    });
+    await sanityCheck(
+      dev.baseUrl,
+      all.filter((e) => which.some((w) => w.split("@")[0] === e.id)),
+      count,
+    );
+    const results = await measure(dev, selected, opts, group(count));
+    if (!dev.alive()) throw new Error("wrangler dev died during the run");
+    return { containers: count, seedSeconds, results };
+  } finally {
+    await dev.stop();
+    if (!opts.keepState) rmSync(persistDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Throughput ratio to /health predicted from server CPU per request (`/health` CPU ÷ endpoint CPU): what the
+ * ratio would be if the server were the only thing on the machine, CPU-bound. Less sensitive to other load.
+ */
+function cpuRatio(health, r) {
+  const h = health?.serverCpuMsPerRequest;
+  const x = r.serverCpuMsPerRequest;
+  return h && x ? h / x : Number.NaN;
+}
+
+function printRun(run) {
+  const health = run.results.find((r) => r.id === "health");
+  console.log("");
+  console.log(
+    `Results at ${group(run.containers)} containers (${run.results[0]?.connections} connections, ` +
+      `${fmt(run.results[0]?.durationSeconds, 0)} s each` +
+      `${run.results[0]?.rounds ? `, medians of ${run.results[0].rounds.length} rounds` : ""})`,
+  );
+  printTable(
+    ["endpoint", "req/s", "p50 ms", "p99 ms", "× /health req/s", "server CPU ms/req", "× /health by CPU", "non-2xx"],
+    run.results.map((r) => [
+      `${r.connections === health?.connections ? r.name : `${r.name} [${r.connections} conn]`}${r.latencySource ? " *" : ""}`,
+      fmt(r.rps, 0),
+      fmt(r.p50),
+      fmt(r.p99),
+      health ? fmt(r.rps / health.rps) : "n/a",
+      fmt(r.serverCpuMsPerRequest),
+      fmt(cpuRatio(health, r)),
+      r.non2xx + r.errors,
+    ]),
+  );
+  const probed = run.results.find((r) => r.latencySource);
+  if (probed) console.log(`* too slow to measure under load: latency from ${probed.latencySource}`);
+}
+
+/** Runs the api bench with the bench-specific command-line arguments; resolves to the process exit code. */
+export async function run(argv) {
+  const opts = options(argv);
+  const m = machine();
+  const runTag = Date.now().toString(36).toUpperCase();
+  console.log(
+    `bench api: ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per endpoint` +
+      `${opts.rounds > 1 ? ` × ${opts.rounds} rounds (medians)` : ""}, ` +
+      `127.0.0.1:${opts.port}, ${group(opts.containers)} containers${opts.large ? ` (+ ${group(opts.largeContainers)} with --large)` : ""}`,
+  );
+  console.log(
+    `machine: ${m.cpus} × ${m.cpuModel}, Node ${m.node}, wrangler ${m.wrangler}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  if (cpus().length <= 4) {
+    console.log(
+      `note: autocannon (the load generator, in this Node process) and workerd share these ${cpus().length} CPUs, so absolute ` +
+        "figures understate the Worker; compare the ratios to /health, measured in the same conditions.",
+    );
+  }
+
+  // The Worker as it is now: edits to src/ during the run neither reload it nor change what is measured.
+  if (opts.ref && opts.tree) throw new Error("--ref and --tree exclude each other");
+  const project = snapshotProject(join(ROOT, ".wrangler", "bench-src"), { ref: opts.ref, from: opts.tree });
+  if (opts.tree) step(`measuring the Worker in ${opts.tree}, not the working tree`);
+  if (opts.ref)
+    step(`measuring git ${opts.ref} (${sourceVersion(opts.ref).commit.slice(0, 12)}), not the working tree`);
+  try {
+    return await runAll(project, opts, m, runTag);
+  } finally {
+    if (!opts.keepState) rmSync(project, { recursive: true, force: true });
+  }
+}
+
+async function runAll(project, opts, m, runTag) {
+  const runs = [];
+  const main = await runAt(
+    project,
+    opts.containers,
+    opts,
+    opts.large ? ["health", "getById", "list", "list@1", "create"] : ["health", "getById", "list", "create"],
+    runTag,
+  );
+  runs.push(main);
+  printRun(main);
+  let large;
+  if (opts.large) {
+    large = await runAt(project, opts.largeContainers, opts, ["health", "getById", "list", "list@1"], runTag);
+    runs.push(large);
+    printRun(large);
+  }
+
+  const by = (r, id) => r.results.find((x) => x.id === id);
+  const health = by(main, "health").rps;
+  const targets = [
+    {
+      name: "GET /containers/{id} req/s ÷ /health req/s",
+      value: by(main, "getById").rps / health,
+      op: "≥",
+      threshold: TARGETS.getById,
+      alt: cpuRatio(by(main, "health"), by(main, "getById")),
+    },
+    {
+      name: "GET /containers (list page) req/s ÷ /health req/s",
+      value: by(main, "list").rps / health,
+      op: "≥",
+      threshold: TARGETS.list,
+      alt: cpuRatio(by(main, "health"), by(main, "list")),
+    },
+  ];
+  if (large) {
+    // p50 under the same load as the rest of the table. When the large run was too slow to measure under load,
+    // its p50 is only known to exceed the phase's duration: the ratio is then a lower bound.
+    const small = by(main, "list");
+    const big = by(large, "list");
+    const small1 = by(main, "list@1");
+    const big1 = by(large, "list@1");
+    const cpu = (a, b) => (b?.serverCpuMsPerRequest ?? Number.NaN) / (a?.serverCpuMsPerRequest ?? Number.NaN);
+    targets.push({
+      name: `list p50 at ${group(opts.largeContainers)} ÷ p50 at ${group(opts.containers)}`,
+      value: (big.loadedP50AtLeastMs ?? big.p50) / small.p50,
+      lowerBound: big.loadedP50AtLeastMs !== undefined,
+      op: "≤",
+      threshold: TARGETS.largeListLatency,
+      alt: Number.isFinite(cpu(small, big)) ? cpu(small, big) : cpu(small1, big1),
+    });
+    console.log(
+      `\nFirst list page p50 with ${opts.connections} connections: ${fmt(small.p50)} ms at ${group(opts.containers)}, ` +
+        `${big.loadedP50AtLeastMs ? `over ${fmt(big.loadedP50AtLeastMs, 0)} ms (${big.latencySource}: ${fmt(big.p50)} ms)` : `${fmt(big.p50)} ms`} ` +
+        `at ${group(opts.largeContainers)}. With 1 connection: ${fmt(small1.p50)} ms and ${fmt(big1.p50)} ms ` +
+        `(ratio ${fmt(big1.p50 / small1.p50)}; server CPU per request ratio ${fmt(cpu(small1, big1))}).`,
+    );
+  }
+  const allPass = printTargets(targets);
+  const all = runs.flatMap((r) => r.results);
+  const busy = all.filter((r) => (r.cpuCores.other ?? 0) > 0.25);
+  if (busy.length > 0) {
+    const worst = Math.max(...busy.map((r) => r.cpuCores.other));
+    console.log(
+      `\nwarning: other processes kept up to ${fmt(worst)} of the ${cpus().length} CPUs busy during ${busy.length} of ` +
+        `${all.length} phases; throughput and latency are understated there (server CPU ms/req is less affected).`,
+    );
+  }
+  const restarted = all.filter((r) => r.serverRestarted);
+  if (restarted.length > 0)
+    console.log(`warning: wrangler restarted the Worker during: ${restarted.map((r) => r.name).join("; ")}`);
+  const invalid = all.filter((r) => r.non2xx + r.errors > 0);
+  if (invalid.length > 0) {
+    console.log(`\nwarning: ${invalid.map((r) => `${r.run} ${r.name}`).join("; ")} had non-2xx responses or errors`);
+  }
+  const file = writeResult("api", {
+    bench: "api",
+    finishedAt: new Date().toISOString(),
+    source: opts.tree ? { tree: opts.tree } : sourceVersion(opts.ref),
+    machine: m,
+    options: opts,
+    runs,
+    targets,
+  });
+  console.log(`\nresults written to ${relative(ROOT, file)}`);
+  if (invalid.length > 0) return 1;
+  return opts.check && !allPass ? 1 : 0;
+}

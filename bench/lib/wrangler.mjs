@@ -1,0 +1,265 @@
+// Runs the project's own wrangler for the benches, always against a bench-private persistence directory and
+// port, so a bench never touches the state or the server of `npm start` (.wrangler/state, port 8787).
+import { execFileSync, spawn } from "node:child_process";
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer, Socket } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { groupAlive, stopGroup, trackGroup } from "./cleanup.mjs";
+
+/** Absolute path of the project root (the directory holding wrangler.toml). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+/** Benches only ever listen on and load this address. */
+export const BENCH_HOST = "127.0.0.1";
+
+/** The environment of every wrangler child: no telemetry, no fetches of Cloudflare metadata. */
+function wranglerEnv() {
+  return { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+}
+
+/** The installed wrangler's version (for the results file). */
+export function wranglerVersion() {
+  try {
+    return JSON.parse(readFileSync(join(ROOT, "node_modules", "wrangler", "package.json"), "utf8")).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+/**
+ * Runs wrangler to completion with stdin closed and output captured.
+ * @param {string[]} args
+ * @param {{ cwd?: string }} [options] the project directory (holding wrangler.toml); the root by default
+ * @throws {Error} with wrangler's last output lines when it exits non-zero
+ */
+export function runWrangler(args, { cwd = ROOT } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [WRANGLER_JS, ...args], {
+      cwd,
+      env: wranglerEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      out += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk) => {
+      out += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolvePromise(out);
+      else {
+        const tail = out.trim().split("\n").slice(-15).join("\n");
+        reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} exited with ${code}:\n${tail}`));
+      }
+    });
+  });
+}
+
+/** What a snapshot of the Worker holds (paths relative to the project root). */
+const SNAPSHOT_PATHS = ["wrangler.toml", "src", "migrations", "package.json", "tsconfig.json"];
+
+/**
+ * Copies the Worker's sources (wrangler.toml, src/, migrations/) as they are now into `dir`, under .wrangler/, and
+ * returns `dir`. Benches run wrangler on the copy, so editing src/ during a run neither reloads the Worker under
+ * load nor changes what is measured: a run measures the working tree as it was when it started. Modules are
+ * still resolved from the project's node_modules (esbuild walks up from the copy). With `ref`, the copy is of that
+ * git commit instead of the working tree (e.g. to compare a change with `HEAD`); with `from`, of another directory
+ * laid out like the project (e.g. a patched copy, to measure a change before making it).
+ */
+export function snapshotProject(dir, { ref, from = ROOT } = {}) {
+  if (resolve(from) === resolve(dir)) throw new Error(`cannot snapshot ${from} onto itself`);
+  wipeBenchDir(dir);
+  if (ref) {
+    const paths = SNAPSHOT_PATHS.filter((path) => {
+      try {
+        execFileSync("git", ["cat-file", "-e", `${ref}:${path}`], { cwd: ROOT, stdio: "ignore" });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (!paths.includes("src")) throw new Error(`git ref ${ref} has no src/ (or is not a ref)`);
+    const tar = execFileSync("git", ["archive", "--format=tar", ref, "--", ...paths], {
+      cwd: ROOT,
+      maxBuffer: 1 << 30,
+    });
+    execFileSync("tar", ["-x", "-C", dir], { input: tar });
+    return dir;
+  }
+  if (!existsSync(join(from, "wrangler.toml"))) throw new Error(`${from} has no wrangler.toml`);
+  for (const path of SNAPSHOT_PATHS) {
+    if (existsSync(join(from, path))) cpSync(join(from, path), join(dir, path), { recursive: true });
+  }
+  return dir;
+}
+
+/** Removes and recreates a bench directory (refuses anything outside .wrangler/, and .wrangler/state). */
+export function wipeBenchDir(dir) {
+  const abs = resolve(dir);
+  if (!abs.startsWith(`${join(ROOT, ".wrangler")}/`) || abs === join(ROOT, ".wrangler", "state")) {
+    throw new Error(`refusing to wipe ${abs}: bench directories must live under .wrangler/ and not be .wrangler/state`);
+  }
+  rmSync(abs, { recursive: true, force: true });
+  mkdirSync(abs, { recursive: true });
+}
+
+/** Removes and recreates a bench persistence directory (refuses anything outside .wrangler/). */
+export const wipePersistDir = wipeBenchDir;
+
+/** Applies the migrations of the project in `cwd` to the local D1 database kept in `persistDir`. */
+export async function applyMigrations(persistDir, { cwd = ROOT } = {}) {
+  await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", resolve(persistDir)], { cwd });
+}
+
+/**
+ * The SQLite file miniflare keeps the local D1 database `DB` in (created by {@link applyMigrations}). Write to it
+ * only while no wrangler process has it open.
+ */
+export function d1SqliteFile(persistDir) {
+  const dir = join(persistDir, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
+  if (files.length !== 1) throw new Error(`expected one D1 database file in ${dir}, found ${files.length}`);
+  return join(dir, files[0]);
+}
+
+/** Whether something already accepts connections on host:port. */
+function portInUse(host, port) {
+  return new Promise((resolvePromise) => {
+    const socket = new Socket();
+    socket.setTimeout(500);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolvePromise(true);
+    });
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolvePromise(false);
+    });
+    socket.once("error", () => resolvePromise(false));
+    socket.connect(port, host);
+  });
+}
+
+/** A port nobody listens on right now (for the devtools inspector, so it never clashes with `npm start`'s). */
+function freePort() {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, BENCH_HOST, () => {
+      const { port } = server.address();
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/** Lines of a wrangler dev log that mean it will not serve until the sources change (build or startup errors). */
+function startupFailure(logFile) {
+  let text;
+  try {
+    text = readFileSync(logFile, "utf8");
+  } catch {
+    return null;
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colours from wrangler's output
+  const lines = text.replace(/\x1b\[[0-9;]*m/g, "").split("\n");
+  const at = lines.findIndex((l) => /Build failed|The Workers runtime failed to start/.test(l));
+  return at === -1
+    ? null
+    : lines
+        .slice(at, at + 6)
+        .join("\n")
+        .trim();
+}
+
+/**
+ * Starts `wrangler dev` on 127.0.0.1:`port` with the bench's persistence directory and extra `--var`s, in its own
+ * process group (killed on exit or interruption), and waits until `GET /health` answers 200.
+ *
+ * `logLevel` defaults to `warn`: at `info` the dev server's entry worker sends every request's log line to the
+ * wrangler Node process over a loopback HTTP call, which costs about as much CPU as a whole `GET /health` and
+ * does not exist in production. Warnings, errors and the Worker's console.error output still reach `logFile`.
+ * @param {{ cwd?: string, persistDir: string, port: number, vars?: Record<string, string>, logFile: string,
+ *   logLevel?: string, timeoutMs?: number }} options `cwd`: the project (or snapshot) directory to run
+ * @returns {Promise<{ baseUrl: string, pid: number, stop: () => Promise<void>, alive: () => boolean }>} `pid` is
+ *   also the process group id (for CPU accounting)
+ */
+export async function startDev({
+  cwd = ROOT,
+  persistDir,
+  port,
+  vars = {},
+  logFile,
+  logLevel = "warn",
+  timeoutMs = 90_000,
+}) {
+  if (await portInUse(BENCH_HOST, port)) {
+    throw new Error(`port ${port} on ${BENCH_HOST} is already in use; pick another with --port`);
+  }
+  const inspectorPort = await freePort();
+  const args = [
+    WRANGLER_JS,
+    "dev",
+    "--local",
+    "--ip",
+    BENCH_HOST,
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    resolve(persistDir),
+    "--show-interactive-dev-session=false",
+    "--live-reload=false",
+    "--log-level",
+    logLevel,
+  ];
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  mkdirSync(dirname(logFile), { recursive: true });
+  const log = openSync(logFile, "w");
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: wranglerEnv(),
+    stdio: ["ignore", log, log],
+    detached: true,
+  });
+  closeSync(log);
+  const pid = child.pid;
+  trackGroup(pid);
+  let exited = null;
+  child.on("exit", (code, signal) => {
+    exited = { code, signal };
+  });
+  const stop = () => stopGroup(pid);
+
+  const baseUrl = `http://${BENCH_HOST}:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) {
+      await stop();
+      const tail = readFileSync(logFile, "utf8").trim().split("\n").slice(-20).join("\n");
+      throw new Error(`wrangler dev exited (${exited.code ?? exited.signal}) before answering:\n${tail}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    const fatal = startupFailure(logFile);
+    if (fatal) {
+      await stop();
+      throw new Error(`wrangler dev could not start the Worker (log: ${logFile}):\n${fatal}`);
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`wrangler dev did not answer GET /health within ${timeoutMs / 1000} s (log: ${logFile})`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { baseUrl, pid, stop, alive: () => groupAlive(pid) };
+}

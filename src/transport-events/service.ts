@@ -1,0 +1,44 @@
+import { and, count, eq, notLike } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { containers, transportEvents } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import type { PageRequest } from "../lib/jsonapi/pagination";
+import type { TransportEventRow } from "./serializer";
+
+/**
+ * One page of a container's transport events, oldest first (`timestamp ASC, id ASC`, read through the
+ * `(container_id, timestamp, id)` index), with the number of matching events. Estimates
+ * (`container.transport.estimated.*`) are left out: the reference endpoint serves past, vetted milestones
+ * only (R §2.4 note, §3.4). The container lookup, the page and the total are one D1 round trip; every query is
+ * scoped by account.
+ * @throws ApiError 404 when the container is unknown or another account's.
+ */
+export async function listContainerTransportEvents(
+  db: Database,
+  accountId: string,
+  containerId: string,
+  page: PageRequest,
+): Promise<{ rows: TransportEventRow[]; total: number }> {
+  const where = and(
+    eq(transportEvents.accountId, accountId),
+    eq(transportEvents.containerId, containerId),
+    notLike(transportEvents.event, "%.estimated.%"),
+  );
+  const [found, rows, totals] = await db.batch([
+    db
+      .select({ id: containers.id })
+      .from(containers)
+      .where(and(eq(containers.accountId, accountId), eq(containers.id, containerId)))
+      .limit(1),
+    db
+      .select()
+      .from(transportEvents)
+      .where(where)
+      .orderBy(transportEvents.timestamp, transportEvents.id)
+      .limit(page.size)
+      .offset(page.offset),
+    db.select({ count: count() }).from(transportEvents).where(where),
+  ]);
+  if (found.length === 0) throw ApiError.notFound("Couldn't find Container");
+  return { rows, total: Number(totals[0]?.count ?? 0) };
+}
