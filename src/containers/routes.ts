@@ -21,7 +21,7 @@ import { transportEventResource } from "../transport-events/serializer";
 import { listContainerTransportEvents } from "../transport-events/service";
 import { ContainerDocument, ContainerListDocument } from "./schemas";
 import { containerResource } from "./serializer";
-import { CONTAINER_STATUSES, getContainer, listContainers, refreshContainer } from "./service";
+import { CONTAINER_STATUSES, getContainerView, listContainers, refreshContainer } from "./service";
 
 const tags = ["Containers"];
 const INCLUDES = ["shipment", "pod_terminal", "pickup_facility", "transport_events"];
@@ -167,7 +167,7 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const include = parseInclude(includeParam(params), containerResource);
     const ctx = loadContext(c);
-    const row = await getContainer(ctx.db, ctx.accountId, c.req.valid("param").id);
+    const row = await getContainerView(ctx.db, ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await resourceDocument(ctx, containerResource, row, include, c.req.url));
   })
   .openapi(transportEventsRouteDef, async (c) => {

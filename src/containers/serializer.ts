@@ -1,8 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { type containers, rawEvents, shipments, transportEvents } from "../db/schema";
+import { and, inArray, type SQLWrapper } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { type containers, rawEvents, transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { shipmentResource } from "../shipments/serializer";
+import { ownedBy } from "../lib/tenant";
+import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
 import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
 import { transportEventResource } from "../transport-events/serializer";
 
@@ -81,52 +83,69 @@ export function serializeContainer(row: ContainerView): ResourceObject {
 }
 
 /**
+ * The two queries that give containers their to-many linkage (transport event ids in time order, raw event
+ * ids in feed order), for containers given by id or by a subquery selecting ids, so they can share a D1
+ * round trip with the query that finds the containers.
+ */
+export function containerLinkageQueries(db: Database, containerIds: string[] | SQLWrapper) {
+  return [
+    db
+      .select({ id: transportEvents.id, containerId: transportEvents.containerId })
+      .from(transportEvents)
+      .where(inArray(transportEvents.containerId, containerIds))
+      .orderBy(transportEvents.containerId, transportEvents.timestamp, transportEvents.id),
+    db
+      .select({ id: rawEvents.id, containerId: rawEvents.containerId })
+      .from(rawEvents)
+      .where(inArray(rawEvents.containerId, containerIds))
+      .orderBy(rawEvents.containerId, rawEvents.index),
+  ] as const;
+}
+
+/** Attaches the results of `containerLinkageQueries` to their rows. */
+export function withContainerLinkage(rows: ContainerRow[], events: unknown[], raws: unknown[]): ContainerView[] {
+  const byContainer = (list: unknown[]) => {
+    const map = new Map<string, string[]>();
+    for (const e of list as { id: string; containerId: string }[]) {
+      const arr = map.get(e.containerId);
+      if (arr) arr.push(e.id);
+      else map.set(e.containerId, [e.id]);
+    }
+    return map;
+  };
+  const ev = byContainer(events);
+  const rw = byContainer(raws);
+  return rows.map((r) => ({ ...r, transportEventIds: ev.get(r.id) ?? [], rawEventIds: rw.get(r.id) ?? [] }));
+}
+
+/**
  * JSON:API type `container`; includable: `shipment`, `pod_terminal`, `pickup_facility`, `transport_events`
- * (R §0.4). `hydrate` loads the event ids of all rows in two indexed queries sent as one D1 batch.
+ * (R §0.4). `hydrate` loads the linkage of rows that do not have it yet (one D1 batch for all of them); rows
+ * read together with their linkage (`listContainers`, `getContainerView`) pass through untouched.
  */
 export const containerResource: ResourceType<ContainerView> = {
   type: "container",
   serializerName: "V2::ContainerSerializer",
   hydrate: async (ctx, rows) => {
-    if (rows.length === 0) return rows;
-    const ids = rows.map((r) => r.id);
-    const [events, raws] = await ctx.db.batch([
-      ctx.db
-        .select({ id: transportEvents.id, containerId: transportEvents.containerId })
-        .from(transportEvents)
-        .where(inArray(transportEvents.containerId, ids))
-        .orderBy(transportEvents.containerId, transportEvents.timestamp, transportEvents.id),
-      ctx.db
-        .select({ id: rawEvents.id, containerId: rawEvents.containerId })
-        .from(rawEvents)
-        .where(inArray(rawEvents.containerId, ids))
-        .orderBy(rawEvents.containerId, rawEvents.index),
-    ]);
-    const byContainer = (list: { id: string; containerId: string }[]) => {
-      const map = new Map<string, string[]>();
-      for (const e of list) {
-        const arr = map.get(e.containerId);
-        if (arr) arr.push(e.id);
-        else map.set(e.containerId, [e.id]);
-      }
-      return map;
-    };
-    const ev = byContainer(events);
-    const rw = byContainer(raws);
-    return rows.map((r) => ({ ...r, transportEventIds: ev.get(r.id) ?? [], rawEventIds: rw.get(r.id) ?? [] }));
+    if (rows.length === 0 || rows.every((r) => r.transportEventIds && r.rawEventIds)) return rows;
+    const [events, raws] = await ctx.db.batch(
+      containerLinkageQueries(
+        ctx.db,
+        rows.map((r) => r.id),
+      ),
+    );
+    return withContainerLinkage(rows, events, raws);
   },
   serialize: serializeContainer,
   relationships: {
     shipment: {
       target: () => shipmentResource,
-      load: async (ctx, parents) => {
-        const ids = [...new Set(parents.map((c) => c.shipmentId))];
-        if (ids.length === 0) return [];
-        return ctx.db
-          .select()
-          .from(shipments)
-          .where(and(eq(shipments.accountId, ctx.accountId), inArray(shipments.id, ids)));
-      },
+      load: (ctx, parents) =>
+        loadShipmentViews(
+          ctx.db,
+          ctx.accountId,
+          parents.map((c) => c.shipmentId),
+        ),
     },
     pod_terminal: {
       target: () => terminalResource,
@@ -153,7 +172,7 @@ export const containerResource: ResourceType<ContainerView> = {
           .from(transportEvents)
           .where(
             and(
-              eq(transportEvents.accountId, ctx.accountId),
+              ownedBy(transportEvents.accountId, ctx.accountId),
               inArray(
                 transportEvents.containerId,
                 parents.map((c) => c.id),

@@ -6,8 +6,9 @@ import { ApiError } from "../lib/errors";
 import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
+import { ownedBy } from "../lib/tenant";
 import { trackerName } from "../tracking/tracker";
-import type { ContainerRow } from "./serializer";
+import { type ContainerRow, type ContainerView, containerLinkageQueries, withContainerLinkage } from "./serializer";
 
 /** Every `current_status` value (DECISIONS.md §Containers). */
 export const CONTAINER_STATUSES = [
@@ -24,12 +25,30 @@ export const CONTAINER_STATUSES = [
   "empty_returned",
 ] as const;
 
+/**
+ * One container of the account with its linkage, read in one D1 round trip (the row and its event ids).
+ * @throws ApiError 404 when absent or another account's.
+ */
+export async function getContainerView(db: Database, accountId: string, id: string): Promise<ContainerView> {
+  const [rows, events, raws] = await db.batch([
+    db
+      .select()
+      .from(containers)
+      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, id)))
+      .limit(1),
+    ...containerLinkageQueries(db, [id]),
+  ]);
+  const [view] = withContainerLinkage(rows, events, raws);
+  if (!view) throw ApiError.notFound("Couldn't find Container");
+  return view;
+}
+
 /** One container of the account. @throws ApiError 404 when absent or another account's. */
 export async function getContainer(db: Database, accountId: string, id: string): Promise<ContainerRow> {
   const [row] = await db
     .select()
     .from(containers)
-    .where(and(eq(containers.accountId, accountId), eq(containers.id, id)))
+    .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, id)))
     .limit(1);
   if (!row) throw ApiError.notFound("Couldn't find Container");
   return row;
@@ -38,7 +57,8 @@ export async function getContainer(db: Database, accountId: string, id: string):
 /**
  * A page of the account's containers, newest first, with the filters of DECISIONS.md §Wire format:
  * `filter[number]`, `filter[status]`, `filter[shipment_id]`, `filter[pod_locode]`, `filter[scac]`,
- * `filter[updated_at][start|end]`, `filter[pickup_lfd][start|end]`.
+ * `filter[updated_at][start|end]`, `filter[pickup_lfd][start|end]`. The page, its total and the rows' linkage
+ * are read in one D1 round trip.
  * @throws ApiError 400 for an invalid filter value.
  */
 export async function listContainers(db: Database, accountId: string, params: URLSearchParams, page: PageRequest) {
@@ -52,7 +72,7 @@ export async function listContainers(db: Database, accountId: string, params: UR
   const lfdStart = parseTimeBound(params, "filter[pickup_lfd][start]");
   const lfdEnd = parseTimeBound(params, "filter[pickup_lfd][end]");
   const t = containers;
-  return listPage(
+  const result = await listPage(
     db,
     t,
     "container",
@@ -69,7 +89,10 @@ export async function listContainers(db: Database, accountId: string, params: UR
       lfdEnd !== undefined ? lte(t.pickupLfd, lfdEnd) : undefined,
     ],
     page,
+    (pageIds) => [...containerLinkageQueries(db, pageIds)],
   );
+  const [events = [], raws = []] = result.companions;
+  return { rows: withContainerLinkage(result.rows, events, raws), total: result.total };
 }
 
 /** What `refreshContainer` needs: the database and the Tracker namespace. */
@@ -95,7 +118,7 @@ export async function refreshContainer(deps: RefreshDeps, accountId: string, id:
     })
     .from(containers)
     .innerJoin(shipments, eq(shipments.id, containers.shipmentId))
-    .where(and(eq(containers.accountId, accountId), eq(containers.id, id)))
+    .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, id)))
     .limit(1);
   if (!row) throw ApiError.notFound("Couldn't find Container");
   if (row.stoppedAt !== null) {

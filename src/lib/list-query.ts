@@ -1,4 +1,5 @@
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
 import { type CountedResource, countQuery } from "./counts";
@@ -12,10 +13,17 @@ export interface ListableTable extends SQLiteTable {
 }
 
 /**
+ * Queries to run in the same D1 round trip as a page, given a subquery that selects the page's ids (for
+ * `inArray(parent_id, pageIds)`): the linkage a serializer needs, for instance.
+ */
+export type PageCompanions = (pageIds: SQLWrapper) => BatchItem<"sqlite">[];
+
+/**
  * One page of an account's rows, newest first (`created_at DESC, id DESC`, DECISIONS.md §Wire format),
- * with the total number of matching rows. The page and the total are read in one D1 round trip. Without
- * filters the total comes from `account_resource_counts` (O(1)); with filters it is a COUNT over the
- * account's index range. The query reads through the `(account_id, created_at, id)` index.
+ * with the total number of matching rows, and optional companion queries keyed on the page — all in one D1
+ * round trip. Without filters the total comes from `account_resource_counts` (O(1)); with filters it is a
+ * COUNT over the account's index range. The page reads through the `(account_id, created_at, id)` index.
+ * @returns the rows, the total, and each companion query's rows in order.
  */
 export async function listPage<T extends ListableTable>(
   db: Database,
@@ -24,7 +32,8 @@ export async function listPage<T extends ListableTable>(
   accountId: string,
   filters: (SQL | undefined)[],
   page: PageRequest,
-): Promise<{ rows: T["$inferSelect"][]; total: number }> {
+  companions?: PageCompanions,
+): Promise<{ rows: T["$inferSelect"][]; total: number; companions: unknown[][] }> {
   const active = filters.filter((f): f is SQL => f !== undefined);
   const where = and(eq(table.accountId, accountId), ...active);
   const pageQuery = db
@@ -41,6 +50,18 @@ export async function listPage<T extends ListableTable>(
           .select({ count: count() })
           .from(table as SQLiteTable)
           .where(where);
-  const [rows, totals] = await db.batch([pageQuery, totalQuery]);
-  return { rows: rows as T["$inferSelect"][], total: Number(totals[0]?.count ?? 0) };
+  const pageIds = db
+    .select({ id: table.id })
+    .from(table as SQLiteTable)
+    .where(where)
+    .orderBy(desc(table.createdAt), desc(table.id))
+    .limit(page.size)
+    .offset(page.offset);
+  const extra = companions ? companions(pageIds) : [];
+  const [rows, totals, ...rest] = (await db.batch([pageQuery, totalQuery, ...extra] as [
+    BatchItem<"sqlite">,
+    ...BatchItem<"sqlite">[],
+  ])) as unknown[][];
+  const first = (totals as { count: number }[] | undefined)?.[0];
+  return { rows: (rows ?? []) as T["$inferSelect"][], total: Number(first?.count ?? 0), companions: rest };
 }

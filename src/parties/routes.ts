@@ -22,6 +22,7 @@ import {
   sendJsonApi,
   singleDocumentSchema,
 } from "../lib/openapi";
+import { ownedBy } from "../lib/tenant";
 import { partyResource } from "./serializer";
 
 const tags = ["Parties"];
@@ -111,7 +112,7 @@ export const partyRoutes = new OpenAPIHono<AppEnv>()
     const [row] = await db
       .select()
       .from(parties)
-      .where(and(eq(parties.accountId, accountId), eq(parties.id, c.req.valid("param").id)))
+      .where(and(ownedBy(parties.accountId, accountId), eq(parties.id, c.req.valid("param").id)))
       .limit(1);
     if (!row) throw ApiError.notFound("Couldn't find Party");
     return sendJsonApi(c, { data: partyResource.serialize(row), links: { self: c.req.url } });

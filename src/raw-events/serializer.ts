@@ -1,8 +1,9 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, inArray } from "drizzle-orm";
 import { containerResource } from "../containers/serializer";
 import { containers, type rawEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
+import { ownedBy } from "../lib/tenant";
 import { loadPortsByIds, portResource } from "../ports/serializer";
 import { findPortByLocode } from "../reference/locations";
 
@@ -70,7 +71,7 @@ export const rawEventResource: ResourceType<RawEventRow> = {
           ? ctx.db
               .select()
               .from(containers)
-              .where(and(eq(containers.accountId, ctx.accountId), inArray(containers.id, ids)))
+              .where(and(ownedBy(containers.accountId, ctx.accountId), inArray(containers.id, ids)))
           : [];
       },
     },

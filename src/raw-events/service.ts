@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { containers, rawEvents } from "../db/schema";
 import { ApiError } from "../lib/errors";
+import { ownedBy } from "../lib/tenant";
 import type { RawEventRow } from "./serializer";
 
 /**
@@ -19,12 +20,12 @@ export async function listContainerRawEvents(
     db
       .select({ id: containers.id })
       .from(containers)
-      .where(and(eq(containers.accountId, accountId), eq(containers.id, containerId)))
+      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
       .limit(1),
     db
       .select()
       .from(rawEvents)
-      .where(and(eq(rawEvents.accountId, accountId), eq(rawEvents.containerId, containerId)))
+      .where(and(ownedBy(rawEvents.accountId, accountId), eq(rawEvents.containerId, containerId)))
       .orderBy(rawEvents.index, rawEvents.id),
   ]);
   if (found.length === 0) throw ApiError.notFound("Couldn't find Container");

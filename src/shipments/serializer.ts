@@ -1,8 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, inArray, type SQLWrapper } from "drizzle-orm";
 import { containerResource } from "../containers/serializer";
-import { containers, ports, type shipments } from "../db/schema";
+import type { Database } from "../db/client";
+import { containers, parties, ports, shipments } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
+import { ownedBy } from "../lib/tenant";
 import { portResource } from "../ports/serializer";
 import { allShippingLines } from "../reference/shipping-lines";
 import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
@@ -84,6 +86,73 @@ const portLoader = (pick: (s: ShipmentView) => string | null) => ({
 });
 
 /**
+ * The queries that complete shipments for serialization — their container ids (linkage, oldest first) and their
+ * customers' names — for shipments given by id or by a subquery selecting ids, so they can share a D1 round
+ * trip with the query that finds the shipments.
+ */
+export function shipmentLinkageQueries(db: Database, accountId: string, shipmentIds: string[] | SQLWrapper) {
+  return [
+    db
+      .select({ id: containers.id, shipmentId: containers.shipmentId })
+      .from(containers)
+      .where(and(ownedBy(containers.accountId, accountId), inArray(containers.shipmentId, shipmentIds)))
+      .orderBy(containers.createdAt, containers.id),
+    db
+      .select({ id: parties.id, companyName: parties.companyName })
+      .from(parties)
+      .where(
+        and(
+          ownedBy(parties.accountId, accountId),
+          inArray(
+            parties.id,
+            db
+              .select({ id: shipments.customerId })
+              .from(shipments)
+              .where(and(ownedBy(shipments.accountId, accountId), inArray(shipments.id, shipmentIds))),
+          ),
+        ),
+      ),
+  ] as const;
+}
+
+/** Attaches the results of `shipmentLinkageQueries` to their rows. */
+export function withShipmentLinkage(
+  rows: ShipmentRow[],
+  containerRows: unknown[],
+  customerRows: unknown[],
+): ShipmentView[] {
+  const names = new Map((customerRows as { id: string; companyName: string }[]).map((p) => [p.id, p.companyName]));
+  const byShipment = new Map<string, string[]>();
+  for (const c of containerRows as { id: string; shipmentId: string }[]) {
+    const list = byShipment.get(c.shipmentId);
+    if (list) list.push(c.id);
+    else byShipment.set(c.shipmentId, [c.id]);
+  }
+  return rows.map((r) => ({
+    ...r,
+    containerIds: byShipment.get(r.id) ?? [],
+    customerName: r.customerId ? (names.get(r.customerId) ?? null) : null,
+  }));
+}
+
+/**
+ * Shipments of the account by id, completed with their linkage, in one D1 round trip (the `shipment` and
+ * `tracked_object` includes).
+ */
+export async function loadShipmentViews(db: Database, accountId: string, ids: string[]): Promise<ShipmentView[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  const [rows, found, customers] = await db.batch([
+    db
+      .select()
+      .from(shipments)
+      .where(and(ownedBy(shipments.accountId, accountId), inArray(shipments.id, unique))),
+    ...shipmentLinkageQueries(db, accountId, unique),
+  ]);
+  return withShipmentLinkage(rows, found, customers);
+}
+
+/**
  * JSON:API type `shipment`; includable: `containers`, `pod_terminal`, `port_of_lading`,
  * `port_of_discharge`, `destination`, `destination_terminal` (R §0.4).
  */
@@ -91,33 +160,15 @@ export const shipmentResource: ResourceType<ShipmentView> = {
   type: "shipment",
   serializerName: "V2::ShipmentSerializer",
   hydrate: async (ctx, rows) => {
-    if (rows.length === 0) return rows;
-    const found = await ctx.db
-      .select({ id: containers.id, shipmentId: containers.shipmentId })
-      .from(containers)
-      .where(
-        and(
-          eq(containers.accountId, ctx.accountId),
-          inArray(
-            containers.shipmentId,
-            rows.map((r) => r.id),
-          ),
-        ),
-      )
-      .orderBy(containers.createdAt, containers.id);
-    const customerIds = [...new Set(rows.map((r) => r.customerId).filter((id): id is string => !!id))];
-    const customers = customerIds.length
-      ? await ctx.db.query.parties.findMany({
-          where: (p, { and: all, eq: equals, inArray: within }) =>
-            all(equals(p.accountId, ctx.accountId), within(p.id, customerIds)),
-        })
-      : [];
-    const customerNames = new Map(customers.map((p) => [p.id, p.companyName]));
-    return rows.map((r) => ({
-      ...r,
-      containerIds: found.filter((c) => c.shipmentId === r.id).map((c) => c.id),
-      customerName: r.customerId ? (customerNames.get(r.customerId) ?? null) : null,
-    }));
+    if (rows.length === 0 || rows.every((r) => r.containerIds !== undefined)) return rows;
+    const [found, customers] = await ctx.db.batch(
+      shipmentLinkageQueries(
+        ctx.db,
+        ctx.accountId,
+        rows.map((r) => r.id),
+      ),
+    );
+    return withShipmentLinkage(rows, found, customers);
   },
   serialize: serializeShipment,
   relationships: {
@@ -130,7 +181,7 @@ export const shipmentResource: ResourceType<ShipmentView> = {
           .from(containers)
           .where(
             and(
-              eq(containers.accountId, ctx.accountId),
+              ownedBy(containers.accountId, ctx.accountId),
               inArray(
                 containers.shipmentId,
                 parents.map((s) => s.id),

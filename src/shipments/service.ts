@@ -7,17 +7,19 @@ import { ApiError } from "../lib/errors";
 import { parseBooleanFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
+import { ownedBy } from "../lib/tenant";
 import { stopShipmentTracking } from "../tracking/maintenance";
 import { trackerName } from "../tracking/tracker";
 import { normalizeRequestNumber } from "../tracking-requests/service";
 import type { ShipmentRow } from "./serializer";
+import { shipmentLinkageQueries, withShipmentLinkage } from "./serializer";
 
 /** One shipment of the account. @throws ApiError 404 when absent or another account's. */
 export async function getShipment(db: Database, accountId: string, id: string): Promise<ShipmentRow> {
   const [row] = await db
     .select()
     .from(shipments)
-    .where(and(eq(shipments.accountId, accountId), eq(shipments.id, id)))
+    .where(and(ownedBy(shipments.accountId, accountId), eq(shipments.id, id)))
     .limit(1);
   if (!row) throw ApiError.notFound("Couldn't find Shipment");
   return row;
@@ -37,7 +39,7 @@ export async function listShipments(db: Database, accountId: string, params: URL
   const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
   const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
   const t = shipments;
-  return listPage(
+  const result = await listPage(
     db,
     t,
     "shipment",
@@ -55,7 +57,10 @@ export async function listShipments(db: Database, accountId: string, params: URL
       updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
     ],
     page,
+    (pageIds) => [...shipmentLinkageQueries(db, accountId, pageIds)],
   );
+  const [found = [], customers = []] = result.companions;
+  return { rows: withShipmentLinkage(result.rows, found, customers), total: result.total };
 }
 
 /** What the shipment write operations need. `env` gives the Tracker namespace (and D1, for maintenance code). */
@@ -92,7 +97,7 @@ export async function updateShipment(
   const [row] = await deps.db
     .update(shipments)
     .set(changes)
-    .where(and(eq(shipments.accountId, accountId), eq(shipments.id, id)))
+    .where(and(ownedBy(shipments.accountId, accountId), eq(shipments.id, id)))
     .returning();
   if (!row) throw ApiError.notFound("Couldn't find Shipment");
   return row;
@@ -142,7 +147,9 @@ export async function resumeShipmentTracking(
     deps.db
       .update(shipments)
       .set({ lineTrackingStoppedAt: null, lineTrackingStoppedReason: null, updatedAt: now })
-      .where(and(eq(shipments.accountId, accountId), eq(shipments.id, id), isNotNull(shipments.lineTrackingStoppedAt))),
+      .where(
+        and(ownedBy(shipments.accountId, accountId), eq(shipments.id, id), isNotNull(shipments.lineTrackingStoppedAt)),
+      ),
     deps.db
       .update(t)
       .set({ status: "created", updatedAt: now })
@@ -167,7 +174,7 @@ export async function resumeShipmentTracking(
     deps.db
       .select({ id: containers.id, scac: containers.scac, number: containers.number })
       .from(containers)
-      .where(and(eq(containers.accountId, accountId), eq(containers.shipmentId, id))),
+      .where(and(ownedBy(containers.accountId, accountId), eq(containers.shipmentId, id))),
   ]);
   for (const box of boxes) {
     if (!box.scac) continue;

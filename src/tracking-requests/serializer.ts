@@ -1,9 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { parties, shipments, type trackingRequests } from "../db/schema";
+import { and, inArray } from "drizzle-orm";
+import { parties, type trackingRequests } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
+import { ownedBy } from "../lib/tenant";
 import { partyResource } from "../parties/serializer";
-import { shipmentResource } from "../shipments/serializer";
+import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
 
 /** A `tracking_requests` row as drizzle returns it. */
 export type TrackingRequestRow = typeof trackingRequests.$inferSelect;
@@ -44,12 +45,8 @@ export const trackingRequestResource: ResourceType<TrackingRequestRow> = {
     tracked_object: {
       target: () => shipmentResource,
       load: async (ctx, parents) => {
-        const ids = [...new Set(parents.map((t) => t.shipmentId).filter((id): id is string => !!id))];
-        if (ids.length === 0) return [];
-        return ctx.db
-          .select()
-          .from(shipments)
-          .where(and(eq(shipments.accountId, ctx.accountId), inArray(shipments.id, ids)));
+        const ids = parents.map((t) => t.shipmentId).filter((id): id is string => !!id);
+        return loadShipmentViews(ctx.db, ctx.accountId, ids);
       },
     },
     customer: {
@@ -60,7 +57,7 @@ export const trackingRequestResource: ResourceType<TrackingRequestRow> = {
         return ctx.db
           .select()
           .from(parties)
-          .where(and(eq(parties.accountId, ctx.accountId), inArray(parties.id, ids)));
+          .where(and(ownedBy(parties.accountId, ctx.accountId), inArray(parties.id, ids)));
       },
     },
   },

@@ -10,6 +10,7 @@ import { newId } from "../lib/ids";
 import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
+import { ownedBy } from "../lib/tenant";
 import { findShippingLine } from "../reference/shipping-lines";
 import { REQUEST_TYPES, TRACKING_REQUEST_STATUSES } from "./schemas";
 import type { TrackingRequestRow } from "./serializer";
@@ -114,7 +115,7 @@ export async function createTrackingRequest(
       ? db
           .select({ id: parties.id })
           .from(parties)
-          .where(and(eq(parties.accountId, accountId), eq(parties.id, input.customerId)))
+          .where(and(ownedBy(parties.accountId, accountId), eq(parties.id, input.customerId)))
           .limit(1)
       : [],
   ]);
@@ -183,7 +184,7 @@ export async function getTrackingRequest(db: Database, accountId: string, id: st
   const [row] = await db
     .select()
     .from(trackingRequests)
-    .where(and(eq(trackingRequests.accountId, accountId), eq(trackingRequests.id, id)))
+    .where(and(ownedBy(trackingRequests.accountId, accountId), eq(trackingRequests.id, id)))
     .limit(1);
   if (!row) throw ApiError.notFound("Couldn't find TrackingRequest");
   return row;
@@ -259,7 +260,7 @@ export async function updateTrackingRequest(
   const [row] = await deps.db
     .update(trackingRequests)
     .set(changes)
-    .where(and(eq(trackingRequests.accountId, accountId), eq(trackingRequests.id, id)))
+    .where(and(ownedBy(trackingRequests.accountId, accountId), eq(trackingRequests.id, id)))
     .returning();
   if (!row) throw ApiError.notFound("Couldn't find TrackingRequest");
   return row;

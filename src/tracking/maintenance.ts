@@ -3,6 +3,7 @@ import { createDatabase, type Database } from "../db/client";
 import { containers, shipments, trackedEquipment, trackingRequests } from "../db/schema";
 import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
+import { ownedBy } from "../lib/tenant";
 import { AWAITING_MANIFEST_TTL_MS } from "./consumers";
 import { trackerName } from "./tracker";
 
@@ -45,20 +46,24 @@ export async function stopShipmentTracking(
   const boxes = await db
     .select({ id: containers.id, scac: containers.scac, number: containers.number })
     .from(containers)
-    .where(and(eq(containers.accountId, accountId), eq(containers.shipmentId, shipmentId)));
+    .where(and(ownedBy(containers.accountId, accountId), eq(containers.shipmentId, shipmentId)));
   await db.batch([
     db
       .update(shipments)
       .set({ lineTrackingStoppedAt: now, lineTrackingStoppedReason: reason, updatedAt: now })
       .where(
-        and(eq(shipments.accountId, accountId), eq(shipments.id, shipmentId), isNull(shipments.lineTrackingStoppedAt)),
+        and(
+          ownedBy(shipments.accountId, accountId),
+          eq(shipments.id, shipmentId),
+          isNull(shipments.lineTrackingStoppedAt),
+        ),
       ),
     db
       .update(trackingRequests)
       .set({ status: "tracking_stopped", updatedAt: now })
       .where(
         and(
-          eq(trackingRequests.accountId, accountId),
+          ownedBy(trackingRequests.accountId, accountId),
           eq(trackingRequests.shipmentId, shipmentId),
           eq(trackingRequests.status, "created"),
         ),

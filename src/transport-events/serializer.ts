@@ -1,8 +1,9 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, inArray } from "drizzle-orm";
 import { containerResource } from "../containers/serializer";
 import { containers, ports, shipments, terminals, type transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
+import { ownedBy } from "../lib/tenant";
 import { portResource } from "../ports/serializer";
 import { shipmentResource } from "../shipments/serializer";
 import { terminalResource } from "../terminals/serializer";
@@ -64,7 +65,7 @@ export const transportEventResource: ResourceType<TransportEventRow> = {
           ? ctx.db
               .select()
               .from(shipments)
-              .where(and(eq(shipments.accountId, ctx.accountId), inArray(shipments.id, ids)))
+              .where(and(ownedBy(shipments.accountId, ctx.accountId), inArray(shipments.id, ids)))
           : [];
       },
     },
@@ -76,7 +77,7 @@ export const transportEventResource: ResourceType<TransportEventRow> = {
           ? ctx.db
               .select()
               .from(containers)
-              .where(and(eq(containers.accountId, ctx.accountId), inArray(containers.id, ids)))
+              .where(and(ownedBy(containers.accountId, ctx.accountId), inArray(containers.id, ids)))
           : [];
       },
     },

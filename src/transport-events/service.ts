@@ -3,6 +3,7 @@ import type { Database } from "../db/client";
 import { containers, transportEvents } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { PageRequest } from "../lib/jsonapi/pagination";
+import { ownedBy } from "../lib/tenant";
 import type { TransportEventRow } from "./serializer";
 
 /**
@@ -20,7 +21,7 @@ export async function listContainerTransportEvents(
   page: PageRequest,
 ): Promise<{ rows: TransportEventRow[]; total: number }> {
   const where = and(
-    eq(transportEvents.accountId, accountId),
+    ownedBy(transportEvents.accountId, accountId),
     eq(transportEvents.containerId, containerId),
     notLike(transportEvents.event, "%.estimated.%"),
   );
@@ -28,7 +29,7 @@ export async function listContainerTransportEvents(
     db
       .select({ id: containers.id })
       .from(containers)
-      .where(and(eq(containers.accountId, accountId), eq(containers.id, containerId)))
+      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
       .limit(1),
     db
       .select()

@@ -1,0 +1,14 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+
+/**
+ * The tenant condition `account_id = ?` for queries that find rows by a selective key (an id, a list of ids,
+ * a parent id): written `+account_id = ?` so SQLite does not use an index for it. D1 keeps no ANALYZE
+ * statistics, so without the unary plus the planner assumes `account_id = ?` matches a handful of rows and may
+ * scan the account's whole `(account_id, created_at, id)` index instead of looking the ids up — a cost that
+ * grows with the account (measured by bench/api: 1 s per query at 1 000 000 containers, 0.2 ms with this).
+ * The scoping itself is unchanged: the row must still belong to the account.
+ */
+export function ownedBy(column: SQLiteColumn, accountId: string): SQL {
+  return sql`+${column} = ${accountId}`;
+}
