@@ -160,8 +160,11 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     const page = parsePage(params);
     const include = parseInclude(includeParam(params), containerResource);
     const ctx = loadContext(c);
-    const { rows, total } = await listContainers(ctx.db, ctx.accountId, params, page);
-    return sendJsonApi(c, await listDocument(ctx, containerResource, rows, include, c.req.url, page, total));
+    const { rows, total, prefetched } = await listContainers(ctx.db, ctx.accountId, params, page, include);
+    return sendJsonApi(
+      c,
+      await listDocument(ctx, containerResource, rows, include, c.req.url, page, total, prefetched),
+    );
   })
   .openapi(getRouteDef, async (c) => {
     const params = queryParams(c);

@@ -1,10 +1,16 @@
 import { and, inArray, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { type containers, rawEvents, transportEvents } from "../db/schema";
+import { containers, rawEvents, shipments, transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
-import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
+import {
+  loadShipmentViews,
+  type ShipmentRow,
+  shipmentLinkageQueries,
+  shipmentResource,
+  withShipmentLinkage,
+} from "../shipments/serializer";
 import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
 import { transportEventResource } from "../transport-events/serializer";
 
@@ -82,6 +88,16 @@ export function serializeContainer(row: ContainerView): ResourceObject {
   };
 }
 
+/** Containers of the account by id (the `container` includes of events). */
+export async function loadContainersByIds(db: Database, accountId: string, ids: string[]): Promise<ContainerRow[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  return db
+    .select()
+    .from(containers)
+    .where(and(ownedBy(containers.accountId, accountId), inArray(containers.id, unique)));
+}
+
 /**
  * The two queries that give containers their to-many linkage (transport event ids in time order, raw event
  * ids in feed order), for containers given by id or by a subquery selecting ids, so they can share a D1
@@ -146,6 +162,22 @@ export const containerResource: ResourceType<ContainerView> = {
           ctx.accountId,
           parents.map((c) => c.shipmentId),
         ),
+      prefetch: {
+        queries: (ctx, containerIds) => {
+          const shipmentIds = ctx.db
+            .select({ id: containers.shipmentId })
+            .from(containers)
+            .where(inArray(containers.id, containerIds));
+          return [
+            ctx.db
+              .select()
+              .from(shipments)
+              .where(and(ownedBy(shipments.accountId, ctx.accountId), inArray(shipments.id, shipmentIds))),
+            ...shipmentLinkageQueries(ctx.db, ctx.accountId, shipmentIds),
+          ];
+        },
+        rows: ([rows = [], found = [], customers = []]) => withShipmentLinkage(rows as ShipmentRow[], found, customers),
+      },
     },
     pod_terminal: {
       target: () => terminalResource,

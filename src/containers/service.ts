@@ -4,26 +4,22 @@ import { containers, shipments } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
+import { type IncludeTree, prefetchQueries } from "../lib/jsonapi/include";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
+import { CONTAINER_STATUSES } from "../tracking/status";
 import { trackerName } from "../tracking/tracker";
-import { type ContainerRow, type ContainerView, containerLinkageQueries, withContainerLinkage } from "./serializer";
+import {
+  type ContainerRow,
+  type ContainerView,
+  containerLinkageQueries,
+  containerResource,
+  withContainerLinkage,
+} from "./serializer";
 
-/** Every `current_status` value (DECISIONS.md §Containers). */
-export const CONTAINER_STATUSES = [
-  "new",
-  "on_ship",
-  "grounded",
-  "available",
-  "not_available",
-  "awaiting_inland_transfer",
-  "on_rail",
-  "off_dock",
-  "picked_up",
-  "delivered",
-  "empty_returned",
-] as const;
+/** Every `current_status` value, re-exported for the routes. */
+export { CONTAINER_STATUSES };
 
 /**
  * One container of the account with its linkage, read in one D1 round trip (the row and its event ids).
@@ -61,7 +57,13 @@ export async function getContainer(db: Database, accountId: string, id: string):
  * are read in one D1 round trip.
  * @throws ApiError 400 for an invalid filter value.
  */
-export async function listContainers(db: Database, accountId: string, params: URLSearchParams, page: PageRequest) {
+export async function listContainers(
+  db: Database,
+  accountId: string,
+  params: URLSearchParams,
+  page: PageRequest,
+  include: IncludeTree = new Map(),
+) {
   const number = parseStringFilter(params, "filter[number]", 20);
   const status = parseEnumFilter(params, "filter[status]", CONTAINER_STATUSES);
   const shipmentId = parseStringFilter(params, "filter[shipment_id]", 64);
@@ -72,6 +74,7 @@ export async function listContainers(db: Database, accountId: string, params: UR
   const lfdStart = parseTimeBound(params, "filter[pickup_lfd][start]");
   const lfdEnd = parseTimeBound(params, "filter[pickup_lfd][end]");
   const t = containers;
+  let prefetch: ReturnType<typeof prefetchQueries> | undefined;
   const result = await listPage(
     db,
     t,
@@ -89,10 +92,17 @@ export async function listContainers(db: Database, accountId: string, params: UR
       lfdEnd !== undefined ? lte(t.pickupLfd, lfdEnd) : undefined,
     ],
     page,
-    (pageIds) => [...containerLinkageQueries(db, pageIds)],
+    (pageIds) => {
+      prefetch = prefetchQueries({ db, accountId }, containerResource, include, pageIds);
+      return [...containerLinkageQueries(db, pageIds), ...prefetch.queries];
+    },
   );
-  const [events = [], raws = []] = result.companions;
-  return { rows: withContainerLinkage(result.rows, events, raws), total: result.total };
+  const [events = [], raws = [], ...included] = result.companions;
+  return {
+    rows: withContainerLinkage(result.rows, events, raws),
+    total: result.total,
+    prefetched: prefetch?.read(included) ?? new Map(),
+  };
 }
 
 /** What `refreshContainer` needs: the database and the Tracker namespace. */

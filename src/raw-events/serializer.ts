@@ -1,9 +1,7 @@
-import { and, inArray } from "drizzle-orm";
-import { containerResource } from "../containers/serializer";
-import { containers, type rawEvents } from "../db/schema";
+import { containerResource, loadContainersByIds } from "../containers/serializer";
+import type { rawEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { ownedBy } from "../lib/tenant";
 import { loadPortsByIds, portResource } from "../ports/serializer";
 import { findPortByLocode } from "../reference/locations";
 
@@ -65,15 +63,12 @@ export const rawEventResource: ResourceType<RawEventRow> = {
     },
     container: {
       target: () => containerResource,
-      load: async (ctx, parents) => {
-        const ids = [...new Set(parents.map((e) => e.containerId))];
-        return ids.length
-          ? ctx.db
-              .select()
-              .from(containers)
-              .where(and(ownedBy(containers.accountId, ctx.accountId), inArray(containers.id, ids)))
-          : [];
-      },
+      load: (ctx, parents) =>
+        loadContainersByIds(
+          ctx.db,
+          ctx.accountId,
+          parents.map((e) => e.containerId),
+        ),
     },
   },
 };

@@ -19,19 +19,23 @@ export interface StatusFacts {
   availableForPickup: boolean | null;
 }
 
-/** Every `current_status` value (DECISIONS.md §Containers). */
-export type CurrentStatus =
-  | "new"
-  | "on_ship"
-  | "grounded"
-  | "available"
-  | "not_available"
-  | "awaiting_inland_transfer"
-  | "on_rail"
-  | "off_dock"
-  | "picked_up"
-  | "delivered"
-  | "empty_returned";
+/** Every `current_status` value (DECISIONS.md §Containers), in journey order. */
+export const CONTAINER_STATUSES = [
+  "new",
+  "on_ship",
+  "grounded",
+  "available",
+  "not_available",
+  "awaiting_inland_transfer",
+  "on_rail",
+  "off_dock",
+  "picked_up",
+  "delivered",
+  "empty_returned",
+] as const;
+
+/** A `current_status` value. */
+export type CurrentStatus = (typeof CONTAINER_STATUSES)[number];
 
 /**
  * Derives `current_status`: the first rule of DECISIONS.md §Containers that holds.

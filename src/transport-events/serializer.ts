@@ -1,11 +1,10 @@
-import { and, inArray } from "drizzle-orm";
-import { containerResource } from "../containers/serializer";
-import { containers, ports, shipments, terminals, type transportEvents } from "../db/schema";
+import { inArray } from "drizzle-orm";
+import { containerResource, loadContainersByIds } from "../containers/serializer";
+import { ports, terminals, type transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { ownedBy } from "../lib/tenant";
 import { portResource } from "../ports/serializer";
-import { shipmentResource } from "../shipments/serializer";
+import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
 import { terminalResource } from "../terminals/serializer";
 
 /** A `transport_events` row as drizzle returns it. */
@@ -59,27 +58,21 @@ export const transportEventResource: ResourceType<TransportEventRow> = {
     },
     shipment: {
       target: () => shipmentResource,
-      load: async (ctx, parents) => {
-        const ids = [...new Set(parents.map((e) => e.shipmentId))];
-        return ids.length
-          ? ctx.db
-              .select()
-              .from(shipments)
-              .where(and(ownedBy(shipments.accountId, ctx.accountId), inArray(shipments.id, ids)))
-          : [];
-      },
+      load: (ctx, parents) =>
+        loadShipmentViews(
+          ctx.db,
+          ctx.accountId,
+          parents.map((e) => e.shipmentId),
+        ),
     },
     container: {
       target: () => containerResource,
-      load: async (ctx, parents) => {
-        const ids = [...new Set(parents.map((e) => e.containerId))];
-        return ids.length
-          ? ctx.db
-              .select()
-              .from(containers)
-              .where(and(ownedBy(containers.accountId, ctx.accountId), inArray(containers.id, ids)))
-          : [];
-      },
+      load: (ctx, parents) =>
+        loadContainersByIds(
+          ctx.db,
+          ctx.accountId,
+          parents.map((e) => e.containerId),
+        ),
     },
   },
 };

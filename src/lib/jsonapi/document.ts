@@ -1,4 +1,10 @@
-import { type IncludeTree, type LoadContext, type ResourceType, resolveIncluded } from "./include";
+import {
+  type IncludeTree,
+  type LoadContext,
+  type PrefetchedIncludes,
+  type ResourceType,
+  resolveIncluded,
+} from "./include";
 import { listLinksAndMeta, type PageRequest } from "./pagination";
 import type { JsonApiDocument } from "./types";
 
@@ -37,12 +43,13 @@ export async function listDocument<Row>(
   requestUrl: string,
   page: PageRequest,
   total: number,
+  prefetched?: PrefetchedIncludes,
 ): Promise<JsonApiDocument> {
   const hydrated = type.hydrate ? await type.hydrate(ctx, rows) : rows;
   const data = hydrated.map((r) => type.serialize(r));
   const { links, meta } = listLinksAndMeta(requestUrl, page, data.length, total);
   const doc: JsonApiDocument = { data };
-  if (include.size > 0) doc.included = await resolveIncluded(ctx, type, hydrated, include, data);
+  if (include.size > 0) doc.included = await resolveIncluded(ctx, type, hydrated, include, data, prefetched);
   doc.links = links;
   doc.meta = meta;
   return doc;

@@ -1,3 +1,5 @@
+import type { SQLWrapper } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { ApiError } from "../errors";
 import type { ResourceObject } from "./types";
 
@@ -26,6 +28,48 @@ export interface RelationshipLoader<Row> {
   // biome-ignore lint/suspicious/noExplicitAny: the target type's row shape is its own business
   target: () => ResourceType<any>;
   load: (ctx: LoadContext, parents: Row[]) => Promise<unknown[]>;
+  /**
+   * Optional: the same rows as `load`, for parents given by a subquery selecting their ids, as queries that can
+   * join the D1 round trip that reads the parents (`prefetch` turns their results into the related rows).
+   */
+  prefetch?: {
+    queries: (ctx: LoadContext, parentIds: SQLWrapper) => BatchItem<"sqlite">[];
+    rows: (results: unknown[][]) => unknown[];
+  };
+}
+
+/** Related rows already read for first-level includes, by relationship name (see `RelationshipLoader.prefetch`). */
+export type PrefetchedIncludes = Map<string, unknown[]>;
+
+/**
+ * The prefetch queries of the first-level relationships of `tree` that offer them, to run with the page, and
+ * how to read their results back (`readPrefetched`).
+ */
+export function prefetchQueries<Row>(
+  ctx: LoadContext,
+  root: ResourceType<Row>,
+  tree: IncludeTree,
+  parentIds: SQLWrapper,
+): { queries: BatchItem<"sqlite">[]; read: (results: unknown[][]) => PrefetchedIncludes } {
+  const parts: { name: string; count: number; rows: (results: unknown[][]) => unknown[] }[] = [];
+  const queries: BatchItem<"sqlite">[] = [];
+  for (const name of tree.keys()) {
+    const prefetch = root.relationships[name]?.prefetch;
+    if (!prefetch) continue;
+    const q = prefetch.queries(ctx, parentIds);
+    parts.push({ name, count: q.length, rows: prefetch.rows });
+    queries.push(...q);
+  }
+  const read = (results: unknown[][]): PrefetchedIncludes => {
+    const out: PrefetchedIncludes = new Map();
+    let offset = 0;
+    for (const part of parts) {
+      out.set(part.name, part.rows(results.slice(offset, offset + part.count)));
+      offset += part.count;
+    }
+    return out;
+  };
+  return { queries, read };
 }
 
 /** A parsed `include` parameter: relationship name → nested includes. */
@@ -80,6 +124,7 @@ export async function resolveIncluded<Row>(
   rows: Row[],
   tree: IncludeTree,
   primary: ResourceObject[],
+  prefetched: PrefetchedIncludes = new Map(),
 ): Promise<ResourceObject[]> {
   const seen = new Set(primary.map((r) => `${r.type}:${r.id}`));
   const included: ResourceObject[] = [];
@@ -89,7 +134,8 @@ export async function resolveIncluded<Row>(
       const rel = type.relationships[name];
       if (!rel || parents.length === 0) continue;
       const target = rel.target();
-      let related = await rel.load(ctx, parents);
+      const ready = type === root ? prefetched.get(name) : undefined;
+      let related = ready ?? (await rel.load(ctx, parents));
       if (target.hydrate) related = await target.hydrate(ctx, related);
       for (const row of related) {
         const resource = target.serialize(row);
