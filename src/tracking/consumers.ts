@@ -12,6 +12,9 @@ import { type BoxIdentity, type PollResults, trackerName } from "./tracker";
 const MINUTE_S = 60;
 const HOUR_S = 3600;
 
+/** Longest a poll waits for one source before counting it unreachable (ms). */
+export const SOURCE_TIMEOUT_MS = 30_000;
+
 /** Lookups of a request before `failed` (`retries_exhausted`), R §2.2: at most 14 tries within about 24 h. */
 export const MAX_LOOKUP_ATTEMPTS = 14;
 /** `awaiting_manifest` is re-checked every 6 h … */
@@ -237,11 +240,18 @@ export async function pollBox(
     ? registry.terminals.find((s) => s.supports(plan.facilityCode as string, plan.scac))
     : undefined;
   const guard = async <T>(work: () => Promise<T>, onError: T): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return await work();
+      // A source that never answers counts as unreachable rather than holding the consumer.
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${SOURCE_TIMEOUT_MS} ms`)), SOURCE_TIMEOUT_MS);
+      });
+      return await Promise.race([work(), timeout]);
     } catch (err) {
       console.error("terminal-polls: source failed", plan.scac, plan.number, String(err));
       return onError;
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
     }
   };
   const [carrier, terminal] = await Promise.all([

@@ -93,6 +93,7 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
     .where(
       and(isNull(trackedEquipment.stoppedAt), lt(trackedEquipment.nextPollAt, toIsoSeconds(nowMs - 2 * MINUTE_MS))),
     )
+    .orderBy(trackedEquipment.nextPollAt)
     .limit(BATCH);
   for (const box of overdueBoxes) {
     const rearmed = await env.TRACKER.get(env.TRACKER.idFromName(trackerName(box.scac, box.number))).ensureAlarm(nowMs);

@@ -1,6 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase } from "../db/client";
+import { trackedEquipment } from "../db/schema";
 import type { Env } from "../env";
 import { toIsoSeconds } from "../lib/clock";
 import { boxUpdateStatements, type Subscription } from "./box-writes";
@@ -244,7 +246,14 @@ export class Tracker extends DurableObject<Env> {
       const subscriptions = snap.subscriptions.filter((s) => s.containerId !== containerId);
       const stopped = subscriptions.length === 0;
       await this.save({ ...snap, subscriptions, stopped, nextPollAt: stopped ? null : snap.nextPollAt });
-      if (stopped) await this.ctx.storage.deleteAlarm();
+      if (stopped) {
+        await this.ctx.storage.deleteAlarm();
+        // The cron's overdue-poll scan skips boxes nobody follows any more.
+        await createDatabase(this.env.DB)
+          .update(trackedEquipment)
+          .set({ nextPollAt: null, stoppedAt: toIsoSeconds(Date.now()) })
+          .where(eq(trackedEquipment.id, snap.box.trackedEquipmentId));
+      }
     });
   }
 
