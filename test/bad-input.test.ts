@@ -350,7 +350,7 @@ describe.each(WRITES)("$name: malformed bodies", (endpoint) => {
     );
     expectErrorDocument(bare, 422);
     expect(bare.errors[0]).toMatchObject({ source: { pointer: "/data" }, code: "blank" });
-    // With a JSON Content-Type an empty body is not JSON at all.
+    // With a JSON Content-Type an empty body is still no body: the same 422.
     for (const body of ["", "   \n"]) {
       const res = await rawRequest(path, {
         method: endpoint.method,
@@ -358,7 +358,9 @@ describe.each(WRITES)("$name: malformed bodies", (endpoint) => {
         headers: { "Content-Type": "application/json" },
         body,
       });
-      await expectJsonApi(res, [400, 422], JSON.stringify(body));
+      const doc = await expectJsonApi(res, [422], JSON.stringify(body));
+      expectErrorDocument(doc, 422);
+      expect(doc.errors[0]).toMatchObject({ source: { pointer: "/data" }, code: "blank" });
     }
     expect(await snapshot(account.accountId)).toBe(before);
   });

@@ -41,6 +41,23 @@ async function requestStatus(account: TestAccount, id: string): Promise<unknown>
   return json.data.attributes.status;
 }
 
+describe("bodiless actions", () => {
+  it("stop and resume accept an empty body sent with a JSON Content-Type", async () => {
+    const { account, shipment } = await tracked();
+    for (const name of ["stop_tracking", "resume_tracking"] as const) {
+      const res = await api(`/shipments/${shipment.id}/${name}`, {
+        method: "PATCH",
+        key: account.key,
+        headers: { "Content-Type": "application/json" },
+        body: "",
+      });
+      expect(res.status, name).toBe(200);
+    }
+    const { json } = await apiJson<One>(`/shipments/${shipment.id}`, { key: account.key });
+    expect(json.data.attributes.line_tracking_stopped_at).toBeNull();
+  });
+});
+
 describe("PATCH /shipments/{id}/stop_tracking", () => {
   it("stops the shipment: stop fields set, request tracking_stopped, filter finds it, Trackers let go", async () => {
     const { account, shipment, request, boxes } = await tracked();

@@ -10,7 +10,8 @@ const JSON_MEDIA_TYPES = new Set(["application/json", "application/vnd.api+json"
 /**
  * Guards request bodies of POST/PATCH/PUT before any handler reads them: a body must be JSON
  * (`application/json` or `application/vnd.api+json`, else 415), at most 1 MiB (else 413) and parse
- * (else 400). Bodiless PATCH actions (refresh, stop/resume tracking) pass with no content type.
+ * (else 400). Bodiless PATCH actions (refresh, stop/resume tracking) pass with no body, with or without a
+ * JSON content type.
  * The parsed body is left in Hono's body cache for the validators.
  */
 export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -27,7 +28,15 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!JSON_MEDIA_TYPES.has(mediaType)) {
     throw new ApiError(415, [{ detail: "Request body must be application/json or application/vnd.api+json." }]);
   }
-  if (raw.trim() === "") return next();
+  if (raw.trim() === "") {
+    // An empty JSON body is no body: bodiless actions (refresh, stop/resume tracking) then work whatever
+    // Content-Type the client sends, and a create without a body reports its missing fields as 422s.
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete("content-type");
+    headers.delete("content-length");
+    c.req.raw = new Request(c.req.raw.url, { method: method, headers });
+    return next();
+  }
   try {
     JSON.parse(raw);
   } catch {
