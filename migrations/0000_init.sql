@@ -149,6 +149,7 @@ CREATE TABLE `containers` (
 --> statement-breakpoint
 CREATE INDEX `containers_account_created_idx` ON `containers` (`account_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `containers_account_number_idx` ON `containers` (`account_id`,`number`);--> statement-breakpoint
+CREATE INDEX `containers_number_idx` ON `containers` (`number`);--> statement-breakpoint
 CREATE INDEX `containers_account_status_idx` ON `containers` (`account_id`,`current_status`,`created_at`);--> statement-breakpoint
 CREATE INDEX `containers_shipment_idx` ON `containers` (`shipment_id`);--> statement-breakpoint
 CREATE INDEX `containers_tracked_equipment_idx` ON `containers` (`tracked_equipment_id`);--> statement-breakpoint
@@ -276,6 +277,7 @@ CREATE TABLE `tracking_requests` (
 	`request_type` text NOT NULL,
 	`request_number` text NOT NULL,
 	`normalized_number` text NOT NULL,
+	`compact_number` text DEFAULT '' NOT NULL,
 	`scac` text,
 	`line_scac` text,
 	`auto_detect_scac` integer DEFAULT false NOT NULL,
@@ -297,6 +299,7 @@ CREATE TABLE `tracking_requests` (
 CREATE INDEX `tracking_requests_account_created_idx` ON `tracking_requests` (`account_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `tracking_requests_active_number_idx` ON `tracking_requests` (`account_id`,`normalized_number`,`line_scac`) WHERE status IN ('pending', 'created');--> statement-breakpoint
 CREATE INDEX `tracking_requests_account_number_idx` ON `tracking_requests` (`account_id`,`normalized_number`);--> statement-breakpoint
+CREATE INDEX `tracking_requests_compact_number_idx` ON `tracking_requests` (`compact_number`,`status`);--> statement-breakpoint
 CREATE INDEX `tracking_requests_status_next_idx` ON `tracking_requests` (`status`,`next_attempt_at`);--> statement-breakpoint
 CREATE TABLE `transport_events` (
 	`id` text PRIMARY KEY NOT NULL,

@@ -3,6 +3,7 @@ import { Scalar } from "@scalar/hono-api-reference";
 import { HTTPException } from "hono/http-exception";
 import { containerRoutes } from "./containers/routes";
 import type { AppEnv } from "./env";
+import { inferRoutes } from "./infer/routes";
 import { ApiError, errorDocument } from "./lib/errors";
 import { JSON_API_MEDIA_TYPE } from "./lib/jsonapi/document";
 import { validationError } from "./lib/validation";
@@ -72,6 +73,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.use("*", jsonBody);
   // Registered through the OpenAPI registry so that /v2/openapi.json lists it (it answers without a key).
   v2.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
+  // Before the tracking request routes so that /tracking_requests/infer_number is never read as an {id}.
+  v2.route("/", inferRoutes);
   v2.route("/", trackingRequestRoutes);
   v2.route("/", shipmentRoutes);
   v2.route("/", containerRoutes);

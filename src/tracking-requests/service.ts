@@ -136,6 +136,7 @@ export async function createTrackingRequest(
     requestType: input.requestType,
     requestNumber,
     normalizedNumber: normalized,
+    compactNumber: normalized.replace(/[\s-]/g, ""),
     scac: scacSent === "" ? null : scacSent,
     lineScac: autoDetect && !lineScac ? null : lineScac,
     autoDetectScac: autoDetect,

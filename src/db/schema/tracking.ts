@@ -32,6 +32,8 @@ export const trackingRequests = sqliteTable(
     requestType: text("request_type").notNull(),
     requestNumber: text("request_number").notNull(),
     normalizedNumber: text("normalized_number").notNull(),
+    /** The normalised number without spaces and dashes, as carrier inference compares numbers. */
+    compactNumber: text("compact_number").notNull().default(""),
     /** SCAC as sent (upper-cased); null while auto-detection runs. */
     scac: text("scac"),
     /** The line's own SCAC when `scac` is an alternative one (MEDU → MSCU): what duplicates are keyed on. */
@@ -56,6 +58,8 @@ export const trackingRequests = sqliteTable(
       .on(t.accountId, t.normalizedNumber, t.lineScac)
       .where(sql`status IN ('pending', 'created')`),
     index("tracking_requests_account_number_idx").on(t.accountId, t.normalizedNumber),
+    // Cross-account history of a number for carrier inference (src/infer/service.ts).
+    index("tracking_requests_compact_number_idx").on(t.compactNumber, t.status),
     index("tracking_requests_status_next_idx").on(t.status, t.nextAttemptAt),
   ],
 );
@@ -186,6 +190,8 @@ export const containers = sqliteTable(
   (t) => [
     index("containers_account_created_idx").on(t.accountId, t.createdAt, t.id),
     index("containers_account_number_idx").on(t.accountId, t.number),
+    // Cross-account history of a box or an owner prefix for carrier inference (a range on the number).
+    index("containers_number_idx").on(t.number),
     index("containers_account_status_idx").on(t.accountId, t.currentStatus, t.createdAt),
     index("containers_shipment_idx").on(t.shipmentId),
     index("containers_tracked_equipment_idx").on(t.trackedEquipmentId),
