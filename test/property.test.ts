@@ -4,6 +4,12 @@ import { describe, expect, it } from "vitest";
 import { REQUEST_TYPES } from "../src/tracking-requests/schemas";
 import { api, apiJson, createAccount, trackingRequestBody } from "./helpers/api";
 
+// A fixed seed, so a landing is never decided by chance. To explore further, change PROPERTY_SEED (or drop it)
+// locally; a counterexample found that way becomes a fixed regression test (see the empty customer id case in
+// test/tracking-requests/create.test.ts).
+const PROPERTY_SEED = 20261122;
+fc.configureGlobal({ seed: PROPERTY_SEED });
+
 // Property: whatever a client sends (any JSON, any text, any near-valid document, any query string, any path id),
 // the answer is a 2xx or a 4xx JSON:API document, never a 5xx (DECISIONS.md §Wire format, SPEC.md §7).
 

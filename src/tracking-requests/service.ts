@@ -111,7 +111,8 @@ export async function createTrackingRequest(
           )
           .limit(1)
       : [],
-    input.customerId
+    // An empty id is an id too: it must name a party (it never does), not silently mean "no customer".
+    input.customerId != null
       ? db
           .select({ id: parties.id })
           .from(parties)
@@ -120,7 +121,7 @@ export async function createTrackingRequest(
       : [],
   ]);
   if (duplicate.length > 0) errors.push(duplicateError(requestNumber, scacSent));
-  if (input.customerId && customer.length === 0) {
+  if (input.customerId != null && customer.length === 0) {
     errors.push({
       detail: `Customer '${input.customerId}' was not found`,
       source: { pointer: POINTER.customer },

@@ -2,8 +2,10 @@ import { and, eq } from "drizzle-orm";
 import { createDatabase, type Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
 import type { Env, TerminalPollMessage, TrackingRequestMessage } from "../env";
+import { inferNumber } from "../infer/service";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
+import { isUniqueViolation } from "../tracking-requests/service";
 import { markRequestCreated, recordLookupFailure, writeLookupRows } from "./persist";
 import { type SourceRegistry, sourcesFor } from "./sources";
 import type { ContainerFacts, LookupResult, ShipmentFacts, SourceContext } from "./sources/types";
@@ -115,8 +117,16 @@ export async function processTrackingRequest(deps: TrackingDeps, message: Tracki
   const nowMs = clock.now();
   const now = toIsoSeconds(nowMs);
   const createdAtMs = Date.parse(request.createdAt);
-  const scac = request.lineScac ?? request.scac;
-  const source = scac ? registry.carriers.find((s) => s.supports(scac)) : undefined;
+  let scac = request.lineScac ?? request.scac;
+  if (!scac && request.autoDetectScac) {
+    const detected = await detectScac(db, request, registry, now);
+    if (detected.kind === "duplicate") {
+      await recordLookupFailure(db, request, "duplicate", now);
+      return;
+    }
+    scac = detected.kind === "detected" ? detected.scac : null;
+  }
+  const source = scac ? registry.carriers.find((s) => s.supports(scac as string)) : undefined;
   if (!scac || !source) {
     await recordLookupFailure(db, request, scac ? "shipping_line_unreachable" : "scac_auto_detect_failed", now);
     return;
@@ -168,6 +178,40 @@ export async function processTrackingRequest(deps: TrackingDeps, message: Tracki
       await deps.env.TRACKING_REQUESTS_QUEUE.send(message, { delaySeconds: lookupRetryDelaySeconds(tries) });
     }
   }
+}
+
+/**
+ * `auto_detect_vocc_scac` (DECISIONS.md §Infer number): runs the same inference as `infer_number` and takes the
+ * best-ranked candidate line that is supported here, recording it on the request (`scac`, `line_scac`).
+ * @returns the detected line; `none` when no candidate is supported (the request then fails as
+ * `scac_auto_detect_failed`); `duplicate` when the account already tracks the number with that line.
+ */
+async function detectScac(
+  db: Database,
+  request: TrackingRequestRow,
+  registry: SourceRegistry,
+  now: string,
+): Promise<{ kind: "detected"; scac: string } | { kind: "none" } | { kind: "duplicate" }> {
+  let candidates: { scac: string }[];
+  try {
+    candidates = (await inferNumber(db, request.requestNumber)).prediction.candidates;
+  } catch {
+    return { kind: "none" };
+  }
+  const chosen = candidates.find((c) => registry.supportedScacs.has(c.scac));
+  if (!chosen) return { kind: "none" };
+  try {
+    await db
+      .update(trackingRequests)
+      .set({ scac: chosen.scac, lineScac: chosen.scac, updatedAt: now })
+      .where(eq(trackingRequests.id, request.id));
+  } catch (err) {
+    if (isUniqueViolation(err)) return { kind: "duplicate" };
+    throw err;
+  }
+  request.scac = chosen.scac;
+  request.lineScac = chosen.scac;
+  return { kind: "detected", scac: chosen.scac };
 }
 
 async function awaitManifest(

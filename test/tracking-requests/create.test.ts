@@ -395,6 +395,21 @@ describe("POST /tracking_requests: customer relationship", () => {
     await expectNothingWritten(account);
   });
 
+  it("an empty party id → 422, nothing written (found by the property test: it used to reach the insert)", async () => {
+    const account = await createAccount();
+    const { res, json } = await create(
+      account,
+      { request_number: "TEST-CUSTOMER", scac: "TEST" },
+      { customer: { data: { type: "party", id: "" } } },
+    );
+    expect(res.status).toBe(422);
+    expect(json.errors?.[0]).toMatchObject({
+      code: "not_found",
+      source: { pointer: "/data/relationships/customer/data/id" },
+    });
+    await expectNothingWritten(account);
+  });
+
   it("another account's party → 422, nothing written", async () => {
     const owner = await createAccount();
     const partyId = await createParty(owner, "Owner's Customer");
