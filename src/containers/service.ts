@@ -10,13 +10,7 @@ import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { CONTAINER_STATUSES } from "../tracking/status";
 import { trackerName } from "../tracking/tracker";
-import {
-  type ContainerRow,
-  type ContainerView,
-  containerLinkageQueries,
-  containerResource,
-  withContainerLinkage,
-} from "./serializer";
+import { type ContainerView, containerLinkageQueries, containerResource, withContainerLinkage } from "./serializer";
 
 /** Every `current_status` value, re-exported for the routes. */
 export { CONTAINER_STATUSES };
@@ -37,17 +31,6 @@ export async function getContainerView(db: Database, accountId: string, id: stri
   const [view] = withContainerLinkage(rows, events, raws);
   if (!view) throw ApiError.notFound("Couldn't find Container");
   return view;
-}
-
-/** One container of the account. @throws ApiError 404 when absent or another account's. */
-export async function getContainer(db: Database, accountId: string, id: string): Promise<ContainerRow> {
-  const [row] = await db
-    .select()
-    .from(containers)
-    .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, id)))
-    .limit(1);
-  if (!row) throw ApiError.notFound("Couldn't find Container");
-  return row;
 }
 
 /**

@@ -81,6 +81,7 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("principal", principal);
   const last = lastUsedWritten.get(principal.apiKeyId) ?? 0;
   if (now - last >= LAST_USED_RESOLUTION_MS) {
+    if (lastUsedWritten.size >= MAX_CACHE_ENTRIES) lastUsedWritten.clear();
     lastUsedWritten.set(principal.apiKeyId, now);
     const write = c.env.DB.prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2")
       .bind(new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"), principal.apiKeyId)

@@ -1,11 +1,11 @@
 import { and, inArray, type SQLWrapper } from "drizzle-orm";
 import { containerResource } from "../containers/serializer";
 import type { Database } from "../db/client";
-import { containers, parties, ports, shipments } from "../db/schema";
+import { containers, parties, shipments } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
-import { portResource } from "../ports/serializer";
+import { loadPortsByIds, portResource } from "../ports/serializer";
 import { allShippingLines } from "../reference/shipping-lines";
 import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
 
@@ -79,10 +79,8 @@ export function serializeShipment(row: ShipmentView): ResourceObject {
 
 const portLoader = (pick: (s: ShipmentView) => string | null) => ({
   target: () => portResource,
-  load: async (ctx: import("../lib/jsonapi/include").LoadContext, parents: ShipmentView[]) => {
-    const ids = [...new Set(parents.map(pick).filter((id): id is string => !!id))];
-    return ids.length ? ctx.db.select().from(ports).where(inArray(ports.id, ids)) : [];
-  },
+  load: (ctx: import("../lib/jsonapi/include").LoadContext, parents: ShipmentView[]) =>
+    loadPortsByIds(ctx.db, parents.map(pick)),
 });
 
 /**

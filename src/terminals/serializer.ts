@@ -1,8 +1,8 @@
 import { inArray } from "drizzle-orm";
-import { ports, terminals } from "../db/schema";
+import { terminals } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { portResource } from "../ports/serializer";
+import { loadPortsByIds, portResource } from "../ports/serializer";
 
 /** A `terminals` row as drizzle returns it. */
 export type TerminalRow = typeof terminals.$inferSelect;
@@ -71,11 +71,11 @@ export const terminalResource: ResourceType<TerminalRow> = {
   relationships: {
     port: {
       target: () => portResource,
-      load: async (ctx, parents) => {
-        const ids = [...new Set(parents.map((t) => t.portId).filter((id): id is string => !!id))];
-        if (ids.length === 0) return [];
-        return ctx.db.select().from(ports).where(inArray(ports.id, ids));
-      },
+      load: (ctx, parents) =>
+        loadPortsByIds(
+          ctx.db,
+          parents.map((t) => t.portId),
+        ),
     },
   },
 };

@@ -1,11 +1,10 @@
-import { inArray } from "drizzle-orm";
 import { containerResource, loadContainersByIds } from "../containers/serializer";
-import { ports, terminals, type transportEvents } from "../db/schema";
+import type { transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { portResource } from "../ports/serializer";
+import { loadPortsByIds, portResource } from "../ports/serializer";
 import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
-import { terminalResource } from "../terminals/serializer";
+import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
 
 /** A `transport_events` row as drizzle returns it. */
 export type TransportEventRow = typeof transportEvents.$inferSelect;
@@ -44,17 +43,19 @@ export const transportEventResource: ResourceType<TransportEventRow> = {
   relationships: {
     location: {
       target: () => portResource,
-      load: async (ctx, parents) => {
-        const ids = [...new Set(parents.map((e) => e.locationId).filter((id): id is string => !!id))];
-        return ids.length ? ctx.db.select().from(ports).where(inArray(ports.id, ids)) : [];
-      },
+      load: (ctx, parents) =>
+        loadPortsByIds(
+          ctx.db,
+          parents.map((e) => e.locationId),
+        ),
     },
     terminal: {
       target: () => terminalResource,
-      load: async (ctx, parents) => {
-        const ids = [...new Set(parents.map((e) => e.terminalId).filter((id): id is string => !!id))];
-        return ids.length ? ctx.db.select().from(terminals).where(inArray(terminals.id, ids)) : [];
-      },
+      load: (ctx, parents) =>
+        loadTerminalsByIds(
+          ctx.db,
+          parents.map((e) => e.terminalId),
+        ),
     },
     shipment: {
       target: () => shipmentResource,
