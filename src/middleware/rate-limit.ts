@@ -1,18 +1,19 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
-import { BUCKET_MESSAGES, bucketFor, limitFor } from "../ratelimit/buckets";
+import { BUCKET_MESSAGES, bucketFor } from "../ratelimit/buckets";
+import { checkRateLimit } from "../ratelimit/client";
 
 /**
  * Counts the request against the caller's bucket in the account's RateLimiter Durable Object before any
  * other work (SPEC.md §8). Over the limit → 429 with `Retry-After` (whole seconds, the only rate-limit
- * header) and no side effect.
+ * header) and no side effect. Concurrent checks of one account are batched into one Durable Object call
+ * (`checkRateLimit`, src/ratelimit/client.ts).
  */
 export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { accountId } = c.var.principal;
   const bucket = bucketFor(c.req.method, c.req.path);
-  const stub = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(accountId));
-  const decision = await stub.hit(bucket, limitFor(c.env, bucket), c.var.clock.now());
+  const decision = await checkRateLimit(c.env, accountId, bucket, c.var.clock.now());
   if (!decision.allowed) {
     throw new ApiError(429, [{ detail: BUCKET_MESSAGES[bucket] }], {
       "Retry-After": String(decision.retryAfterSeconds),

@@ -3,6 +3,13 @@ import type { Env } from "../env";
 import { WINDOW_MS } from "./buckets";
 import { SlidingLog, type SlidingLogDecision } from "./sliding-log";
 
+/** One request to count: its bucket, the bucket's limit per 60 s, and its arrival time (ms since epoch). */
+export interface RateLimitHit {
+  bucket: string;
+  limit: number;
+  nowMs: number;
+}
+
 /**
  * One per account (named by the account id): keeps an exact sliding log per bucket. A Durable Object runs
  * one call at a time and `hit` never awaits, so concurrent requests are decided in a strict order and the
@@ -23,5 +30,13 @@ export class RateLimiter extends DurableObject<Env> {
       this.logs.set(bucket, log);
     }
     return log.hit(nowMs, limit);
+  }
+
+  /**
+   * Counts several requests in one call, in the order given (their arrival order in the calling isolate), exactly
+   * as that many `hit` calls would (`src/ratelimit/client.ts` batches concurrent requests this way).
+   */
+  hitMany(hits: RateLimitHit[]): SlidingLogDecision[] {
+    return hits.map((h) => this.hit(h.bucket, h.limit, h.nowMs));
   }
 }
