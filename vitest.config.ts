@@ -19,6 +19,9 @@ export default defineConfig(async () => {
     test: {
       setupFiles: ["./test/setup.ts"],
       include: ["test/**/*.test.ts"],
+      // Integration tests drive real D1, Durable Objects and queues in workerd; on a busy 2-core machine a long
+      // simulated journey can take several seconds, so the 5 s default would fail them by chance.
+      testTimeout: 30_000,
     },
   };
 });

@@ -297,7 +297,14 @@ sizeTypes.sort((a, b) => a.code.localeCompare(b.code));
 // ---- container owner prefixes ------------------------------------------------------------------------------------
 // ISO 6346 owner prefix (BIC owner code + category) → the SCACs of the lines known to use it. `conflict` marks a
 // prefix claimed by more than one line (e.g. after a merger), so a prediction from it is ambiguous.
-const prefixRows = readCsv("container-prefixes.csv", ["prefix", "owner_code", "category", "mapped_scac", "conflict"]);
+const prefixRows = readCsv("container-prefixes.csv", [
+  "prefix",
+  "owner_code",
+  "category",
+  "mapped_scac",
+  "owner_names",
+  "conflict",
+]);
 const seenPrefixes = new Set();
 const containerPrefixes = prefixRows.map((r, i) => {
   const where = ["container-prefixes.csv", i + 2];
@@ -316,6 +323,42 @@ const containerPrefixes = prefixRows.map((r, i) => {
   return { prefix: r.prefix, mappedScacs, conflict: r.conflict === "yes" };
 });
 containerPrefixes.sort((a, b) => a.prefix.localeCompare(b.prefix));
+
+// ---- owners outside the carrier registry ---------------------------------------------------------------------------
+// 42 SCACs of container-prefixes.csv's mapped_scac (SeaRates' sealines capture) are neither a line nor an alternative
+// SCAC of carriers.csv. They are kept, not dropped: the prefix still says whose box it is, which is worth showing
+// as an infer_number candidate (SCAC and name). They do not become shipping lines: carriers.csv is the registry that
+// /shipping_lines, tracking requests and the sources follow (the reference service's coverage list), and these
+// owners mix ocean lines (Admiral Container Lines, Sea Hawk Lines) with forwarders (DHL Global Forwarding,
+// Kuehne + Nagel, DSV) and equipment operators (Stolt Tank Containers, TransContainer) that no source tracks. So
+// they are compiled into CONTAINER_OWNERS, always `trackingSupported: false`, and src/infer/predict.ts weighs them
+// as owners that may not run ships (OUTSIDE_REGISTRY_OWNER_FACTOR). Name: carriers-extended.csv's when it lists
+// the SCAC, else the owner_names of the SCAC's prefix rows (split on " / "; the most frequent, then the longest).
+const registeredCodes = new Set(shippingLines.flatMap((l) => [l.scac, ...l.alternativeScacs]));
+const outsideOwners = new Map();
+prefixRows.forEach((r, i) => {
+  const scacs = r.mapped_scac
+    .split("|")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const scac of scacs) {
+    if (registeredCodes.has(scac)) continue;
+    const owner = outsideOwners.get(scac) ?? { prefixes: [], names: new Map(), line: i + 2 };
+    owner.prefixes.push(r.prefix);
+    for (const name of r.owner_names.split(" / ").map((n) => n.trim())) {
+      if (name) owner.names.set(name, (owner.names.get(name) ?? 0) + 1);
+    }
+    outsideOwners.set(scac, owner);
+  }
+});
+const containerOwners = [...outsideOwners].map(([scac, owner]) => {
+  const ranked = [...owner.names].sort((a, b) => b[1] - a[1] || b[0].length - a[0].length || a[0].localeCompare(b[0]));
+  const name = extendedByScac.get(scac)?.name || ranked[0]?.[0];
+  if (!name)
+    fail("container-prefixes.csv", owner.line, `owner SCAC ${scac} has no name here or in carriers-extended.csv`);
+  return { scac, name, prefixes: owner.prefixes.sort(), trackingSupported: false };
+});
+containerOwners.sort((a, b) => a.scac.localeCompare(b.scac));
 
 // ---- write ------------------------------------------------------------------------------------------------------
 mkdirSync(outDir, { recursive: true });
@@ -340,8 +383,8 @@ writeFileSync(
 );
 writeFileSync(
   join(outDir, "container-prefixes.ts"),
-  `${header("container prefixes", "../shared/data/container-prefixes.csv")}import type { ContainerPrefixRecord } from "../types.ts";\n\n/** ISO 6346 owner prefixes with the SCACs of the lines using them, sorted by prefix. */\nexport const CONTAINER_PREFIXES: readonly ContainerPrefixRecord[] = ${json(containerPrefixes)};\n`,
+  `${header("container prefixes", "../shared/data/container-prefixes.csv and carriers-extended.csv")}import type { ContainerOwnerRecord, ContainerPrefixRecord } from "../types.ts";\n\n/** ISO 6346 owner prefixes with the SCACs of the lines using them, sorted by prefix. */\nexport const CONTAINER_PREFIXES: readonly ContainerPrefixRecord[] = ${json(containerPrefixes)};\n\n/** Owners of prefixes above whose SCAC carriers.csv does not list (never tracked: prediction candidates only), sorted by SCAC. */\nexport const CONTAINER_OWNERS: readonly ContainerOwnerRecord[] = ${json(containerOwners)};\n`,
 );
 console.log(
-  `compile-data: ${shippingLines.length} shipping lines, ${ports.size} ports, ${terminals.length} terminals, ${sizeTypes.length} size types, ${containerPrefixes.length} container prefixes → src/reference/generated/`,
+  `compile-data: ${shippingLines.length} shipping lines, ${ports.size} ports, ${terminals.length} terminals, ${sizeTypes.length} size types, ${containerPrefixes.length} container prefixes, ${containerOwners.length} owners outside carriers.csv → src/reference/generated/`,
 );

@@ -2,8 +2,8 @@
  * Classification of a bare tracking number for `POST /tracking_requests/infer_number` (SPEC.md §4.6,
  * DECISIONS.md §Infer number). Pure: the BL prefix table is built once at module load.
  */
-import { allShippingLines } from "../reference/shipping-lines";
-import { CONTAINER_NUMBER_PATTERN, hasValidCheckDigit } from "./iso6346";
+import { allShippingLines } from "../reference/shipping-lines.ts";
+import { CONTAINER_NUMBER_PATTERN, hasValidCheckDigit } from "./iso6346.ts";
 
 /** `container`, `bill_of_lading` or `booking` (R §1.15; note `booking`, not `booking_number`). */
 export type NumberType = "container" | "bill_of_lading" | "booking";
@@ -32,7 +32,7 @@ export interface Classification {
    * Bills of lading: the BL prefix or SCAC the number starts with and the SCACs (each line's own SCAC) of the
    * lines that use it; else null.
    */
-  blPrefix: { prefix: string; scacs: string[] } | null;
+  blPrefix: { prefix: string; scacs: readonly string[] } | null;
 }
 
 /** Longest input accepted after normalisation (DECISIONS.md §Infer number). */
@@ -50,7 +50,8 @@ export class InvalidReferenceNumber extends Error {
 
 /**
  * BL prefix table: every line's BL prefixes, own SCAC and alternative SCACs (e.g. `MEDU` → `MSCU`) mapped to
- * the own SCACs of the lines using them (several lines may share one prefix). Built once.
+ * the own SCACs of the lines using them (several lines may share one prefix). Built once, at module load; the
+ * lists are frozen and shared by every classification that matches them (never copied per call).
  */
 const BL_PREFIXES: ReadonlyMap<string, readonly string[]> = (() => {
   const map = new Map<string, string[]>();
@@ -62,6 +63,7 @@ const BL_PREFIXES: ReadonlyMap<string, readonly string[]> = (() => {
       map.set(key, list);
     }
   }
+  for (const list of map.values()) Object.freeze(list);
   return map;
 })();
 
@@ -78,14 +80,17 @@ export function normalizeNumber(raw: string): string {
     .replace(/[\s-]+/g, "");
 }
 
-/** The longest known BL prefix / SCAC / alternative SCAC `normalized` starts with, followed by ≥ 6 alphanumerics. */
-export function matchBlPrefix(normalized: string): { prefix: string; scacs: string[] } | null {
+/**
+ * The longest known BL prefix / SCAC / alternative SCAC `normalized` starts with, followed by ≥ 6 alphanumerics.
+ * `scacs` is the table's own frozen list (shared, read-only).
+ */
+export function matchBlPrefix(normalized: string): { prefix: string; scacs: readonly string[] } | null {
   if (!/^[A-Z0-9]+$/.test(normalized)) return null;
   for (const length of BL_PREFIX_LENGTHS) {
     if (normalized.length < length + MIN_BL_SUFFIX) continue;
     const prefix = normalized.slice(0, length);
     const scacs = BL_PREFIXES.get(prefix);
-    if (scacs) return { prefix, scacs: [...scacs] };
+    if (scacs) return { prefix, scacs };
   }
   return null;
 }

@@ -11,9 +11,10 @@
  *   history leaves to "not another carrier": `p_table(X) · Π_{Y≠X}(1 - p_history(Y))`.
  * - The final confidence of X is `noisyOR(p_history(X), p_table(X) after the discount)`, rounded to 2 decimals.
  */
-import { CONTAINER_PREFIXES } from "../reference/generated/container-prefixes";
-import { findShippingLine } from "../reference/shipping-lines";
-import type { Classification } from "./classify";
+import { CONTAINER_OWNERS, CONTAINER_PREFIXES } from "../reference/generated/container-prefixes.ts";
+import { findShippingLine } from "../reference/shipping-lines.ts";
+import type { ContainerOwnerRecord } from "../reference/types.ts";
+import type { Classification } from "./classify.ts";
 
 /** Successes of one SCAC in the service's own tracking history. */
 export interface HistoryCount {
@@ -86,21 +87,69 @@ export const BL_PREFIX_CONFIDENCE = 0.97;
  */
 export const OWNER_PREFIX_CONFIDENCE = 0.96;
 
+/**
+ * Owner prefix of an owner outside the carrier registry (`CONTAINER_OWNERS`: a SCAC of
+ * ../shared/data/container-prefixes.csv that ../shared/data/carriers.csv does not list, e.g. ADMU Admiral
+ * Container Lines or DHC2 DHL Global Forwarding): the owner-prefix confidence times 0.5, i.e. 0.48 for a prefix
+ * of one owner. The prefix says whose box it is, exactly as for a line's own prefix (0.96 if the owner runs the
+ * ships the box sails on), but nothing in the data says whether the owner does: the list mixes ocean lines with
+ * forwarders and equipment operators (Kuehne + Nagel, DSV, Stolt Tank Containers, TransContainer) whose boxes sail
+ * with any line, as a lessor's do (evidence 0). Knowing neither way, each case gets half the weight (the
+ * uninformed prior). Such a candidate is listed with its SCAC and name but cannot reach needs_confirmation on the
+ * prefix alone — fitting, since no source tracks these owners (auto-detect only ever picks supported lines).
+ */
+export const OUTSIDE_REGISTRY_OWNER_FACTOR = 0.5;
+
 /** At most this many candidates are listed. */
 export const MAX_CANDIDATES = 5;
 
-/** Owner prefix → own SCACs of the lines known to use it (empty for lessors). Built once. */
-const OWNER_PREFIXES: ReadonlyMap<string, readonly string[]> = (() => {
-  const map = new Map<string, string[]>();
-  for (const record of CONTAINER_PREFIXES) map.set(record.prefix, [...record.mappedScacs]);
+/** Table evidence for one SCAC: its own SCAC, the name shown, and the probability the table gives it. */
+export interface TableEvidence {
+  scac: string;
+  name: string;
+  p: number;
+}
+
+const NO_TABLE_EVIDENCE: readonly TableEvidence[] = Object.freeze([]);
+
+/** Owners outside the carrier registry, by SCAC. */
+const OUTSIDE_OWNERS: ReadonlyMap<string, ContainerOwnerRecord> = new Map(CONTAINER_OWNERS.map((o) => [o.scac, o]));
+
+/**
+ * Owner prefix → what the prefix table says, split and weighted once at module load (never per call): each mapped
+ * SCAC gets `OWNER_PREFIX_CONFIDENCE / n` (n = SCACs claiming the prefix; the conflict flag's split), times
+ * `OUTSIDE_REGISTRY_OWNER_FACTOR` for an owner outside the registry. Lessor prefixes (no SCAC) are absent.
+ */
+const OWNER_PREFIX_EVIDENCE: ReadonlyMap<string, readonly TableEvidence[]> = (() => {
+  const map = new Map<string, readonly TableEvidence[]>();
+  for (const record of CONTAINER_PREFIXES) {
+    const n = record.mappedScacs.length;
+    const evidence: TableEvidence[] = [];
+    for (const scac of record.mappedScacs) {
+      const line = findShippingLine(scac);
+      const owner = line ? null : OUTSIDE_OWNERS.get(scac);
+      if (line) evidence.push({ scac: line.scac, name: line.name, p: OWNER_PREFIX_CONFIDENCE / n });
+      else if (owner) {
+        evidence.push({
+          scac: owner.scac,
+          name: owner.name,
+          p: (OWNER_PREFIX_CONFIDENCE / n) * OUTSIDE_REGISTRY_OWNER_FACTOR,
+        });
+      }
+    }
+    if (evidence.length > 0) map.set(record.prefix, Object.freeze(evidence));
+  }
   return map;
 })();
 
-/** Noisy-OR of independent probabilities. */
-function noisyOr(ps: readonly number[]): number {
-  let miss = 1;
-  for (const p of ps) miss *= 1 - p;
-  return 1 - miss;
+/** The table evidence of a container owner prefix (empty for lessors and unknown prefixes). */
+export function ownerPrefixEvidence(prefix: string): readonly TableEvidence[] {
+  return OWNER_PREFIX_EVIDENCE.get(prefix) ?? NO_TABLE_EVIDENCE;
+}
+
+/** Noisy-OR of two independent probabilities: `1 - (1 - a)(1 - b)`. */
+function noisyOr(a: number, b: number): number {
+  return 1 - (1 - a) * (1 - b);
 }
 
 /** Rounds to 2 decimals. */
@@ -116,41 +165,64 @@ export function decide(confidence: number | null): Decision {
   return "no_prediction";
 }
 
-/** The line's own SCAC for a SCAC or alternative SCAC; null when no line is known by it. */
-function ownScac(scac: string): string | null {
-  return findShippingLine(scac)?.scac ?? null;
+/** What is known about one SCAC while a prediction is built. */
+interface Evidence {
+  scac: string;
+  name: string;
+  /** Combined history probability. */
+  history: number;
+  /** Combined table probability (before the history discount). */
+  table: number;
+  /** Successes counted for the history source being added (scratch). */
+  successes: number;
+}
+
+/** The entry of `scac` in `evidence`, added if absent (a handful of SCACs at most: a list beats a map). */
+function entryFor(evidence: Evidence[], scac: string, name: string): Evidence {
+  for (const e of evidence) if (e.scac === scac) return e;
+  const e: Evidence = { scac, name, history: 0, table: 0, successes: 0 };
+  evidence.push(e);
+  return e;
 }
 
 /**
  * Spreads a history confidence `f(N)` (N = all successes) over the SCACs by their share of the successes:
- * `f(N) · n_s / N`. Adds into `into` (noisy-OR with what is there).
+ * `f(N) · n_s / N`, noisy-OR'd into what `evidence` holds. SCACs are mapped to the line's own SCAC (MEDU → MSCU);
+ * SCACs of no known line and non-positive counts are ignored.
  */
-function addHistory(
-  into: Map<string, number>,
-  counts: readonly HistoryCount[],
-  confidenceOf: (n: number) => number,
-): void {
-  const byScac = new Map<string, number>();
-  for (const { scac, successes } of counts) {
-    const own = ownScac(scac);
-    if (!own || !(successes > 0)) continue;
-    byScac.set(own, (byScac.get(own) ?? 0) + successes);
-  }
+function addHistory(evidence: Evidence[], counts: readonly HistoryCount[], confidenceOf: (n: number) => number): void {
   let total = 0;
-  for (const n of byScac.values()) total += n;
+  for (const { scac, successes } of counts) {
+    const line = findShippingLine(scac);
+    if (!line || !(successes > 0)) continue;
+    entryFor(evidence, line.scac, line.name).successes += successes;
+    total += successes;
+  }
   if (total === 0) return;
   const f = confidenceOf(total);
-  for (const [scac, n] of byScac) into.set(scac, noisyOr([into.get(scac) ?? 0, (f * n) / total]));
+  for (const e of evidence) {
+    if (e.successes === 0) continue;
+    e.history = noisyOr(e.history, (f * e.successes) / total);
+    e.successes = 0;
+  }
 }
 
-/** Spreads `confidence` evenly over `scacs` (own SCACs only; shares of unknown lines are dropped). */
-function addSplit(into: Map<string, number>, scacs: readonly string[], confidence: number): void {
-  if (scacs.length === 0) return;
-  const share = confidence / scacs.length;
+/** Adds table evidence (noisy-OR with what the SCAC already has from other tables). */
+function addTable(evidence: Evidence[], table: readonly TableEvidence[]): void {
+  for (const t of table) {
+    const e = entryFor(evidence, t.scac, t.name);
+    e.table = noisyOr(e.table, t.p);
+  }
+}
+
+/** Spreads the BL prefix confidence evenly over the lines using the prefix (own SCACs; unknown ones dropped). */
+function addBlPrefix(evidence: Evidence[], scacs: readonly string[]): void {
+  const share = BL_PREFIX_CONFIDENCE / scacs.length;
   for (const scac of scacs) {
-    const own = ownScac(scac);
-    if (!own) continue;
-    into.set(own, noisyOr([into.get(own) ?? 0, share]));
+    const line = findShippingLine(scac);
+    if (!line) continue;
+    const e = entryFor(evidence, line.scac, line.name);
+    e.table = noisyOr(e.table, share);
   }
 }
 
@@ -164,36 +236,34 @@ export function prefixHistoryConfidence(n: number): number {
   return Math.min(PREFIX_HISTORY_CAP, 1 - PREFIX_HISTORY_BASE * 0.5 ** n);
 }
 
+/** Higher confidence first, then SCAC (ordinal: SCACs are upper-case letters and digits). */
+function byConfidenceThenScac(a: Candidate, b: Candidate): number {
+  return b.confidence - a.confidence || (a.scac < b.scac ? -1 : a.scac > b.scac ? 1 : 0);
+}
+
 /**
  * Ranked carrier candidates and the decision for a classified number (DECISIONS.md §Infer number): history
  * first, then BL prefix / SCAC tables, then container owner prefix tables. Candidates are sorted by confidence
- * (then SCAC), rounded to 2 decimals, those rounding to 0 dropped; `selected` is the top one or null.
+ * (then SCAC), rounded to 2 decimals, those rounding to 0 dropped; `selected` is the top one or null. Pure and
+ * cheap: every table is built at module load (bench/infer measures the path; issue 5 asks ≥ 100 000 numbers/s).
  */
 export function predictCarrier(classification: Classification, history: HistoryEvidence = NO_HISTORY): Prediction {
-  const fromHistory = new Map<string, number>();
-  addHistory(fromHistory, history.exactNumber, exactHistoryConfidence);
-  if (classification.numberType === "container") addHistory(fromHistory, history.ownerPrefix, prefixHistoryConfidence);
+  const evidence: Evidence[] = [];
+  addHistory(evidence, history.exactNumber, exactHistoryConfidence);
+  if (classification.numberType === "container") addHistory(evidence, history.ownerPrefix, prefixHistoryConfidence);
+  if (classification.blPrefix) addBlPrefix(evidence, classification.blPrefix.scacs);
+  if (classification.ownerPrefix) addTable(evidence, ownerPrefixEvidence(classification.ownerPrefix));
 
-  const fromTables = new Map<string, number>();
-  if (classification.blPrefix) addSplit(fromTables, classification.blPrefix.scacs, BL_PREFIX_CONFIDENCE);
-  if (classification.ownerPrefix) {
-    addSplit(fromTables, OWNER_PREFIXES.get(classification.ownerPrefix) ?? [], OWNER_PREFIX_CONFIDENCE);
-  }
-
-  const scacs = new Set([...fromHistory.keys(), ...fromTables.keys()]);
   const candidates: Candidate[] = [];
-  for (const scac of scacs) {
-    const line = findShippingLine(scac);
-    if (!line) continue;
+  for (const e of evidence) {
     // The table's belief only applies where history does not point at another carrier.
     let otherHistoryMiss = 1;
-    for (const [other, p] of fromHistory) if (other !== scac) otherHistoryMiss *= 1 - p;
-    const table = (fromTables.get(scac) ?? 0) * otherHistoryMiss;
-    const confidence = round2(noisyOr([fromHistory.get(scac) ?? 0, table]));
-    if (confidence > 0) candidates.push({ scac: line.scac, name: line.name, confidence });
+    for (const other of evidence) if (other !== e) otherHistoryMiss *= 1 - other.history;
+    const confidence = round2(noisyOr(e.history, e.table * otherHistoryMiss));
+    if (confidence > 0) candidates.push({ scac: e.scac, name: e.name, confidence });
   }
-  candidates.sort((a, b) => b.confidence - a.confidence || a.scac.localeCompare(b.scac));
-  const ranked = candidates.slice(0, MAX_CANDIDATES);
-  const selected = ranked[0] ?? null;
-  return { decision: decide(selected?.confidence ?? null), selected, candidates: ranked };
+  candidates.sort(byConfidenceThenScac);
+  if (candidates.length > MAX_CANDIDATES) candidates.length = MAX_CANDIDATES;
+  const selected = candidates[0] ?? null;
+  return { decision: decide(selected?.confidence ?? null), selected, candidates };
 }

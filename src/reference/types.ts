@@ -84,3 +84,20 @@ export interface ContainerPrefixRecord {
   /** More than one line claims the prefix (`conflict = yes`), so it does not name one carrier. */
   conflict: boolean;
 }
+
+/**
+ * An owner of ISO 6346 prefixes whose SCAC ../shared/data/container-prefixes.csv maps but
+ * ../shared/data/carriers.csv does not list (ocean lines, forwarders and equipment operators alike), compiled by
+ * scripts/compile-data.mjs, which says why they are kept apart from the shipping lines. Used only as an
+ * infer_number candidate (DECISIONS.md §Infer number); no source tracks them.
+ */
+export interface ContainerOwnerRecord {
+  /** The SCAC the prefix table maps the prefixes to, e.g. `ADMU`. */
+  scac: string;
+  /** From carriers-extended.csv when it lists the SCAC, else the prefix rows' owner_names. */
+  name: string;
+  /** The owner's prefixes, sorted. */
+  prefixes: string[];
+  /** Always false: not a shipping line of the registry, never tracked. */
+  trackingSupported: false;
+}

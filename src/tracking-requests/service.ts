@@ -11,9 +11,13 @@ import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsona
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
+import { CONTAINER_OWNERS } from "../reference/generated/container-prefixes";
 import { findShippingLine } from "../reference/shipping-lines";
 import { REQUEST_TYPES, TRACKING_REQUEST_STATUSES } from "./schemas";
 import type { TrackingRequestRow } from "./serializer";
+
+/** Container owners outside the carrier registry (data/container-prefixes.csv), by SCAC. */
+const CONTAINER_OWNER_BY_SCAC = new Map(CONTAINER_OWNERS.map((o) => [o.scac, o]));
 
 /** What the tracking-request service needs. */
 export interface TrackingRequestDeps {
@@ -69,7 +73,16 @@ export async function createTrackingRequest(
     if (!autoDetect) errors.push({ detail: "Scac can't be blank", source: { pointer: POINTER.scac }, code: "blank" });
   } else {
     const line = findShippingLine(scacSent);
-    if (!line) {
+    const owner = line ? undefined : CONTAINER_OWNER_BY_SCAC.get(scacSent);
+    if (owner) {
+      // A container owner outside the carrier registry (a forwarder, lessor or equipment operator): known, but no
+      // source tracks it, so "not supported" says more than "not recognized".
+      errors.push({
+        detail: `Scac '${scacSent}' is not supported. We do not currently integrate with ${owner.name}`,
+        source: { pointer: POINTER.scac },
+        code: "not_supported",
+      });
+    } else if (!line) {
       errors.push({
         detail: `Scac '${scacSent}' is not recognized`,
         source: { pointer: POINTER.scac },

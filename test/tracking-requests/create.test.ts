@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { CONTAINER_OWNERS } from "../../src/reference/generated/container-prefixes";
 import { SHIPPING_LINES } from "../../src/reference/generated/shipping-lines";
 import { findShippingLine } from "../../src/reference/shipping-lines";
 import { api, apiJson, createAccount, type TestAccount, trackingRequestBody } from "../helpers/api";
@@ -265,6 +266,24 @@ describe("POST /tracking_requests: alternative SCACs", () => {
         detail: `Scac '${alternative}' is not supported. We do not currently integrate with ${line.name}`,
       });
     }
+    await expectNothingWritten(account);
+  });
+
+  it("a container owner outside the registry (prefix table only) is not_supported, naming the owner", async () => {
+    const account = await createAccount();
+    const owner = CONTAINER_OWNERS[0];
+    expect(owner).toBeDefined();
+    if (!owner) return;
+    expect(findShippingLine(owner.scac)).toBeNull();
+    const { res, json } = await create(account, { request_number: "ABC123456", scac: owner.scac.toLowerCase() });
+    expect(res.status).toBe(422);
+    expect(json.errors).toEqual([
+      expect.objectContaining({
+        code: "not_supported",
+        source: { pointer: SCAC },
+        detail: `Scac '${owner.scac}' is not supported. We do not currently integrate with ${owner.name}`,
+      }),
+    ]);
     await expectNothingWritten(account);
   });
 
