@@ -1,5 +1,6 @@
 import { and, inArray, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { readBatch } from "../db/read-batch";
 import { containers, rawEvents, shipments, transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
@@ -144,7 +145,8 @@ export const containerResource: ResourceType<ContainerView> = {
   serializerName: "V2::ContainerSerializer",
   hydrate: async (ctx, rows) => {
     if (rows.length === 0 || rows.every((r) => r.transportEventIds && r.rawEventIds)) return rows;
-    const [events, raws] = await ctx.db.batch(
+    const [events, raws] = await readBatch(
+      ctx.db,
       containerLinkageQueries(
         ctx.db,
         rows.map((r) => r.id),

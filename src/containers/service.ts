@@ -1,5 +1,6 @@
 import { and, eq, gte, lte } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { readBatch } from "../db/read-batch";
 import { containers, shipments } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
@@ -20,7 +21,7 @@ export { CONTAINER_STATUSES };
  * @throws ApiError 404 when absent or another account's.
  */
 export async function getContainerView(db: Database, accountId: string, id: string): Promise<ContainerView> {
-  const [rows, events, raws] = await db.batch([
+  const [rows, events, raws] = await readBatch(db, [
     db
       .select()
       .from(containers)

@@ -2,6 +2,7 @@ import { and, count, desc, eq, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client";
+import { readBatch } from "../db/read-batch";
 import { type CountedResource, countQuery } from "./counts";
 import type { PageRequest } from "./jsonapi/pagination";
 
@@ -58,7 +59,7 @@ export async function listPage<T extends ListableTable>(
     .limit(page.size)
     .offset(page.offset);
   const extra = companions ? companions(pageIds) : [];
-  const [rows, totals, ...rest] = (await db.batch([pageQuery, totalQuery, ...extra] as [
+  const [rows, totals, ...rest] = (await readBatch(db, [pageQuery, totalQuery, ...extra] as [
     BatchItem<"sqlite">,
     ...BatchItem<"sqlite">[],
   ])) as unknown[][];

@@ -1,6 +1,7 @@
 import { and, inArray, type SQLWrapper } from "drizzle-orm";
 import { containerResource } from "../containers/serializer";
 import type { Database } from "../db/client";
+import { readBatch } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
@@ -140,7 +141,7 @@ export function withShipmentLinkage(
 export async function loadShipmentViews(db: Database, accountId: string, ids: string[]): Promise<ShipmentView[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  const [rows, found, customers] = await db.batch([
+  const [rows, found, customers] = await readBatch(db, [
     db
       .select()
       .from(shipments)
@@ -159,7 +160,8 @@ export const shipmentResource: ResourceType<ShipmentView> = {
   serializerName: "V2::ShipmentSerializer",
   hydrate: async (ctx, rows) => {
     if (rows.length === 0 || rows.every((r) => r.containerIds !== undefined)) return rows;
-    const [found, customers] = await ctx.db.batch(
+    const [found, customers] = await readBatch(
+      ctx.db,
       shipmentLinkageQueries(
         ctx.db,
         ctx.accountId,
