@@ -13,6 +13,10 @@ export default defineConfig(async () => {
             // Exact auth in tests: a revoked key must fail on the very next request.
             AUTH_CACHE_TTL_SECONDS: "0",
           },
+          // Tests never reach the network: outbound requests go to an injected fetch or a local receiver, and
+          // anything that slips through to the Worker's global fetch gets this answer instead of leaving the machine.
+          outboundService: (request: Request) =>
+            new Response(`blocked in tests: outbound request to ${new URL(request.url).host}`, { status: 503 }),
         },
       }),
     ],

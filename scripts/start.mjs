@@ -205,6 +205,9 @@ function runDev(devArgs, { cron }) {
         (arg === "--var" || arg.startsWith("--var=")) && `${arg} ${devArgs[i + 1] ?? ""}`.includes(`${name}:`),
     );
   if (!setsVar("SIMULATOR_ENABLED")) args.push("--var", "SIMULATOR_ENABLED:true");
+  // Local development only (DECISIONS.md §Webhooks): webhooks may use http:// to a receiver on this machine
+  // (`npm run receiver`); production configuration leaves WEBHOOK_ALLOW_INSECURE_HOSTS empty.
+  if (!setsVar("WEBHOOK_ALLOW_INSECURE_HOSTS")) args.push("--var", "WEBHOOK_ALLOW_INSECURE_HOSTS:127.0.0.1,localhost");
   args.push(...devArgs);
   const child = spawnWrangler(args, { stdio: "inherit" });
   const forward = (signal) => {

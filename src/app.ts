@@ -17,6 +17,8 @@ import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { terminalRoutes } from "./terminals/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
+import { webhookNotificationRoutes } from "./webhook-notifications/routes";
+import { webhookRoutes } from "./webhooks/routes";
 
 /** Paths under /v2 that need no API key and draw from no rate bucket. */
 const PUBLIC_V2_PATHS = new Set(["/v2/health", "/v2/openapi.json"]);
@@ -82,6 +84,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", terminalRoutes);
   v2.route("/", portRoutes);
   v2.route("/", partyRoutes);
+  // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
+  v2.route("/", webhookRoutes);
+  v2.route("/", webhookNotificationRoutes);
   v2.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "apiKey",
     in: "header",

@@ -6,9 +6,11 @@ export interface Env {
   DB: D1Database;
   RATE_LIMITER: DurableObjectNamespace<import("./ratelimit/rate-limiter").RateLimiter>;
   TRACKER: DurableObjectNamespace<import("./tracking/tracker").Tracker>;
+  /** The MCP session agents (src/mcp/agent.ts): one Durable Object per `mcp-session-id`. */
+  MCP_OBJECT: DurableObjectNamespace<import("./mcp/agent").TrackingMcpAgent>;
   TRACKING_REQUESTS_QUEUE: Queue<TrackingRequestMessage>;
   TERMINAL_POLLS_QUEUE: Queue<TerminalPollMessage>;
-  WEBHOOK_DELIVERIES_QUEUE: Queue<unknown>;
+  WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
   RATE_LIMIT_DEFAULT?: string;
   RATE_LIMIT_CREATE_TRACKING_REQUEST?: string;
   RATE_LIMIT_INFER_NUMBER?: string;
@@ -20,6 +22,16 @@ export interface Env {
   SIMULATION_SPEED?: string;
   /** JSON object of DCSA Track & Trace sources per SCAC: `{"MAEU":{"baseUrl":"https://…","headers":{…}}}`. */
   DCSA_SOURCES?: string;
+  /**
+   * Comma-separated host names `/mcp` answers besides loopback (DNS-rebinding guard, src/mcp/http.ts), e.g.
+   * `tracking.example.com,*.example.workers.dev`. Checked against the Host and Origin headers.
+   */
+  MCP_ALLOWED_HOSTS?: string;
+  /**
+   * Local development only (unset in production, DECISIONS.md §Webhooks): comma-separated hosts webhooks may reach
+   * over plain `http://`, e.g. `127.0.0.1,localhost` for `npm run receiver`.
+   */
+  WEBHOOK_ALLOW_INSECURE_HOSTS?: string;
 }
 
 /** Message on the `tracking-requests` queue: look up this tracking request at its carrier. */

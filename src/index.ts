@@ -1,18 +1,24 @@
 import { createApp } from "./app";
 import type { Env, TerminalPollMessage, TrackingRequestMessage } from "./env";
+import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
+import { consumeWebhookDeliveries, consumeWebhookDeliveriesDlq } from "./webhooks/delivery";
+import type { WebhookDeliveryMessage } from "./webhooks/outbox";
 
+export { TrackingMcpAgent } from "./mcp/agent";
 export { RateLimiter } from "./ratelimit/rate-limiter";
 export { Tracker } from "./tracking/tracker";
 
 const app = createApp();
 
 /**
- * The Worker: HTTP (REST /v2, docs), queue consumers and the cron trigger (DESIGN.md §1).
+ * The Worker: HTTP (REST /v2, docs; `/mcp` goes to the MCP guard and agent, src/mcp/http.ts), queue consumers
+ * and the cron trigger (DESIGN.md §1).
  */
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  fetch: (request, env, ctx) =>
+    new URL(request.url).pathname === MCP_PATH ? handleMcpRequest(request, env, ctx) : app.fetch(request, env, ctx),
   async queue(batch, env, _ctx) {
     switch (batch.queue) {
       case "tracking-requests":
@@ -21,9 +27,15 @@ export default {
       case "terminal-polls":
         await consumeTerminalPolls(batch as MessageBatch<TerminalPollMessage>, env);
         return;
+      case "webhook-deliveries":
+        await consumeWebhookDeliveries(batch as MessageBatch<WebhookDeliveryMessage>, env);
+        return;
+      case "webhook-deliveries-dlq":
+        await consumeWebhookDeliveriesDlq(batch as MessageBatch<WebhookDeliveryMessage>, env);
+        return;
       default:
-        // Nothing produces webhook-deliveries messages yet; leave them to the queue's retries and dead-letter
-        // queue rather than dropping them.
+        // A queue this Worker does not know (e.g. a dead-letter queue without a consumer here): leave its messages
+        // to the queue's retries rather than dropping them.
         for (const message of batch.messages) message.retry({ delaySeconds: 300 });
     }
   },

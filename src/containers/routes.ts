@@ -19,6 +19,10 @@ import { listContainerRawEvents } from "../raw-events/service";
 import { TransportEventListDocument } from "../transport-events/schemas";
 import { transportEventResource } from "../transport-events/serializer";
 import { listContainerTransportEvents } from "../transport-events/service";
+import { ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "./route";
+import { RouteDocument } from "./route-schemas";
+import { parseRouteInclude, ROUTE_INCLUDES, routeDocument } from "./route-serializer";
+import { getContainerRoute } from "./route-service";
 import { ContainerDocument, ContainerListDocument } from "./schemas";
 import { containerResource } from "./serializer";
 import { CONTAINER_STATUSES, getContainerView, listContainers, refreshContainer } from "./service";
@@ -153,7 +157,28 @@ const refreshRouteDef = createRoute({
   },
 });
 
-/** Routes of `/containers` (SPEC.md §4.1–4.3, R §3.1–3.5). */
+const routeRouteDef = createRoute({
+  method: "get",
+  path: "/containers/{id}/route",
+  tags,
+  summary: "Get a container's route (paid feature `routing`)",
+  description: `The container's route: its \`route_locations\` in journey order — port of lading (POL), transshipment and feeder ports, port of discharge (POD), inland destination — each with the leg arriving (\`inbound_*\`) and the leg leaving (\`outbound_*\`): mode (vessel, feeder, rail), vessel and voyage, rail carrier SCAC, estimated and actual times. Built from the container's milestones and estimates and its shipment's ETD/ETAs. \`include=port,vessel,route_location\` (what the reference SDK sends) adds the locations, their ports and vessels. Needs the \`${ROUTING_ENTITLEMENT}\` entitlement: without it every id answers 403 \`${ROUTING_NOT_ENABLED_DETAIL}\`.`,
+  request: {
+    params: IdParam,
+    query: z.object({ include: includeQuery(ROUTE_INCLUDES) }),
+  },
+  responses: {
+    200: { description: "The route.", content: jsonApiContent(RouteDocument) },
+    ...commonErrors,
+    403: {
+      description: `The account lacks the \`${ROUTING_ENTITLEMENT}\` entitlement: title \`Forbidden\`, detail \`${ROUTING_NOT_ENABLED_DETAIL}\`, \`source: null\`.`,
+      content: jsonApiContent(ErrorDocumentSchema),
+    },
+    ...notFoundResponse,
+  },
+});
+
+/** Routes of `/containers` (SPEC.md §4.1–4.3, R §3.1–3.5; the route: REFERENCE-SERVICE.md §9.3, §10.10). */
 export const containerRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listRouteDef, async (c) => {
     const params = queryParams(c);
@@ -186,6 +211,13 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     const ctx = loadContext(c);
     const rows = await listContainerRawEvents(ctx.db, ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await collectionDocument(ctx, rawEventResource, rows, include));
+  })
+  .openapi(routeRouteDef, async (c) => {
+    // The include is checked before any read, so a bad one is a 400 whatever the account may see.
+    const include = parseRouteInclude(queryParams(c).get("include"));
+    const ctx = loadContext(c);
+    const loaded = await getContainerRoute(ctx.db, ctx.accountId, c.req.valid("param").id);
+    return sendJsonApi(c, await routeDocument(loaded, include, c.req.url));
   })
   .openapi(refreshRouteDef, async (c) => {
     const sources = await refreshContainer(

@@ -1,17 +1,37 @@
-import { inArray } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { ContainerRow } from "../containers/serializer";
 import type { Database } from "../db/client";
 import {
   containers,
   containerUpdatedEvents,
   estimatedEvents,
+  parties,
   rawEvents,
   shipments,
   trackedEquipment,
   transportEvents,
+  webhooks,
 } from "../db/schema";
 import { deterministicId } from "../lib/ids";
 import { findPortByLocode, findTerminalByCode } from "../reference/locations";
+import type { ShipmentRow, ShipmentView } from "../shipments/serializer";
+import type { TransportEventRow } from "../transport-events/serializer";
+import {
+  activeWebhooksQuery,
+  type NotificationDraft,
+  notificationInserts,
+  type WebhookTarget,
+} from "../webhooks/outbox";
+import {
+  type ContainerUpdatedEventRow,
+  containerCreatedIncluded,
+  containerUpdatedIncluded,
+  type EstimatedEventRow,
+  estimatedArrivalIncluded,
+  podTerminalChangedIncluded,
+  transportEventIncluded,
+} from "../webhooks/payloads";
 import type { ContainerState, ShipmentState } from "./derive";
 import type { EngineEvent } from "./events";
 
@@ -37,9 +57,83 @@ export interface BoxUpdate {
   /** When the box was last asked about at the carrier / the terminal (`*_last_tracking_request_at`), or null. */
   carrierCheckedAt: string | null;
   terminalCheckedAt: string | null;
+  /** When the inland rail ramp last answered for the box (`rail_last_tracking_request_at`); absent: left as is. */
+  railCheckedAt?: string | null;
   nextPollAt: string | null;
   /** `index` given to the first raw event written now (raw events are numbered per box, in arrival order). */
   rawIndexStart: number;
+  /**
+   * What the webhook outbox needs to announce the update (from {@link loadBoxWebhookContext}); null when nothing is
+   * announced (no event, or no subscriber).
+   */
+  webhooks?: BoxWebhookContext | null;
+}
+
+/**
+ * The subscribed accounts' active webhooks and the rows the notification bodies include, as they were before the
+ * update (the update's own values are laid over them, exactly as its UPDATE statements set them).
+ */
+export interface BoxWebhookContext {
+  targets: WebhookTarget[];
+  containers: Map<string, ContainerRow>;
+  shipments: Map<string, ShipmentView>;
+}
+
+/**
+ * Reads, in one D1 round trip, what the webhook outbox needs to announce an update of these rows: the accounts'
+ * active webhooks, the container and shipment rows, the shipments' container ids and customer names. Called only
+ * for updates that announce something, so an unchanged poll stays at one D1 batch and a changed one at two.
+ */
+export async function loadBoxWebhookContext(db: Database, subs: Subscription[]): Promise<BoxWebhookContext> {
+  const containerIds = [...new Set(subs.map((s) => s.containerId))];
+  const shipmentIds = [...new Set(subs.map((s) => s.shipmentId))];
+  const accountIds = [...new Set(subs.map((s) => s.accountId))];
+  // The row reads only run when some account has an active webhook (an uncorrelated EXISTS, evaluated once), so a
+  // box whose accounts have none pays one indexed lookup.
+  const anyWebhook = exists(
+    db
+      .select({ one: sql`1` })
+      .from(webhooks)
+      .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, true))),
+  );
+  const [targets, containerRows, shipmentRows, siblings, customers] = await db.batch([
+    activeWebhooksQuery(db, accountIds),
+    db
+      .select()
+      .from(containers)
+      .where(and(inArray(containers.id, containerIds), anyWebhook)),
+    db
+      .select()
+      .from(shipments)
+      .where(and(inArray(shipments.id, shipmentIds), anyWebhook)),
+    db
+      .select({ id: containers.id, shipmentId: containers.shipmentId })
+      .from(containers)
+      .where(and(inArray(containers.shipmentId, shipmentIds), anyWebhook))
+      .orderBy(asc(containers.createdAt), asc(containers.id)),
+    db
+      .select({ id: parties.id, companyName: parties.companyName })
+      .from(parties)
+      .where(
+        and(
+          inArray(
+            parties.id,
+            db.select({ id: shipments.customerId }).from(shipments).where(inArray(shipments.id, shipmentIds)),
+          ),
+          anyWebhook,
+        ),
+      ),
+  ]);
+  const names = new Map(customers.map((p) => [p.id, p.companyName]));
+  const views = new Map<string, ShipmentView>();
+  for (const row of shipmentRows as ShipmentRow[]) {
+    views.set(row.id, {
+      ...row,
+      containerIds: siblings.filter((c) => c.shipmentId === row.id).map((c) => c.id),
+      customerName: row.customerId ? (names.get(row.customerId) ?? null) : null,
+    });
+  }
+  return { targets, containers: new Map(containerRows.map((c) => [c.id, c])), shipments: views };
 }
 
 /**
@@ -48,25 +142,55 @@ export interface BoxUpdate {
  * a row per container. Event rows have ids derived from the container and the fact, and are inserted with
  * ON CONFLICT DO NOTHING, so replaying an update (a retried message, a Tracker that restarted between its
  * D1 write and its own bookkeeping) writes nothing twice.
- * @returns the statements, and how many raw events they number.
+ *
+ * With `update.webhooks`, the batch also writes the webhook outbox (DECISIONS.md §Webhooks): for each subscribed
+ * row, one notification per event per active webhook of its account subscribed to it — `container.transport.*`,
+ * `container.pickup_lfd*.changed`, `container.pickup_appointment.changed` (reference object: the transport event),
+ * `container.updated` (its changeset), `shipment.estimated.arrival` (once per shipment),
+ * `container.pod_terminal_changed` — and `container.created` for each joining row. A joining row's history events
+ * are written but not announced.
+ * @returns the statements, how many raw events they number, and the ids of the notifications they write (to enqueue
+ *   once the batch committed).
  */
 export async function boxUpdateStatements(
   db: Database,
   update: BoxUpdate,
-): Promise<{ statements: BatchItem<"sqlite">[]; rawCount: number }> {
+): Promise<{ statements: BatchItem<"sqlite">[]; rawCount: number; notificationIds: string[] }> {
   const statements: BatchItem<"sqlite">[] = [];
   const all = [...update.subscriptions, ...update.joining];
   const { state, shipment, nowIso } = update;
+  const containerSet = {
+    ...state,
+    updatedAt: nowIso,
+    shipmentLastTrackingRequestAt: update.carrierCheckedAt,
+    podLastTrackingRequestAt: update.terminalCheckedAt,
+    ...(update.railCheckedAt !== undefined ? { railLastTrackingRequestAt: update.railCheckedAt } : {}),
+  };
+  const pol = findPortByLocode(shipment.portOfLadingLocode);
+  const pod = findPortByLocode(shipment.portOfDischargeLocode);
+  const destination = findPortByLocode(shipment.destinationLocode);
+  const shipmentSet = {
+    ...shipment,
+    portOfLadingId: pol?.id ?? null,
+    portOfLadingName: pol?.name ?? null,
+    portOfDischargeId: pod?.id ?? null,
+    portOfDischargeName: pod?.name ?? null,
+    destinationId: destination?.id ?? null,
+    destinationName: destination?.name ?? null,
+    podTerminalId: state.podTerminalId,
+    updatedAt: nowIso,
+    ...(update.carrierCheckedAt
+      ? {
+          lineTrackingLastAttemptedAt: update.carrierCheckedAt,
+          lineTrackingLastSucceededAt: update.carrierCheckedAt,
+        }
+      : {}),
+  };
   if (all.length > 0) {
     statements.push(
       db
         .update(containers)
-        .set({
-          ...state,
-          updatedAt: nowIso,
-          shipmentLastTrackingRequestAt: update.carrierCheckedAt,
-          podLastTrackingRequestAt: update.terminalCheckedAt,
-        })
+        .set(containerSet)
         .where(
           inArray(
             containers.id,
@@ -74,63 +198,70 @@ export async function boxUpdateStatements(
           ),
         ),
     );
-    const pol = findPortByLocode(shipment.portOfLadingLocode);
-    const pod = findPortByLocode(shipment.portOfDischargeLocode);
-    const destination = findPortByLocode(shipment.destinationLocode);
     statements.push(
       db
         .update(shipments)
-        .set({
-          ...shipment,
-          portOfLadingId: pol?.id ?? null,
-          portOfLadingName: pol?.name ?? null,
-          portOfDischargeId: pod?.id ?? null,
-          portOfDischargeName: pod?.name ?? null,
-          destinationId: destination?.id ?? null,
-          destinationName: destination?.name ?? null,
-          podTerminalId: state.podTerminalId,
-          updatedAt: nowIso,
-          ...(update.carrierCheckedAt
-            ? {
-                lineTrackingLastAttemptedAt: update.carrierCheckedAt,
-                lineTrackingLastSucceededAt: update.carrierCheckedAt,
-              }
-            : {}),
-        })
+        .set(shipmentSet)
         .where(inArray(shipments.id, [...new Set(all.map((s) => s.shipmentId))])),
     );
   }
   let rawIndex = update.rawIndexStart;
   const rawIndexByKey = new Map<string, number>();
-  const writeEvents = async (subs: Subscription[], events: EngineEvent[]) => {
+  const drafts: NotificationDraft[] = [];
+  const hooks = update.webhooks ?? null;
+  // The rows as they stand once this batch has run: what was there, with the UPDATEs above laid over it.
+  const containerAfter = (id: string): ContainerRow | null => {
+    const before = hooks?.containers.get(id);
+    return before ? { ...before, ...containerSet } : null;
+  };
+  const shipmentAfter = (id: string): ShipmentView | null => {
+    const before = hooks?.shipments.get(id);
+    return before ? { ...before, ...shipmentSet } : null;
+  };
+  /** Announces events of rows that already had the previous state (a joining row only gets `container.created`). */
+  const announce = (draft: Omit<NotificationDraft, "createdAt">) => {
+    if (hooks) drafts.push({ ...draft, createdAt: nowIso });
+  };
+  const writeEvents = async (subs: Subscription[], events: EngineEvent[], announced: boolean) => {
     for (const sub of subs) {
       for (const e of events) {
         if (e.kind === "transport_event") {
           const location = findPortByLocode(e.locationLocode);
           const terminal = findTerminalByCode(e.facilityCode);
-          statements.push(
-            db
-              .insert(transportEvents)
-              .values({
-                id: await deterministicId(`transport_event:${sub.containerId}:${e.key}`),
-                accountId: sub.accountId,
-                containerId: sub.containerId,
-                shipmentId: sub.shipmentId,
-                event: e.event,
-                voyageNumber: e.voyageNumber,
-                timestamp: e.timestamp,
-                timezone: location?.timeZone ?? terminal?.timeZone ?? null,
-                locationLocode: e.locationLocode,
-                locationId: location?.id ?? null,
-                terminalId: terminal?.id ?? null,
-                vesselName: e.vesselName,
-                vesselImo: e.vesselImo,
-                value: e.value,
-                dataSource: e.dataSource,
-                createdAt: nowIso,
-              })
-              .onConflictDoNothing(),
-          );
+          const row: TransportEventRow = {
+            id: await deterministicId(`transport_event:${sub.containerId}:${e.key}`),
+            accountId: sub.accountId,
+            containerId: sub.containerId,
+            shipmentId: sub.shipmentId,
+            event: e.event,
+            voyageNumber: e.voyageNumber,
+            timestamp: e.timestamp,
+            timezone: location?.timeZone ?? terminal?.timeZone ?? null,
+            locationLocode: e.locationLocode,
+            locationId: location?.id ?? null,
+            terminalId: terminal?.id ?? null,
+            vesselName: e.vesselName,
+            vesselImo: e.vesselImo,
+            value: e.value,
+            dataSource: e.dataSource,
+            invalidatedAt: null,
+            createdAt: nowIso,
+          };
+          statements.push(db.insert(transportEvents).values(row).onConflictDoNothing());
+          if (announced) {
+            announce({
+              accountId: sub.accountId,
+              event: e.event,
+              reference: { id: row.id, type: "transport_event" },
+              dedupKey: `${e.event}:${row.id}`,
+              included: () =>
+                transportEventIncluded({
+                  event: row,
+                  container: containerAfter(sub.containerId),
+                  shipment: shipmentAfter(sub.shipmentId),
+                }),
+            });
+          }
           const m = e.milestone;
           if (m) {
             let index = rawIndexByKey.get(e.key);
@@ -166,52 +297,104 @@ export async function boxUpdateStatements(
             );
           }
         } else if (e.kind === "container_updated") {
-          statements.push(
-            db
-              .insert(containerUpdatedEvents)
-              .values({
-                // Derived from the update (its time and changeset), so a replayed update writes it once.
-                id: await deterministicId(
-                  `container_updated:${sub.containerId}:${nowIso}:${JSON.stringify(e.changeset)}`,
-                ),
-                accountId: sub.accountId,
-                containerId: sub.containerId,
-                shipmentId: sub.shipmentId,
-                terminalId: state.pickupFacilityId ?? state.podTerminalId,
-                changeset: e.changeset,
-                timestamp: e.timestamp,
-                timezone: state.pickupFacilityId ? state.finalDestinationTimezone : state.podTimezone,
-                dataSource: e.dataSource,
-                createdAt: nowIso,
-              })
-              .onConflictDoNothing(),
-          );
+          const row: ContainerUpdatedEventRow = {
+            // Derived from the update (its time and changeset), so a replayed update writes it once.
+            id: await deterministicId(`container_updated:${sub.containerId}:${nowIso}:${JSON.stringify(e.changeset)}`),
+            accountId: sub.accountId,
+            containerId: sub.containerId,
+            shipmentId: sub.shipmentId,
+            terminalId: state.pickupFacilityId ?? state.podTerminalId,
+            changeset: e.changeset,
+            timestamp: e.timestamp,
+            timezone: state.pickupFacilityId ? state.finalDestinationTimezone : state.podTimezone,
+            dataSource: e.dataSource,
+            createdAt: nowIso,
+          };
+          statements.push(db.insert(containerUpdatedEvents).values(row).onConflictDoNothing());
+          if (announced) {
+            announce({
+              accountId: sub.accountId,
+              event: "container.updated",
+              reference: { id: row.id, type: "container_updated_event" },
+              dedupKey: `container.updated:${row.id}`,
+              included: () =>
+                containerUpdatedIncluded(row, containerAfter(sub.containerId), shipmentAfter(sub.shipmentId)),
+            });
+          }
         } else if (e.kind === "shipment_estimated_arrival") {
           const location = findPortByLocode(e.locationLocode);
-          statements.push(
-            db
-              .insert(estimatedEvents)
-              .values({
-                id: await deterministicId(`estimated_event:${sub.shipmentId}:${e.estimatedTimestamp}`),
-                accountId: sub.accountId,
-                shipmentId: sub.shipmentId,
-                event: "shipment.estimated.arrival",
-                estimatedTimestamp: e.estimatedTimestamp,
-                locationLocode: e.locationLocode,
-                locationId: location?.id ?? null,
-                voyageNumber: e.voyageNumber,
-                timezone: location?.timeZone ?? null,
-                dataSource: "shipping_line",
-                createdAt: nowIso,
-              })
-              .onConflictDoNothing(),
-          );
+          const row: EstimatedEventRow = {
+            id: await deterministicId(`estimated_event:${sub.shipmentId}:${e.estimatedTimestamp}`),
+            accountId: sub.accountId,
+            shipmentId: sub.shipmentId,
+            event: "shipment.estimated.arrival",
+            estimatedTimestamp: e.estimatedTimestamp,
+            locationLocode: e.locationLocode,
+            locationId: location?.id ?? null,
+            voyageNumber: e.voyageNumber,
+            timezone: location?.timeZone ?? null,
+            dataSource: "shipping_line",
+            createdAt: nowIso,
+          };
+          statements.push(db.insert(estimatedEvents).values(row).onConflictDoNothing());
+          // One per shipment: every box of the shipment writes the same estimated event (and notification id).
+          if (announced) {
+            announce({
+              accountId: sub.accountId,
+              event: "shipment.estimated.arrival",
+              reference: { id: row.id, type: "estimated_event" },
+              dedupKey: `shipment.estimated.arrival:${row.id}`,
+              included: () =>
+                estimatedArrivalIncluded(row, shipmentAfter(sub.shipmentId), {
+                  name: shipment.podVesselName,
+                  imo: shipment.podVesselImo,
+                }),
+            });
+          }
+        } else if (e.kind === "pod_terminal_changed" && announced) {
+          const changed = {
+            id: await deterministicId(`pod_terminal_changed:${sub.containerId}:${nowIso}:${e.terminalId ?? ""}`),
+            containerId: sub.containerId,
+            shipmentId: sub.shipmentId,
+            terminalId: e.terminalId,
+            timestamp: nowIso,
+            dataSource: "shipping_line" as const,
+          };
+          announce({
+            accountId: sub.accountId,
+            event: "container.pod_terminal_changed",
+            reference: { id: changed.id, type: "container_pod_terminal_changed_event" },
+            dedupKey: `container.pod_terminal_changed:${changed.id}`,
+            included: () =>
+              podTerminalChangedIncluded(changed, containerAfter(sub.containerId), shipmentAfter(sub.shipmentId)),
+          });
         }
       }
     }
   };
-  await writeEvents(update.subscriptions, update.events);
-  await writeEvents(update.joining, update.historyEvents);
+  await writeEvents(update.subscriptions, update.events, true);
+  // A joining row's history is its starting state, not news: it is announced once, as `container.created`.
+  await writeEvents(update.joining, update.historyEvents, false);
+  for (const sub of update.joining) {
+    const created = {
+      id: await deterministicId(`container_created:${sub.containerId}`),
+      containerId: sub.containerId,
+      shipmentId: sub.shipmentId,
+      timestamp: hooks?.containers.get(sub.containerId)?.createdAt ?? nowIso,
+      timezone: "Etc/UTC",
+    };
+    announce({
+      accountId: sub.accountId,
+      event: "container.created",
+      reference: { id: created.id, type: "container_created_event" },
+      dedupKey: `container.created:${sub.containerId}`,
+      included: () => containerCreatedIncluded(created, containerAfter(sub.containerId), shipmentAfter(sub.shipmentId)),
+    });
+  }
+  const outbox = hooks
+    ? await notificationInserts(db, hooks.targets, drafts, nowIso)
+    : { statements: [], ids: [] as string[] };
+  statements.push(...outbox.statements);
   statements.push(
     db
       .update(trackedEquipment)
@@ -222,5 +405,5 @@ export async function boxUpdateStatements(
       })
       .where(inArray(trackedEquipment.id, [update.trackedEquipmentId])),
   );
-  return { statements, rawCount: rawIndex - update.rawIndexStart };
+  return { statements, rawCount: rawIndex - update.rawIndexStart, notificationIds: outbox.ids };
 }

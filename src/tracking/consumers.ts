@@ -6,9 +6,10 @@ import { inferNumber } from "../infer/service";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { isUniqueViolation } from "../tracking-requests/service";
-import { markRequestCreated, recordLookupFailure, writeLookupRows } from "./persist";
+import { batchWithNotifications } from "../webhooks/outbox";
+import { markRequestCreated, recordLookupFailure, trackingRequestDraft, writeLookupRows } from "./persist";
 import { type SourceRegistry, sourcesFor } from "./sources";
-import type { ContainerFacts, LookupResult, ShipmentFacts, SourceContext } from "./sources/types";
+import type { ContainerFacts, LookupResult, ShipmentFacts, SourceContext, TerminalPollResult } from "./sources/types";
 import { type BoxIdentity, type PollResults, trackerName } from "./tracker";
 
 const MINUTE_S = 60;
@@ -36,7 +37,13 @@ export function lookupRetryDelaySeconds(attempt: number): number {
 export interface TrackingDeps {
   env: Pick<
     Env,
-    "DB" | "TRACKER" | "TRACKING_REQUESTS_QUEUE" | "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED"
+    | "DB"
+    | "TRACKER"
+    | "TRACKING_REQUESTS_QUEUE"
+    | "WEBHOOK_DELIVERIES_QUEUE"
+    | "DCSA_SOURCES"
+    | "SIMULATOR_ENABLED"
+    | "SIMULATION_SPEED"
   >;
   clock?: Clock;
   fetch?: typeof fetch;
@@ -91,7 +98,7 @@ async function attachTrackers(
       trackingStartedAtMs,
     );
   }
-  await markRequestCreated(db, request, rows.shipmentId, now);
+  await markRequestCreated(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, rows.shipmentId, now);
   return rows.shipmentId;
 }
 
@@ -121,14 +128,20 @@ export async function processTrackingRequest(deps: TrackingDeps, message: Tracki
   if (!scac && request.autoDetectScac) {
     const detected = await detectScac(db, request, registry, now);
     if (detected.kind === "duplicate") {
-      await recordLookupFailure(db, request, "duplicate", now);
+      await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "duplicate", now);
       return;
     }
     scac = detected.kind === "detected" ? detected.scac : null;
   }
   const source = scac ? registry.carriers.find((s) => s.supports(scac as string)) : undefined;
   if (!scac || !source) {
-    await recordLookupFailure(db, request, scac ? "shipping_line_unreachable" : "scac_auto_detect_failed", now);
+    await recordLookupFailure(
+      db,
+      deps.env.WEBHOOK_DELIVERIES_QUEUE,
+      request,
+      scac ? "shipping_line_unreachable" : "scac_auto_detect_failed",
+      now,
+    );
     return;
   }
   const attempt = request.retryCount ?? 0;
@@ -147,11 +160,11 @@ export async function processTrackingRequest(deps: TrackingDeps, message: Tracki
       await attachTrackers(deps, db, request, result.shipment, nowMs, createdAtMs);
       return;
     case "failed":
-      await recordLookupFailure(db, request, result.reason, now);
+      await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, result.reason, now);
       return;
     case "not_found":
       if (request.requestType === "container") {
-        await recordLookupFailure(db, request, "not_found", now);
+        await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "not_found", now);
         return;
       }
       await awaitManifest(deps, db, request, nowMs, registry);
@@ -162,7 +175,7 @@ export async function processTrackingRequest(deps: TrackingDeps, message: Tracki
     case "temporary_failure": {
       const tries = attempt + 1;
       if (tries >= MAX_LOOKUP_ATTEMPTS) {
-        await recordLookupFailure(db, request, "retries_exhausted", now);
+        await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "retries_exhausted", now);
         return;
       }
       await db
@@ -223,23 +236,33 @@ async function awaitManifest(
 ): Promise<void> {
   const now = toIsoSeconds(nowMs);
   if (nowMs - Date.parse(request.createdAt) >= AWAITING_MANIFEST_TTL_MS) {
-    await recordLookupFailure(db, request, "expired", now);
+    await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "expired", now);
     return;
   }
   const delay = Math.max(
     1,
     Math.round(AWAITING_MANIFEST_RECHECK_S / registry.lookupSpeedUpFor(request.lineScac ?? "")),
   );
-  await db
-    .update(trackingRequests)
-    .set({
-      status: "awaiting_manifest",
-      isRetrying: false,
-      failedReason: null,
-      nextAttemptAt: toIsoSeconds(nowMs + delay * 1000),
-      updatedAt: now,
-    })
-    .where(eq(trackingRequests.id, request.id));
+  const set = {
+    status: "awaiting_manifest",
+    isRetrying: false,
+    failedReason: null,
+    nextAttemptAt: toIsoSeconds(nowMs + delay * 1000),
+    updatedAt: now,
+  };
+  const update = db.update(trackingRequests).set(set).where(eq(trackingRequests.id, request.id));
+  if (request.status === "awaiting_manifest") {
+    await update;
+  } else {
+    // Entering awaiting_manifest is announced once (R §5.5), in the same batch as the change.
+    await batchWithNotifications(
+      db,
+      deps.env.WEBHOOK_DELIVERIES_QUEUE,
+      [update],
+      { accountId: request.accountId, events: ["tracking_request.awaiting_manifest"], nowIso: now },
+      async () => [trackingRequestDraft("tracking_request.awaiting_manifest", { ...request, ...set }, {}, now)],
+    );
+  }
   await deps.env.TRACKING_REQUESTS_QUEUE.send(
     { trackingRequestId: request.id, accountId: request.accountId },
     { delaySeconds: delay },
@@ -264,9 +287,10 @@ export async function consumeTrackingRequests(batch: MessageBatch<TrackingReques
 
 /**
  * Polls one box (DESIGN.md §4 step 3–4): asks its Tracker what to poll, asks the carrier source (by the
- * shipment number the box was found with) and the terminal source of its current facility, and hands both
- * answers to the Tracker. A source that throws counts as a temporary failure; the Tracker keeps its state and
- * retries sooner.
+ * shipment number the box was found with), the POD terminal's source and, on a move with a rail leg, the inland
+ * ramp's (which facilities, when: `facilitiesToPoll` in schedule.ts), all at once, and hands the answers to the
+ * Tracker. A source that throws or does not answer in time counts as a temporary failure; the Tracker keeps its
+ * state (and the facility's last-checked time) and retries sooner.
  */
 export async function pollBox(
   deps: Omit<TrackingDeps, "env"> & {
@@ -280,9 +304,6 @@ export async function pollBox(
   const registry = deps.sources ?? sourcesFor(deps.env);
   const ctx = contextFor(deps, plan.trackingStartedAtMs);
   const carrierSource = registry.carriers.find((s) => s.supports(plan.scac));
-  const terminalSource = plan.facilityCode
-    ? registry.terminals.find((s) => s.supports(plan.facilityCode as string, plan.scac))
-    : undefined;
   const guard = async <T>(work: () => Promise<T>, onError: T): Promise<T> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -298,7 +319,16 @@ export async function pollBox(
       if (timer !== undefined) clearTimeout(timer);
     }
   };
-  const [carrier, terminal] = await Promise.all([
+  /** The answer of the terminal source serving `facilityCode` (null: no facility to ask, or no source for it). */
+  const pollFacility = (facilityCode: string | null): Promise<TerminalPollResult | null> => {
+    const source = facilityCode ? registry.terminals.find((s) => s.supports(facilityCode, plan.scac)) : undefined;
+    if (!source || !facilityCode) return Promise.resolve(null);
+    return guard<TerminalPollResult>(
+      () => source.poll({ containerNumber: plan.number, facilityCode, scac: plan.scac }, ctx),
+      { kind: "temporary_failure", reason: "terminal_unreachable" },
+    );
+  };
+  const [carrier, terminal, rail] = await Promise.all([
     carrierSource
       ? guard<LookupResult>(
           () =>
@@ -309,18 +339,10 @@ export async function pollBox(
           { kind: "temporary_failure", reason: "shipping_line_unreachable" },
         )
       : Promise.resolve(null),
-    terminalSource && plan.facilityCode
-      ? guard(
-          () =>
-            terminalSource.poll(
-              { containerNumber: plan.number, facilityCode: plan.facilityCode as string, scac: plan.scac },
-              ctx,
-            ),
-          { kind: "temporary_failure" as const, reason: "terminal_unreachable" },
-        )
-      : Promise.resolve(null),
+    pollFacility(plan.facilityCode),
+    pollFacility(plan.railFacilityCode),
   ]);
-  const results: PollResults = { carrier, terminal, polledAtMs: ctx.nowMs };
+  const results: PollResults = { carrier, terminal, rail, polledAtMs: ctx.nowMs };
   await stub.applyPoll(results);
   return results;
 }

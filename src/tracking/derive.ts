@@ -119,6 +119,9 @@ export function coalescePickupLfd(line: string | null, terminal: string | null, 
  *   for arrival/discharge/full-out, the inland destination for rail unload/arrival/full-out;
  * - when the move continues inland, the terminal observation is the inland ramp's: its LFD is
  *   `pickup_lfd_rail` and it is the pickup facility; otherwise it is the POD terminal's (`pickup_lfd_terminal`);
+ * - on a move with an inland leg, `podObservation` is the POD terminal's (the box before it leaves by rail): it
+ *   gives the POD discharge time the carrier has not reported and, until the ramp has the box and while no rail
+ *   departure is known, the holds, fees, location and check time (availability stays the pickup facility's);
  * - a terminal's discharge or full-out time fills in what the carrier has not reported;
  * - `pickup_lfd` coalesces line → terminal → rail; `current_status` follows DECISIONS.md §Containers;
  * - time zones come from the reference data of the POD, the destination and the empty-return location.
@@ -129,6 +132,7 @@ export function deriveContainerState(
   container: ContainerFacts,
   terminal: TerminalObservation | null,
   manual: ManualFacts,
+  podObservation: TerminalObservation | null = null,
 ): ContainerState {
   const milestones = container.milestones ?? [];
   const pol = shipment.portOfLadingLocode;
@@ -148,6 +152,10 @@ export function deriveContainerState(
   const podDischargedAt = lastActual(milestones, "container.transport.vessel_discharged", pod)?.timestamp ?? null;
   const terminalAtPod = hasInlandLeg ? null : terminal;
   const terminalInland = hasInlandLeg ? terminal : null;
+  const railDeparted = hasInlandLeg ? firstActual(milestones, "container.transport.rail_departed") : null;
+  // Where the box is: the final facility once it reports the box; on a rail move before that, the POD terminal
+  // (until the train has left).
+  const here = terminal ?? (hasInlandLeg && !railDeparted ? podObservation : null);
 
   const state: Omit<ContainerState, "currentStatus" | "pickupLfd"> = {
     sealNumber: container.sealNumber,
@@ -157,12 +165,12 @@ export function deriveContainerState(
     weightInLbs: container.weightInLbs,
     availabilityKnown: terminal?.availabilityKnown ?? false,
     availableForPickup: terminal?.availabilityKnown ? terminal.availableForPickup : null,
-    holdsAtPodTerminal: terminal?.holds ?? [],
-    feesAtPodTerminal: terminal?.fees ?? [],
+    holdsAtPodTerminal: here?.holds ?? [],
+    feesAtPodTerminal: here?.fees ?? [],
     pickupLfdTerminal: terminalAtPod?.pickupLfd ?? null,
     pickupLfdRail: terminalInland?.pickupLfd ?? null,
     pickupLfdLine: container.pickupLfdLine ?? null,
-    pickupAppointmentAt: terminal?.pickupAppointmentAt ?? null,
+    pickupAppointmentAt: here?.pickupAppointmentAt ?? null,
     emptyOutAt: firstActual(milestones, "container.transport.empty_out")?.timestamp ?? container.emptyOutAt,
     polFullInAt: firstActual(milestones, "container.transport.full_in", pol)?.timestamp ?? container.polFullInAt,
     polVesselLoadedAt:
@@ -170,11 +178,13 @@ export function deriveContainerState(
     polVesselDepartedAt:
       firstActual(milestones, "container.transport.vessel_departed", pol)?.timestamp ?? container.polVesselDepartedAt,
     podArrivedAt: lastActual(milestones, "container.transport.vessel_arrived", pod)?.timestamp ?? null,
-    podDischargedAt: podDischargedAt ?? (hasInlandLeg ? null : (terminal?.dischargedAt ?? null)),
+    podDischargedAt: podDischargedAt ?? (hasInlandLeg ? podObservation?.dischargedAt : terminal?.dischargedAt) ?? null,
     podFullOutAt: fullOutAtPod?.timestamp ?? terminalAtPod?.fullOutAt ?? null,
-    podFullOutChassisNumber: terminal?.fullOutChassisNumber ?? null,
-    locationAtPodTerminal: terminal?.locationAtTerminal ?? null,
-    terminalCheckedAt: terminal?.checkedAt ?? null,
+    podFullOutChassisNumber: here?.fullOutChassisNumber ?? null,
+    locationAtPodTerminal: here?.locationAtTerminal ?? null,
+    // The last facility check known, even one that no longer describes where the box is (the POD terminal's once
+    // the train has left).
+    terminalCheckedAt: here?.checkedAt ?? (hasInlandLeg ? podObservation?.checkedAt : null) ?? null,
     finalDestinationFullOutAt: fullOutInland?.timestamp ?? terminalInland?.fullOutAt ?? null,
     emptyTerminatedAt: emptyIn?.timestamp ?? null,
     podTimezone: podPort?.timeZone ?? podTerminal?.timeZone ?? null,
@@ -187,9 +197,7 @@ export function deriveContainerState(
     podRailLoadedAt: hasInlandLeg
       ? (firstActual(milestones, "container.transport.rail_loaded")?.timestamp ?? null)
       : null,
-    podRailDepartedAt: hasInlandLeg
-      ? (firstActual(milestones, "container.transport.rail_departed")?.timestamp ?? null)
-      : null,
+    podRailDepartedAt: railDeparted?.timestamp ?? null,
     indEtaAt: hasInlandLeg
       ? (latestEstimate(milestones, "container.transport.arrived_at_inland_destination")?.timestamp ??
         shipment.destinationEtaAt ??
@@ -215,7 +223,7 @@ export function deriveContainerState(
     podFullOutAt: state.podFullOutAt,
     finalDestinationFullOutAt: state.finalDestinationFullOutAt,
     hasInlandLeg,
-    offDock: terminal?.offDock ?? false,
+    offDock: here?.offDock ?? false,
     podDischargedAt: state.podDischargedAt,
     indRailUnloadedAt: state.indRailUnloadedAt,
     indAtaAt: state.indAtaAt,

@@ -4,7 +4,17 @@ import { containers, shipments, trackedEquipment, trackingRequests } from "../db
 import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { ownedBy } from "../lib/tenant";
+import { loadShipmentViews } from "../shipments/serializer";
+import type { TrackingRequestRow } from "../tracking-requests/serializer";
+import { sweepWebhookOutbox } from "../webhooks/delivery";
+import {
+  batchWithNotifications,
+  enqueueNotifications,
+  loadActiveWebhooks,
+  notificationInserts,
+} from "../webhooks/outbox";
 import { AWAITING_MANIFEST_TTL_MS } from "./consumers";
+import { trackingRequestDraft } from "./persist";
 import { trackerName } from "./tracker";
 
 /** Rows each maintenance step handles per run, so one cron invocation stays short. */
@@ -27,15 +37,19 @@ export interface MaintenanceReport {
   requestsRequeued: number;
   requestsExpired: number;
   shipmentsStopped: number;
+  /** Webhook notifications whose message was lost, put back on `webhook-deliveries`. */
+  notificationsRequeued: number;
 }
 
 /**
  * Stops tracking a shipment of an account (DECISIONS.md §Tracking requests): sets
- * `line_tracking_stopped_at/_reason`, moves its `created` tracking requests to `tracking_stopped`, and detaches
- * its containers from their Trackers (a box nobody follows any more stops polling). Idempotent.
+ * `line_tracking_stopped_at/_reason`, moves its `created` tracking requests to `tracking_stopped` (announcing
+ * `tracking_request.tracking_stopped` for each in the same D1 batch, DECISIONS.md §Webhooks), and detaches its
+ * containers from their Trackers (a box nobody follows any more stops polling). Idempotent.
+ * @param env `WEBHOOK_DELIVERIES_QUEUE` is optional: without it the notifications wait for the cron sweep.
  */
 export async function stopShipmentTracking(
-  env: Pick<Env, "DB" | "TRACKER">,
+  env: Pick<Env, "DB" | "TRACKER"> & Partial<Pick<Env, "WEBHOOK_DELIVERIES_QUEUE">>,
   db: Database,
   accountId: string,
   shipmentId: string,
@@ -47,28 +61,65 @@ export async function stopShipmentTracking(
     .select({ id: containers.id, scac: containers.scac, number: containers.number })
     .from(containers)
     .where(and(ownedBy(containers.accountId, accountId), eq(containers.shipmentId, shipmentId)));
-  await db.batch([
-    db
-      .update(shipments)
-      .set({ lineTrackingStoppedAt: now, lineTrackingStoppedReason: reason, updatedAt: now })
-      .where(
-        and(
-          ownedBy(shipments.accountId, accountId),
-          eq(shipments.id, shipmentId),
-          isNull(shipments.lineTrackingStoppedAt),
+  await batchWithNotifications(
+    db,
+    env.WEBHOOK_DELIVERIES_QUEUE,
+    [
+      db
+        .update(shipments)
+        .set({ lineTrackingStoppedAt: now, lineTrackingStoppedReason: reason, updatedAt: now })
+        .where(
+          and(
+            ownedBy(shipments.accountId, accountId),
+            eq(shipments.id, shipmentId),
+            isNull(shipments.lineTrackingStoppedAt),
+          ),
         ),
-      ),
-    db
-      .update(trackingRequests)
-      .set({ status: "tracking_stopped", updatedAt: now })
-      .where(
-        and(
-          ownedBy(trackingRequests.accountId, accountId),
-          eq(trackingRequests.shipmentId, shipmentId),
-          eq(trackingRequests.status, "created"),
+      db
+        .update(trackingRequests)
+        .set({ status: "tracking_stopped", updatedAt: now })
+        .where(
+          and(
+            ownedBy(trackingRequests.accountId, accountId),
+            eq(trackingRequests.shipmentId, shipmentId),
+            eq(trackingRequests.status, "created"),
+          ),
         ),
-      ),
-  ]);
+    ],
+    { accountId, events: ["tracking_request.tracking_stopped"], nowIso: now },
+    async () => {
+      const [[view], stopping] = await Promise.all([
+        loadShipmentViews(db, accountId, [shipmentId]),
+        db
+          .select()
+          .from(trackingRequests)
+          .where(
+            and(
+              ownedBy(trackingRequests.accountId, accountId),
+              eq(trackingRequests.shipmentId, shipmentId),
+              eq(trackingRequests.status, "created"),
+            ),
+          ),
+      ]);
+      const shipment = view
+        ? {
+            ...view,
+            lineTrackingStoppedAt: view.lineTrackingStoppedAt ?? now,
+            lineTrackingStoppedReason: view.lineTrackingStoppedReason ?? reason,
+            updatedAt: now,
+          }
+        : null;
+      return stopping.map((r) =>
+        trackingRequestDraft(
+          "tracking_request.tracking_stopped",
+          { ...r, status: "tracking_stopped", updatedAt: now },
+          { shipment },
+          now,
+          now,
+        ),
+      );
+    },
+  );
   for (const box of boxes) {
     if (!box.scac) continue;
     await env.TRACKER.get(env.TRACKER.idFromName(trackerName(box.scac, box.number))).unsubscribe(box.id);
@@ -79,13 +130,19 @@ export async function stopShipmentTracking(
  * The every-minute repair job (DESIGN.md §1 cron): re-arms Trackers whose poll is overdue (a lost alarm),
  * re-queues tracking requests whose next lookup is overdue (a lost message), expires requests awaiting their
  * manifest for more than 7 days, and stops tracking shipments whose containers were all returned empty, that
- * arrived 56 days ago with a container never picked up, or that had no update for 56 days.
+ * arrived 56 days ago with a container never picked up, or that had no update for 56 days, and re-queues webhook
+ * notifications whose queue message was lost (`sweepWebhookOutbox`).
  */
 export async function runMaintenance(env: Env, clock: Clock = systemClock): Promise<MaintenanceReport> {
   const db = createDatabase(env.DB);
   const nowMs = clock.now();
-  const now = toIsoSeconds(nowMs);
-  const report: MaintenanceReport = { alarmsRearmed: 0, requestsRequeued: 0, requestsExpired: 0, shipmentsStopped: 0 };
+  const report: MaintenanceReport = {
+    alarmsRearmed: 0,
+    requestsRequeued: 0,
+    requestsExpired: 0,
+    shipmentsStopped: 0,
+    notificationsRequeued: 0,
+  };
 
   const overdueBoxes = await db
     .select({ scac: trackedEquipment.scac, number: trackedEquipment.number })
@@ -100,17 +157,7 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
     if (rearmed) report.alarmsRearmed++;
   }
 
-  const expired = await db
-    .update(trackingRequests)
-    .set({ status: "failed", failedReason: "expired", isRetrying: false, updatedAt: now })
-    .where(
-      and(
-        eq(trackingRequests.status, "awaiting_manifest"),
-        lt(trackingRequests.createdAt, toIsoSeconds(nowMs - AWAITING_MANIFEST_TTL_MS)),
-      ),
-    )
-    .returning({ id: trackingRequests.id });
-  report.requestsExpired = expired.length;
+  report.requestsExpired = await expireAwaitingManifest(env, db, nowMs);
 
   const stale = toIsoSeconds(nowMs - 10 * MINUTE_MS);
   const lost = await db
@@ -165,5 +212,52 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
     await stopShipmentTracking(env, db, s.accountId, s.id, reason, nowMs);
     report.shipmentsStopped++;
   }
+
+  report.notificationsRequeued = await sweepWebhookOutbox(env, nowMs);
   return report;
+}
+
+/**
+ * Fails (`expired`) the requests awaiting their manifest for more than 7 days (DECISIONS.md §Tracking requests), at
+ * most `BATCH` per run, announcing `tracking_request.failed` for each in the same D1 batch.
+ * @returns how many requests expired.
+ */
+async function expireAwaitingManifest(env: Env, db: Database, nowMs: number): Promise<number> {
+  const now = toIsoSeconds(nowMs);
+  const cutoff = toIsoSeconds(nowMs - AWAITING_MANIFEST_TTL_MS);
+  const expiring: TrackingRequestRow[] = await db
+    .select()
+    .from(trackingRequests)
+    .where(and(eq(trackingRequests.status, "awaiting_manifest"), lt(trackingRequests.createdAt, cutoff)))
+    .limit(BATCH);
+  if (expiring.length === 0) return 0;
+  const targets = await loadActiveWebhooks(
+    db,
+    expiring.map((r) => r.accountId),
+  );
+  const drafts = expiring.map((r) =>
+    trackingRequestDraft(
+      "tracking_request.failed",
+      { ...r, status: "failed", failedReason: "expired", isRetrying: false, updatedAt: now },
+      {},
+      now,
+    ),
+  );
+  const outbox = await notificationInserts(db, targets, drafts, now);
+  const ids = expiring.map((r) => r.id);
+  await db.batch([
+    db
+      .update(trackingRequests)
+      .set({ status: "failed", failedReason: "expired", isRetrying: false, updatedAt: now })
+      .where(
+        and(
+          inArray(trackingRequests.id, ids),
+          eq(trackingRequests.status, "awaiting_manifest"),
+          lt(trackingRequests.createdAt, cutoff),
+        ),
+      ),
+    ...outbox.statements,
+  ]);
+  await enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, outbox.ids);
+  return expiring.length;
 }

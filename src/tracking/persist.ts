@@ -1,11 +1,16 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { ContainerRow } from "../containers/serializer";
 import type { Database } from "../db/client";
 import { containers, shipments, subscriptions, trackedEquipment, trackingRequests } from "../db/schema";
 import { bumpCount } from "../lib/counts";
 import { deterministicId } from "../lib/ids";
+import { ownedBy } from "../lib/tenant";
 import { equipmentFromSizeType } from "../reference/equipment";
 import { findPortByLocode, findTerminalByCode } from "../reference/locations";
+import { loadShipmentViews, type ShipmentView } from "../shipments/serializer";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
+import { batchWithNotifications, type NotificationDraft, type WebhookDeliveryMessage } from "../webhooks/outbox";
+import { type TrackingRequestEvent, trackingRequestIncluded } from "../webhooks/payloads";
 import type { ShipmentFacts } from "./sources/types";
 
 /** A container row created for a lookup, with what its Tracker needs. */
@@ -155,34 +160,106 @@ export async function writeLookupRows(
   return { ...result, created: true };
 }
 
-/** Marks the request `created` with its `tracked_object`, unless it already left `pending`/`awaiting_manifest`. */
+/**
+ * The notification draft of a `tracking_request.*` event (R §5.5): reference object the request, `included` per
+ * `trackingRequestIncluded`. `request` is the row after the change. One per request and event; `occurrence`
+ * distinguishes events that can happen more than once to a request (`tracking_stopped` after a resume).
+ */
+export function trackingRequestDraft(
+  event: TrackingRequestEvent,
+  request: TrackingRequestRow,
+  related: { shipment?: ShipmentView | null; containers?: ContainerRow[] },
+  nowIso: string,
+  occurrence = "",
+): NotificationDraft {
+  return {
+    accountId: request.accountId,
+    event,
+    reference: { id: request.id, type: "tracking_request" },
+    dedupKey: `${event}:${request.id}${occurrence ? `:${occurrence}` : ""}`,
+    createdAt: nowIso,
+    included: () => trackingRequestIncluded(event, request, related.shipment ?? null, related.containers ?? []),
+  };
+}
+
+/**
+ * Marks the request `created` with its `tracked_object`, unless it already left `pending`/`awaiting_manifest`, and
+ * announces `tracking_request.succeeded` (with the shipment and its containers as the Trackers left them) in the same
+ * D1 batch (DECISIONS.md §Webhooks).
+ */
 export async function markRequestCreated(
   db: Database,
+  queue: Queue<WebhookDeliveryMessage>,
   request: TrackingRequestRow,
   shipmentId: string,
   now: string,
 ): Promise<void> {
-  await db
-    .update(trackingRequests)
-    .set({ status: "created", failedReason: null, isRetrying: false, shipmentId, updatedAt: now })
-    .where(
-      and(
-        eq(trackingRequests.id, request.id),
-        eq(trackingRequests.accountId, request.accountId),
-        inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
-      ),
-    );
+  const after: TrackingRequestRow = {
+    ...request,
+    status: "created",
+    failedReason: null,
+    isRetrying: false,
+    shipmentId,
+    updatedAt: now,
+  };
+  await batchWithNotifications(
+    db,
+    queue,
+    [
+      db
+        .update(trackingRequests)
+        .set({ status: "created", failedReason: null, isRetrying: false, shipmentId, updatedAt: now })
+        .where(
+          and(
+            eq(trackingRequests.id, request.id),
+            eq(trackingRequests.accountId, request.accountId),
+            inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
+          ),
+        ),
+    ],
+    { accountId: request.accountId, events: ["tracking_request.succeeded"], nowIso: now },
+    async () => {
+      const [[shipment], boxes] = await Promise.all([
+        loadShipmentViews(db, request.accountId, [shipmentId]),
+        db
+          .select()
+          .from(containers)
+          .where(and(ownedBy(containers.accountId, request.accountId), eq(containers.shipmentId, shipmentId)))
+          .orderBy(asc(containers.createdAt), asc(containers.id)),
+      ]);
+      return [trackingRequestDraft("tracking_request.succeeded", after, { shipment, containers: boxes }, now)];
+    },
+  );
 }
 
-/** Marks a tracking request failed for good with `failed_reason` (R §2.2). */
+/**
+ * Marks a tracking request failed for good with `failed_reason` (R §2.2) and announces `tracking_request.failed` in
+ * the same D1 batch (DECISIONS.md §Webhooks).
+ */
 export async function recordLookupFailure(
   db: Database,
+  queue: Queue<WebhookDeliveryMessage>,
   request: TrackingRequestRow,
   reason: string,
   now: string,
 ): Promise<void> {
-  await db
-    .update(trackingRequests)
-    .set({ status: "failed", failedReason: reason, isRetrying: false, updatedAt: now })
-    .where(and(eq(trackingRequests.id, request.id), eq(trackingRequests.accountId, request.accountId)));
+  const after: TrackingRequestRow = {
+    ...request,
+    status: "failed",
+    failedReason: reason,
+    isRetrying: false,
+    updatedAt: now,
+  };
+  await batchWithNotifications(
+    db,
+    queue,
+    [
+      db
+        .update(trackingRequests)
+        .set({ status: "failed", failedReason: reason, isRetrying: false, updatedAt: now })
+        .where(and(eq(trackingRequests.id, request.id), eq(trackingRequests.accountId, request.accountId))),
+    ],
+    { accountId: request.accountId, events: ["tracking_request.failed"], nowIso: now },
+    async () => [trackingRequestDraft("tracking_request.failed", after, {}, now)],
+  );
 }

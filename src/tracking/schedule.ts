@@ -1,4 +1,5 @@
 import type { ContainerState, ShipmentState } from "./derive";
+import type { ShipmentFacts } from "./sources/types";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -17,8 +18,9 @@ export const MIN_POLL_INTERVAL_MS = 5_000;
  * |---|---|
  * | on the water, POD ETA more than 3 days away (or unknown) | 12 h |
  * | on the water, ETA within 3 days | 2 h |
- * | at the POD terminal, on rail, or at the inland facility | 1 h |
- * | at a facility within a day of the LFD, or past it | 30 min |
+ * | on rail, ETA at the inland destination more than a day away | 6 h |
+ * | at the POD terminal, on rail (inland ETA within a day or unknown), or at the inland facility | 1 h |
+ * | at a facility or on rail within a day of the LFD, or past it | 30 min |
  * | picked up, waiting for the empty return | 6 h |
  * | empty returned / delivered | stop |
  */
@@ -45,9 +47,57 @@ export function nextPollDelayMs(
     default: {
       const lfd = state.pickupLfd ? Date.parse(state.pickupLfd) : Number.NaN;
       const untilLfd = Number.isNaN(lfd) ? Number.POSITIVE_INFINITY : (lfd - nowMs) * factor;
-      return scaled(untilLfd < DAY ? 30 * MINUTE : HOUR);
+      if (untilLfd < DAY) return scaled(30 * MINUTE);
+      if (state.currentStatus === "on_rail") {
+        // Mid-rail is like mid-ocean: little changes until the train nears the inland destination.
+        const eta = state.indEtaAt ? Date.parse(state.indEtaAt) : Number.NaN;
+        const untilEta = Number.isNaN(eta) ? 0 : (eta - nowMs) * factor;
+        if (untilEta > DAY) return scaled(6 * HOUR);
+      }
+      return scaled(HOUR);
     }
   }
+}
+
+/** Facility codes one poll of a box asks about (see `facilitiesToPoll`); null where none is asked. */
+export interface FacilitiesToPoll {
+  /** The POD terminal (CBP FIRMS or other facility code). */
+  podTerminalCode: string | null;
+  /** The inland rail ramp (or inland terminal) of a move with a rail leg. */
+  inlandRampCode: string | null;
+}
+
+/** Whether the move continues past the POD to an inland destination (the rail leg), as derive.ts decides it. */
+export function hasInlandLeg(shipment: Pick<ShipmentFacts, "destinationLocode" | "portOfDischargeLocode">): boolean {
+  return Boolean(shipment.destinationLocode && shipment.destinationLocode !== shipment.portOfDischargeLocode);
+}
+
+/**
+ * Which facilities a poll of a box asks, besides its carrier (DESIGN.md §4 steps 3–4; issue 3, the rail leg):
+ * - no inland leg: the POD terminal, whose answer is the box's availability, holds, fees and LFD;
+ * - with an inland (rail) leg, each facility while it has something to say:
+ *   - the POD terminal until the box has left it by rail (no rail departure yet, nor any sign of it further on:
+ *     inland arrival, rail unloading, full-out inland): discharge, holds and the on-dock rail position
+ *     (`pod_last_tracking_request_at`);
+ *   - the inland ramp from the discharge at the POD on: the train's progress, unloading, availability, holds and
+ *     the rail LFD at the pickup facility (`rail_last_tracking_request_at`). From the discharge rather than from
+ *     the first rail milestone, because not every carrier reports rail moves and the ramp must be asked anyway;
+ *     between discharge and rail departure both are asked.
+ * A facility whose code the carrier has not named yet is not asked. Before anything is known (no facts), nothing
+ * is. Pure.
+ */
+export function facilitiesToPoll(shipment: ShipmentFacts | null, state: ContainerState | null): FacilitiesToPoll {
+  if (!shipment) return { podTerminalCode: null, inlandRampCode: null };
+  const podTerminalCode = shipment.podTerminalCode ?? null;
+  if (!hasInlandLeg(shipment)) return { podTerminalCode, inlandRampCode: null };
+  const leftPodByRail = Boolean(
+    state?.podRailDepartedAt || state?.indAtaAt || state?.indRailUnloadedAt || state?.finalDestinationFullOutAt,
+  );
+  const reachedPod = Boolean(state?.podDischargedAt || state?.podRailLoadedAt || leftPodByRail);
+  return {
+    podTerminalCode: leftPodByRail ? null : podTerminalCode,
+    inlandRampCode: reachedPod ? (shipment.destinationTerminalCode ?? null) : null,
+  };
 }
 
 /** Delay before retrying a box whose sources failed: 1, 2, 4 … minutes, at most 1 hour (ms, before speed-up). */

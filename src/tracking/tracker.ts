@@ -5,10 +5,11 @@ import { createDatabase } from "../db/client";
 import { trackedEquipment } from "../db/schema";
 import type { Env } from "../env";
 import { toIsoSeconds } from "../lib/clock";
-import { boxUpdateStatements, type Subscription } from "./box-writes";
+import { enqueueNotifications } from "../webhooks/outbox";
+import { boxUpdateStatements, loadBoxWebhookContext, type Subscription } from "./box-writes";
 import { type ContainerState, deriveContainerState, deriveShipmentState, type ShipmentState } from "./derive";
 import { diffEvents, type EngineEvent, recordedKeysAfter } from "./events";
-import { nextPollDelayMs, pollRetryDelayMs } from "./schedule";
+import { facilitiesToPoll, hasInlandLeg, nextPollDelayMs, pollRetryDelayMs } from "./schedule";
 import { sourcesFor } from "./sources";
 import type {
   ContainerFacts,
@@ -38,8 +39,13 @@ export function trackerName(scac: string, number: string): string {
 
 /** What the poll consumer needs to poll a box. */
 export interface PollPlan extends BoxIdentity {
-  /** Facility code of the terminal (or inland ramp) to ask about availability, holds and fees; null if none yet. */
+  /**
+   * Facility code of the POD terminal to ask about the box (availability, holds, fees, discharge); null when none
+   * is asked (not named yet, or a rail move whose box has left the POD). See `facilitiesToPoll` (schedule.ts).
+   */
   facilityCode: string | null;
+  /** Facility code of the inland rail ramp to ask (a move with a rail leg, from the POD discharge on); else null. */
+  railFacilityCode: string | null;
   /** When tracking of the box began (ms); simulated journeys are anchored on it. */
   trackingStartedAtMs: number;
   stopped: boolean;
@@ -48,7 +54,10 @@ export interface PollPlan extends BoxIdentity {
 /** A poll's outcome as handed to the Tracker: each source's answer, or null if it was not asked. */
 export interface PollResults {
   carrier: LookupResult | null;
+  /** The POD terminal's answer (`PollPlan.facilityCode`). */
   terminal: TerminalPollResult | null;
+  /** The inland rail ramp's answer (`PollPlan.railFacilityCode`); absent or null when it was not asked. */
+  rail?: TerminalPollResult | null;
   /** When the poll ran (ms). */
   polledAtMs: number;
 }
@@ -74,9 +83,20 @@ interface TrackerSnapshot {
   recordedKeys: string[];
   rawCount: number;
   consecutiveFailures: number;
-  /** Last time the carrier / the terminal answered for this box (UTC ISO), or null. */
+  /**
+   * Last time the carrier / the POD terminal answered for this box (UTC ISO), or null. A poll that failed (no
+   * answer, timeout) never advances them: `shipment_` / `pod_last_tracking_request_at`.
+   */
   carrierCheckedAt: string | null;
   terminalCheckedAt: string | null;
+  /** The same for the inland rail ramp (`rail_last_tracking_request_at`). Absent in older snapshots. */
+  railCheckedAt?: string | null;
+  /**
+   * On a move with a rail leg, the POD terminal's last observation of the box (`terminal` is then the inland
+   * ramp's, the pickup facility), and when it was asked for (ms). Absent in older snapshots.
+   */
+  podTerminal?: TerminalObservation | null;
+  podTerminalFactsAtMs?: number;
   /**
    * When the carrier's / the terminal's facts kept here were asked for (ms): an answer to an older poll is stale.
    * Absent in snapshots written before they existed.
@@ -93,7 +113,8 @@ const SNAPSHOT_KEY = "snapshot";
 /**
  * One per tracked box (SCAC + container number), shared by every account that tracks it (DESIGN.md §2, §4):
  * keeps the last source snapshots, merges them, derives the container's state, diffs it against the last
- * one, writes every subscribed row and the new events in one D1 batch, and schedules its own polls with an
+ * one, writes every subscribed row, the new events and their webhook notifications (the outbox, DECISIONS.md
+ * §Webhooks) in one D1 batch, enqueues the notifications once it committed, and schedules its own polls with an
  * alarm. Updates run one at a time (a promise chain), so concurrent polls never interleave and none is lost.
  * The snapshot is written to storage only after the D1 batch succeeded; a failed write leaves the Tracker
  * as it was, and replaying an update is harmless because event rows have derived ids.
@@ -171,19 +192,28 @@ export class Tracker extends DurableObject<Env> {
       // A poll overtaken by a newer one (its upstream answered later) must not move the box back in time.
       const older = (keptAtMs: number | undefined) => keptAtMs !== undefined && results.polledAtMs < keptAtMs;
       const staleCarrier = results.carrier?.kind === "found" && older(snap.carrierFactsAtMs);
-      const staleTerminal = results.terminal?.kind === "found" && older(snap.terminalFactsAtMs);
       let carrier: { shipment: ShipmentFacts; container: ContainerFacts } | null = null;
       if (results.carrier?.kind === "found" && !staleCarrier) {
         const container = results.carrier.shipment.containers.find((c) => c.number === snap.box.number);
         if (container) carrier = { shipment: results.carrier.shipment, container };
       }
-      const terminal = results.terminal?.kind === "found" && !staleTerminal ? results.terminal.observation : null;
+      // Without an inland leg the POD terminal is the pickup facility (`terminal`); on a rail move the ramp is, and
+      // the POD terminal's answer is kept apart (`podTerminal`) for the time the box waits there for the train.
+      const shipmentNow = carrier?.shipment ?? snap.shipment;
+      const railMove = shipmentNow !== null && hasInlandLeg(shipmentNow);
+      const pickupResult = railMove ? (results.rail ?? null) : results.terminal;
+      const podResult = railMove ? results.terminal : null;
+      const stalePickup = pickupResult?.kind === "found" && older(snap.terminalFactsAtMs);
+      const stalePod = podResult?.kind === "found" && older(snap.podTerminalFactsAtMs);
+      const terminal = pickupResult?.kind === "found" && !stalePickup ? pickupResult.observation : null;
+      const podTerminal = podResult?.kind === "found" && !stalePod ? podResult.observation : null;
       const failed =
         results.carrier?.kind === "temporary_failure" ||
         results.terminal?.kind === "temporary_failure" ||
+        results.rail?.kind === "temporary_failure" ||
         (results.carrier !== null && !carrier && !staleCarrier && results.carrier?.kind !== "not_found");
-      if (!carrier && !terminal) {
-        if (staleCarrier || staleTerminal) {
+      if (!carrier && !terminal && !podTerminal) {
+        if (staleCarrier || stalePickup || stalePod) {
           return {
             applied: false,
             events: [],
@@ -193,14 +223,26 @@ export class Tracker extends DurableObject<Env> {
         }
         return this.reschedule(snap, results.polledAtMs, failed);
       }
+      // A facility was checked when it answered (found or not_found); a temporary failure (unreachable, timeout)
+      // or an overtaken answer is no check, so the `*_last_tracking_request_at` it feeds stays as it was.
+      const answered = (r: TerminalPollResult | null | undefined, stale: boolean) =>
+        (r?.kind === "found" || r?.kind === "not_found") && !stale;
+      const podChecked = answered(results.terminal, railMove ? stalePod : stalePickup);
+      const railChecked = railMove && answered(results.rail, stalePickup);
+      const nowIso = toIsoSeconds(results.polledAtMs);
       return this.update(
-        snap,
+        {
+          ...snap,
+          podTerminal: podTerminal ?? snap.podTerminal ?? null,
+          podTerminalFactsAtMs: podTerminal ? results.polledAtMs : snap.podTerminalFactsAtMs,
+          railCheckedAt: railChecked ? nowIso : (snap.railCheckedAt ?? null),
+        },
         carrier,
         terminal,
         results.polledAtMs,
         [],
         results.carrier !== null,
-        results.terminal !== null && !staleTerminal,
+        podChecked,
         failed,
       );
     });
@@ -210,13 +252,14 @@ export class Tracker extends DurableObject<Env> {
   async pollPlan(): Promise<PollPlan | null> {
     const snap = await this.load();
     if (!snap) return null;
-    const hasInlandLeg = Boolean(
-      snap.shipment?.destinationLocode && snap.shipment.destinationLocode !== snap.shipment.portOfDischargeLocode,
-    );
-    const facilityCode = hasInlandLeg
-      ? (snap.shipment?.destinationTerminalCode ?? null)
-      : (snap.shipment?.podTerminalCode ?? null);
-    return { ...snap.box, facilityCode, trackingStartedAtMs: snap.startedAtMs, stopped: snap.stopped };
+    const { podTerminalCode, inlandRampCode } = facilitiesToPoll(snap.shipment, snap.state);
+    return {
+      ...snap.box,
+      facilityCode: podTerminalCode,
+      railFacilityCode: inlandRampCode,
+      trackingStartedAtMs: snap.startedAtMs,
+      stopped: snap.stopped,
+    };
   }
 
   /** The current derived state (tests, MCP). */
@@ -271,7 +314,7 @@ export class Tracker extends DurableObject<Env> {
     const plan = await this.pollPlan();
     if (!plan || plan.stopped) return [];
     await this.env.TERMINAL_POLLS_QUEUE.send({ scac: plan.scac, number: plan.number });
-    return plan.facilityCode ? ["Shipping line", "Terminal"] : ["Shipping line"];
+    return plan.facilityCode || plan.railFacilityCode ? ["Shipping line", "Terminal"] : ["Shipping line"];
   }
 
   /** Alarm: hands the poll to the `terminal-polls` queue, and re-arms a fallback in case the message is lost. */
@@ -314,7 +357,13 @@ export class Tracker extends DurableObject<Env> {
     const container = carrier?.container ?? snap.container;
     if (!shipment || !container) return this.reschedule(snap, nowMs, true);
     const terminalObservation = terminal ?? snap.terminal;
-    const state = deriveContainerState(shipment, container, terminalObservation, { deliveredAt: snap.deliveredAt });
+    const state = deriveContainerState(
+      shipment,
+      container,
+      terminalObservation,
+      { deliveredAt: snap.deliveredAt },
+      snap.podTerminal ?? null,
+    );
     const shipmentState = deriveShipmentState(shipment);
     const nowIso = toIsoSeconds(nowMs);
     const previousKeys = new Set(snap.recordedKeys);
@@ -337,7 +386,11 @@ export class Tracker extends DurableObject<Env> {
     const carrierCheckedAt = carrierChecked && carrier ? nowIso : snap.carrierCheckedAt;
     const terminalCheckedAt = terminalChecked ? nowIso : snap.terminalCheckedAt;
     const db = createDatabase(this.env.DB);
-    const { statements, rawCount } = await boxUpdateStatements(db, {
+    // Only an update that announces something reads the webhooks (and the rows their bodies include), in one round
+    // trip: an unchanged poll stays at one D1 batch, a changed one at two.
+    const announcing = (events.length > 0 && snap.subscriptions.length > 0) || joining.length > 0;
+    const webhooks = announcing ? await loadBoxWebhookContext(db, [...snap.subscriptions, ...joining]) : null;
+    const { statements, rawCount, notificationIds } = await boxUpdateStatements(db, {
       trackedEquipmentId: snap.box.trackedEquipmentId,
       subscriptions: snap.subscriptions,
       joining,
@@ -348,10 +401,14 @@ export class Tracker extends DurableObject<Env> {
       nowIso,
       carrierCheckedAt,
       terminalCheckedAt,
+      railCheckedAt: snap.railCheckedAt ?? null,
       nextPollAt,
       rawIndexStart: snap.rawCount,
+      webhooks,
     });
     if (statements.length > 0) await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    // After the commit; a failed send is left to the cron's outbox sweep (enqueueNotifications never throws).
+    if (notificationIds.length > 0) await enqueueNotifications(this.env.WEBHOOK_DELIVERIES_QUEUE, notificationIds);
     const next: TrackerSnapshot = {
       ...snap,
       subscriptions: [...snap.subscriptions, ...joining],

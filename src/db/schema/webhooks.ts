@@ -26,12 +26,18 @@ export const webhooks = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("webhooks_account_created_idx").on(t.accountId, t.createdAt, t.id)],
+  (t) => [
+    index("webhooks_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    // The outbox's lookup of an account's active webhooks on every announced change (src/webhooks/outbox.ts).
+    index("webhooks_account_active_idx").on(t.accountId, t.active),
+  ],
 );
 
 /**
  * The outbox: one row per webhook, per reference object, per event (R §1.14). `payload` is the exact
- * JSON body delivered on every attempt.
+ * JSON body delivered on every attempt. `attempts` counts attempts made; `next_attempt_at` is when the next may be
+ * made (while an attempt runs, the end of its claim's lease; null once `succeeded` or `failed`), see
+ * src/webhooks/delivery.ts.
  */
 export const webhookNotifications = sqliteTable(
   "webhook_notifications",
@@ -57,6 +63,9 @@ export const webhookNotifications = sqliteTable(
     index("webhook_notifications_account_created_idx").on(t.accountId, t.createdAt, t.id),
     index("webhook_notifications_status_next_idx").on(t.deliveryStatus, t.nextAttemptAt),
     index("webhook_notifications_webhook_idx").on(t.webhookId, t.createdAt),
+    // `GET /webhook_notifications` filtered by event or delivery_status, newest first within the account.
+    index("webhook_notifications_account_event_idx").on(t.accountId, t.event, t.createdAt, t.id),
+    index("webhook_notifications_account_status_idx").on(t.accountId, t.deliveryStatus, t.createdAt, t.id),
   ],
 );
 

@@ -1,0 +1,55 @@
+/**
+ * Completion sources (MCP `completion/complete`): carrier SCACs and the account's container numbers/ids
+ * (MCP.md §1.9 gap 2). Completions never fail: any error gives `[]`, so a client's autocomplete degrades rather
+ * than breaks. They draw from no rate bucket (they read at most one small page).
+ */
+
+import { SANDBOX_SCAC } from "../reference/shipping-lines";
+import type { McpDeps } from "./tools/common";
+
+/** Most values a completion returns (the MCP limit is 100). */
+export const MAX_COMPLETIONS = 100;
+/** Containers offered per completion. */
+const CONTAINER_COMPLETIONS = 20;
+
+/**
+ * SCACs starting with `prefix` (case-insensitive), lines trackable here first, then by SCAC; the sandbox `TEST`
+ * line is left out as in `get_supported_shipping_lines`.
+ */
+export async function completeScac(deps: McpDeps, prefix: string): Promise<string[]> {
+  try {
+    const api = await deps.resolveApi({ kind: "completion" });
+    const p = prefix.trim().toUpperCase();
+    const lines = (await api.listShippingLines())
+      .filter((l) => l.scac !== SANDBOX_SCAC && l.scac.startsWith(p))
+      .sort((a, b) => Number(b.supported) - Number(a.supported) || a.scac.localeCompare(b.scac));
+    return lines.slice(0, MAX_COMPLETIONS).map((l) => l.scac);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Container values starting with `prefix`: numbers when the prefix matches numbers (or `prefer` is `number` and
+ * the prefix is empty), ids when it matches ids. Newest containers first when the prefix is empty.
+ */
+export async function completeContainer(deps: McpDeps, prefix: string, prefer: "number" | "id"): Promise<string[]> {
+  try {
+    const api = await deps.resolveApi({ kind: "completion" });
+    const p = prefix.trim();
+    const keys = api.completeContainers
+      ? await api.completeContainers(p, CONTAINER_COMPLETIONS)
+      : (await api.listContainers({}, { page: 1, pageSize: 100 })).items.map((c) => ({ id: c.id, number: c.number }));
+    const upper = p.toUpperCase();
+    const lower = p.toLowerCase();
+    const values: string[] = [];
+    for (const k of keys) {
+      if (p === "") values.push(prefer === "number" ? k.number : k.id);
+      else if (k.number.startsWith(upper)) values.push(k.number);
+      else if (k.id.startsWith(lower)) values.push(k.id);
+    }
+    return [...new Set(values)].slice(0, CONTAINER_COMPLETIONS);
+  } catch {
+    return [];
+  }
+}

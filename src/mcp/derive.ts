@@ -1,0 +1,272 @@
+/**
+ * Domain views the MCP tools add on top of the REST records (pure, no I/O): readiness for pickup (SPEC.md §3),
+ * last-free-day (LFD) urgency, fee sums excluding `total` (SPEC.md §2.3), local times.
+ */
+
+import type { ContainerRecord, ShipmentRecord, TerminalFee } from "./api";
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** LFD within this many hours (and not past) is `imminent`. */
+export const LFD_IMMINENT_HOURS = 48;
+/** Terminal data older than this makes LFD urgency `unknown` (suppressed): it may be stale. */
+export const TERMINAL_DATA_STALE_DAYS = 7;
+
+/** Statuses after which the box has left the terminal: readiness and LFD no longer apply. */
+const DONE_STATUSES = new Set(["picked_up", "delivered", "empty_returned"]);
+
+/** Whether the box has already left its final pickup point (picked up, delivered or returned). */
+export function isPickedUp(c: Pick<ContainerRecord, "current_status">): boolean {
+  return DONE_STATUSES.has(c.current_status);
+}
+
+/** Readiness for pickup (SPEC.md §3). */
+export interface Readiness {
+  /** `ready`, `not_ready`, `unknown` (the terminal does not report availability), `not_applicable` (already picked up). */
+  status: "ready" | "not_ready" | "unknown" | "not_applicable";
+  /** true only when `status` is `ready`; null when unknown or not applicable. */
+  ready_for_pickup: boolean | null;
+  availability_known: boolean;
+  available_for_pickup: boolean | null;
+  /** Names of holds with status `hold` (pending holds are not active). */
+  active_holds: string[];
+  /** Names of holds with status `pending` (expected, not yet active). */
+  pending_holds: string[];
+  /** Available but holds still active: the terminal's two signals disagree; the next update settles it (SPEC.md §3). */
+  signals_disagree: boolean;
+  /** Why, in one sentence. */
+  explanation: string;
+}
+
+/**
+ * Readiness rule of SPEC.md §3: ready for pickup when `available_for_pickup` is true and no item of
+ * `holds_at_pod_terminal` has status `hold`. Picked-up boxes are `not_applicable`; unknown availability is `unknown`.
+ */
+export function readinessOf(
+  c: Pick<ContainerRecord, "current_status" | "availability_known" | "available_for_pickup" | "holds_at_pod_terminal">,
+): Readiness {
+  const active = c.holds_at_pod_terminal.filter((h) => h.status === "hold").map((h) => h.name);
+  const pending = c.holds_at_pod_terminal.filter((h) => h.status === "pending").map((h) => h.name);
+  const base = {
+    availability_known: c.availability_known,
+    available_for_pickup: c.available_for_pickup,
+    active_holds: active,
+    pending_holds: pending,
+  };
+  if (isPickedUp(c)) {
+    return {
+      ...base,
+      status: "not_applicable",
+      ready_for_pickup: null,
+      signals_disagree: false,
+      explanation: `The container is ${c.current_status.replace(/_/g, " ")}; pickup readiness no longer applies.`,
+    };
+  }
+  const disagree = c.available_for_pickup === true && active.length > 0;
+  if (c.available_for_pickup === true && active.length === 0) {
+    return {
+      ...base,
+      status: "ready",
+      ready_for_pickup: true,
+      signals_disagree: false,
+      explanation: "Available for pickup and no active holds.",
+    };
+  }
+  if (c.available_for_pickup === true) {
+    return {
+      ...base,
+      status: "not_ready",
+      ready_for_pickup: false,
+      signals_disagree: disagree,
+      explanation: `The terminal reports it available, but holds are active (${active.join(", ")}); the data may be out of sync and the next update settles it.`,
+    };
+  }
+  if (c.available_for_pickup === false) {
+    return {
+      ...base,
+      status: "not_ready",
+      ready_for_pickup: false,
+      signals_disagree: false,
+      explanation:
+        active.length > 0
+          ? `Not available for pickup; active holds: ${active.join(", ")}.`
+          : "Not available for pickup (the terminal has not released it).",
+    };
+  }
+  return {
+    ...base,
+    status: "unknown",
+    ready_for_pickup: null,
+    signals_disagree: false,
+    explanation: c.availability_known
+      ? "The terminal has not reported availability yet."
+      : "Availability is not reported for this container's terminal (not yet discharged, or no terminal data).",
+  };
+}
+
+/** Urgency of the last free day. */
+export type LfdUrgency = "overdue" | "imminent" | "upcoming" | "none" | "unknown";
+
+/** The last free day (LFD) with its urgency. */
+export interface LfdStatus {
+  /** UTC ISO 8601, or null when none is known. */
+  pickup_lfd: string | null;
+  /** The LFD in the POD (or final destination) time zone, e.g. `2025-06-12 23:59 America/Los_Angeles`. */
+  pickup_lfd_local: string | null;
+  /** Which deadline `pickup_lfd` came from: `line`, `terminal` or `rail` (DECISIONS.md §Containers: line first). */
+  source: "line" | "terminal" | "rail" | null;
+  /** Hours from now to the LFD (negative when past), one decimal; null without an LFD. */
+  hours_remaining: number | null;
+  /** Whole days from now to the LFD, rounded down (negative when past); null without an LFD. */
+  days_remaining: number | null;
+  /**
+   * `overdue` (past), `imminent` (within 48 h), `upcoming`, `none` (already picked up: the LFD no longer applies),
+   * `unknown` (no LFD, or suppressed because the data may be stale).
+   */
+  urgency: LfdUrgency;
+  /** Why the urgency is `unknown` or `none`, else null. */
+  note: string | null;
+  import_deadlines: ContainerRecord["import_deadlines"];
+}
+
+/**
+ * LFD urgency of a container at `nowMs` (ms since epoch). Suppressed to `unknown` when the shipment stopped
+ * tracking or the terminal was last checked more than 7 days ago (the LFD may be stale), as the reference MCP
+ * server does (MCP.md §1.3).
+ */
+export function lfdStatusOf(
+  c: Pick<
+    ContainerRecord,
+    | "current_status"
+    | "pickup_lfd"
+    | "import_deadlines"
+    | "terminal_checked_at"
+    | "pod_timezone"
+    | "final_destination_timezone"
+  >,
+  shipment: Pick<ShipmentRecord, "line_tracking_stopped_at"> | null | undefined,
+  nowMs: number,
+): LfdStatus {
+  const d = c.import_deadlines;
+  const source =
+    c.pickup_lfd === null
+      ? null
+      : d.pickup_lfd_line === c.pickup_lfd
+        ? "line"
+        : d.pickup_lfd_terminal === c.pickup_lfd
+          ? "terminal"
+          : d.pickup_lfd_rail === c.pickup_lfd
+            ? "rail"
+            : null;
+  const zone = source === "rail" ? (c.final_destination_timezone ?? c.pod_timezone) : c.pod_timezone;
+  const lfdMs = c.pickup_lfd ? Date.parse(c.pickup_lfd) : Number.NaN;
+  const hasLfd = !Number.isNaN(lfdMs);
+  const hours = hasLfd ? Math.round(((lfdMs - nowMs) / HOUR_MS) * 10) / 10 : null;
+  const days = hasLfd ? Math.floor((lfdMs - nowMs) / DAY_MS) : null;
+  const result: Omit<LfdStatus, "urgency" | "note"> = {
+    pickup_lfd: c.pickup_lfd,
+    pickup_lfd_local: hasLfd ? localTime(c.pickup_lfd, zone) : null,
+    source,
+    hours_remaining: hours,
+    days_remaining: days,
+    import_deadlines: d,
+  };
+  if (isPickedUp(c)) {
+    return { ...result, urgency: "none", note: "Already picked up; the last free day no longer applies." };
+  }
+  if (!hasLfd || hours === null) {
+    return { ...result, urgency: "unknown", note: "No last free day has been reported yet." };
+  }
+  if (shipment?.line_tracking_stopped_at) {
+    return {
+      ...result,
+      urgency: "unknown",
+      note: `Tracking stopped at ${shipment.line_tracking_stopped_at}; the last free day may be stale.`,
+    };
+  }
+  const checked = c.terminal_checked_at ? Date.parse(c.terminal_checked_at) : Number.NaN;
+  if (!Number.isNaN(checked) && nowMs - checked > TERMINAL_DATA_STALE_DAYS * DAY_MS) {
+    return {
+      ...result,
+      urgency: "unknown",
+      note: `Terminal data last checked at ${c.terminal_checked_at} (over ${TERMINAL_DATA_STALE_DAYS} days ago); the last free day may be stale.`,
+    };
+  }
+  if (hours < 0) return { ...result, urgency: "overdue", note: null };
+  if (hours <= LFD_IMMINENT_HOURS) return { ...result, urgency: "imminent", note: null };
+  return { ...result, urgency: "upcoming", note: null };
+}
+
+/** An amount in one currency. */
+export interface CurrencyAmount {
+  currency_code: string;
+  amount: number;
+}
+
+/** Terminal fees with the `total` line left out of the sums (SPEC.md §2.3). */
+export interface FeeSummary {
+  /** Line items, `total` excluded. */
+  items: TerminalFee[];
+  /** Sum of the line items per currency. */
+  sum_by_currency: CurrencyAmount[];
+  /** The terminal's own `total` items, if any (informational; may duplicate the line items). */
+  reported_totals: CurrencyAmount[];
+}
+
+/** Sums fees per currency excluding `total` items (they may duplicate line items; SPEC.md §2.3). */
+export function feeSummaryOf(fees: TerminalFee[]): FeeSummary {
+  const items = fees.filter((f) => f.type !== "total");
+  const sums = new Map<string, number>();
+  for (const f of items) sums.set(f.currency_code, (sums.get(f.currency_code) ?? 0) + f.amount);
+  return {
+    items,
+    sum_by_currency: [...sums].map(([currency_code, amount]) => ({
+      currency_code,
+      amount: Math.round(amount * 100) / 100,
+    })),
+    reported_totals: fees
+      .filter((f) => f.type === "total")
+      .map((f) => ({ currency_code: f.currency_code, amount: f.amount })),
+  };
+}
+
+/**
+ * `2025-06-12T06:59:00Z` in `America/Los_Angeles` → `2025-06-11 23:59 America/Los_Angeles`; null for no time;
+ * the UTC time (`… UTC`) when the zone is unknown or invalid.
+ */
+export function localTime(utc: string | null, timeZone: string | null): string | null {
+  if (!utc) return null;
+  const ms = Date.parse(utc);
+  if (Number.isNaN(ms)) return null;
+  const zone = timeZone ?? "UTC";
+  try {
+    const parts = new Intl.DateTimeFormat("en-CA", {
+      timeZone: zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).formatToParts(new Date(ms));
+    const get = (t: string) => parts.find((p) => p.type === t)?.value ?? "";
+    return `${get("year")}-${get("month")}-${get("day")} ${get("hour")}:${get("minute")} ${zone}`;
+  } catch {
+    return `${utc.slice(0, 16).replace("T", " ")} UTC`;
+  }
+}
+
+/** `2025-06-12T06:59:00Z` → `2025-06-12 06:59 UTC`; `—` for null. For text blocks. */
+export function shortUtc(utc: string | null): string {
+  return utc ? `${utc.slice(0, 16).replace("T", " ")} UTC` : "—";
+}
+
+/** Hours between two UTC times (`b - a`), one decimal; null when either is missing. */
+export function hoursBetween(a: string | null, b: string | null): number | null {
+  if (!a || !b) return null;
+  const x = Date.parse(a);
+  const y = Date.parse(b);
+  if (Number.isNaN(x) || Number.isNaN(y)) return null;
+  return Math.round(((y - x) / HOUR_MS) * 10) / 10;
+}

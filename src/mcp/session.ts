@@ -1,0 +1,65 @@
+/**
+ * What the `/mcp` wrapper (src/mcp/http.ts) and the McpAgent (src/mcp/agent.ts) share: the session props, the
+ * API key fingerprint, and drawing from the account's rate buckets (DECISIONS.md §Rate limits: the MCP endpoint
+ * draws from `default`).
+ */
+
+import type { Env } from "../env";
+import { sha256Hex } from "../lib/crypto";
+import type { BucketName } from "../ratelimit/buckets";
+import { checkRateLimit } from "../ratelimit/client";
+import { TrackingApiError } from "./api";
+
+/**
+ * Props of an MCP session (stored by the agent in its Durable Object, in plaintext): only the account id and a
+ * fingerprint of the key that opened the session, never the key (DESIGN.md §6).
+ */
+export interface McpSessionProps extends Record<string, unknown> {
+  accountId: string;
+  /** {@link keyFingerprint} of the API key that initialised the session. */
+  keyFingerprint: string;
+}
+
+/** Who opened a session (what `TrackingMcpAgent.sessionOwner` answers over RPC). */
+export interface SessionOwner {
+  accountId: string;
+  keyFingerprint: string;
+}
+
+/**
+ * A non-secret fingerprint of an API key: the first 16 hex digits (64 bits) of its SHA-256. It identifies the key
+ * a session belongs to without storing anything that authenticates.
+ */
+export async function keyFingerprint(key: string): Promise<string> {
+  return (await sha256Hex(key)).slice(0, 16);
+}
+
+/**
+ * Counts one request of `bucket` for `accountId` in the account's RateLimiter Durable Object (the same object and
+ * window as REST, src/middleware/rate-limit.ts), through `checkRateLimit` (src/ratelimit/client.ts): concurrent
+ * checks of one account in this isolate — REST requests, session openings, tool calls of every session — ride in
+ * one Durable Object call, each still decided exactly and in arrival order.
+ * @throws TrackingApiError `rate_limited` with `retryAfterSeconds` when the bucket is exhausted (not counted).
+ */
+export async function drawFromBucket(
+  env: Pick<
+    Env,
+    | "RATE_LIMITER"
+    | "RATE_LIMIT_DEFAULT"
+    | "RATE_LIMIT_CREATE_TRACKING_REQUEST"
+    | "RATE_LIMIT_INFER_NUMBER"
+    | "RATE_LIMIT_REFRESH_CONTAINER"
+  >,
+  accountId: string,
+  bucket: BucketName,
+  nowMs: number,
+): Promise<void> {
+  // checkRateLimit reads only the binding and the limits picked above.
+  const decision = await checkRateLimit(env as Env, accountId, bucket, nowMs);
+  if (!decision.allowed) {
+    const seconds = Math.max(1, decision.retryAfterSeconds);
+    throw new TrackingApiError("rate_limited", `Rate limit exceeded; retry after ${seconds} s.`, {
+      retryAfterSeconds: seconds,
+    });
+  }
+}

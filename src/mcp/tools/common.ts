@@ -1,0 +1,470 @@
+/**
+ * What every MCP tool shares: the request scope and API resolver, the registration helper (input/output schemas,
+ * annotations, text + structured result), safe and specific tool errors (MCP.md §1.9 gap 1), id-or-number
+ * resolution, and the summary schemas list results reuse.
+ */
+
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult, ContentBlock, LoggingLevel, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { Clock } from "../../lib/clock";
+import type { ContainerRecord, ShipmentRecord, TrackingApi, TrackingRequestRecord } from "../api";
+import { TrackingApiError } from "../api";
+
+/** Which kind of MCP request is asking for the API (the Worker counts `tool`, `resource` and `prompt` reads). */
+export type McpRequestKind = "tool" | "resource" | "resource_list" | "prompt" | "completion";
+
+/** The request an API is resolved for: its kind and, over HTTP, the live request headers. */
+export interface McpRequestScope {
+  kind: McpRequestKind;
+  /** Headers of the live HTTP request (lower-case names), when the transport has them. */
+  headers?: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * Resolves the caller's `TrackingApi` for one request. The Worker re-checks the live `Authorization` header
+ * against the session and draws from the account's default rate bucket here; it rejects with
+ * `TrackingApiError` (`unauthorized`, `rate_limited`).
+ */
+export type ApiResolver = (scope: McpRequestScope) => Promise<TrackingApi>;
+
+/** What `registerAll` hands every tool, prompt and resource. */
+export interface McpDeps {
+  resolveApi: ApiResolver;
+  clock: Clock;
+  /**
+   * Called with every unexpected error (not a `TrackingApiError`) and the reference given to the client, so it
+   * can be logged server-side; the client only sees the reference.
+   */
+  reportError: (err: unknown, reference: string, where: string) => void;
+  /** The client's log level (`logging/setLevel`): whether a message of a level is sent. */
+  logging: { enabled: (level: LoggingLevel) => boolean };
+}
+
+/** What a tool's `run` returns: the structured result, a short human-readable text, optional extra blocks. */
+export interface ToolOutput<S> {
+  structured: S;
+  text: string;
+  /** Extra content blocks after the text (e.g. `resource_link`s). */
+  extra?: ContentBlock[];
+}
+
+/** Context of one tool call. */
+export interface ToolContext {
+  api: TrackingApi;
+  clock: Clock;
+  /** Sends an MCP log message (`notifications/message`) to the client, honouring its log level. */
+  log: (level: "info" | "notice" | "warning", message: string) => Promise<void>;
+}
+
+/** Read-only, private-account tools (MCP.md §1.3). */
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/**
+ * Registers a tool: zod input and output shapes, annotations, and a `run` whose result becomes
+ * `structuredContent` (validated by the SDK against the output schema), a text block with the summary and a
+ * text block with the JSON (MCP 2025-06-18: structured results SHOULD also be serialised as text for clients that
+ * do not read `structuredContent`). Errors become `isError` results (see {@link toolError}).
+ */
+export function registerTrackingTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
+  server: McpServer,
+  deps: McpDeps,
+  def: {
+    name: string;
+    title: string;
+    description: string;
+    input: I;
+    output: O;
+    annotations: ToolAnnotations;
+    run: (args: z.infer<z.ZodObject<I>>, ctx: ToolContext) => Promise<ToolOutput<z.infer<z.ZodObject<O>>>>;
+  },
+): void {
+  const callback = async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
+    try {
+      const api = await deps.resolveApi({ kind: "tool", headers: extra.requestInfo?.headers });
+      const log = async (level: "info" | "notice" | "warning", message: string) => {
+        if (!deps.logging.enabled(level)) return;
+        // On the request's own stream (related to this call), so clients without a standalone stream get it too.
+        await extra
+          .sendNotification({ method: "notifications/message", params: { level, logger: def.name, data: message } })
+          .catch(() => undefined);
+      };
+      const out = await def.run(args, { api, clock: deps.clock, log });
+      const structured = out.structured as Record<string, unknown>;
+      return {
+        content: [
+          { type: "text", text: out.text },
+          ...(out.extra ?? []),
+          { type: "text", text: JSON.stringify(structured), annotations: { audience: ["assistant"] } },
+        ],
+        structuredContent: structured,
+      };
+    } catch (err) {
+      return toolError(err, deps, def.name);
+    }
+  };
+  server.registerTool(
+    def.name,
+    {
+      title: def.title,
+      description: def.description,
+      inputSchema: def.input,
+      outputSchema: def.output,
+      annotations: { title: def.title, ...def.annotations },
+    },
+    // The SDK's callback type is computed from the shapes; this one is the same function, typed by zod.
+    callback as unknown as Parameters<McpServer["registerTool"]>[2],
+  );
+}
+
+/** The parts of the SDK's request `extra` the tools read. */
+interface ToolExtra {
+  sessionId?: string;
+  requestInfo?: { headers?: Record<string, string | string[] | undefined> };
+  sendNotification: (notification: {
+    method: "notifications/message";
+    params: { level: LoggingLevel; logger: string; data: string };
+  }) => Promise<void>;
+}
+
+/**
+ * An `isError` tool result with a specific, safe message: what happened and what to do (retry time for rate
+ * limits, the missing feature, the argument at fault). Unexpected errors get a generic message with a reference
+ * that is logged server-side with the real error; nothing internal (keys, URLs, SQL, stacks) reaches the client.
+ */
+export function toolError(err: unknown, deps: Pick<McpDeps, "reportError">, where: string): CallToolResult {
+  const message = errorMessage(err, deps, where);
+  return { isError: true, content: [{ type: "text", text: message }] };
+}
+
+/** The safe text of an error (shared by tools, prompts and resources). */
+export function errorMessage(err: unknown, deps: Pick<McpDeps, "reportError">, where: string): string {
+  if (err instanceof TrackingApiError) {
+    switch (err.kind) {
+      case "rate_limited": {
+        const s = err.retryAfterSeconds ?? 60;
+        return `Rate limited: this account's request limit (shared with the REST API) is used up. Retry after ${s} second${s === 1 ? "" : "s"}.`;
+      }
+      case "not_found":
+        return `Not found: ${err.message}`;
+      case "invalid_argument":
+        return `Invalid argument${err.field ? ` \`${err.field}\`` : ""}: ${err.message}`;
+      case "forbidden_feature":
+        return `Feature not enabled: ${err.message}`;
+      case "unauthorized":
+        return "Unauthorized: the API key was rejected (missing, unknown or revoked). Reconnect with a valid key.";
+      case "upstream":
+        return `Service unavailable: ${err.message}`;
+    }
+  }
+  const reference = crypto.randomUUID();
+  deps.reportError(err, reference, where);
+  return `Internal error: the request could not be completed (reference ${reference}). Retry later; if it persists, report the reference.`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Ids and numbers
+// ---------------------------------------------------------------------------------------------------------------
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a string has the shape of a UUID (any version). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value.trim());
+}
+
+/** Input schema of a container argument: an id, or a container number that is resolved. */
+export const containerIdArg = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe(
+    "Container id (UUID, from search_container or list_containers). A container number such as MSCU1234566 is also accepted and resolved within this account.",
+  );
+
+/** Input schema of a shipment argument: an id, or the tracked BL/booking number. */
+export const shipmentIdArg = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe(
+    "Shipment id (UUID, from search_container or list_shipments). The tracked bill of lading or booking number is also accepted and resolved within this account.",
+  );
+
+/**
+ * The container id an argument names: a UUID as is, else a container number looked up in the account.
+ * @throws TrackingApiError `not_found` (no container with that number), `invalid_argument` (several).
+ */
+export async function resolveContainerId(api: TrackingApi, value: string): Promise<string> {
+  const v = value.trim();
+  if (isUuid(v)) return v.toLowerCase();
+  const { containers } = await api.searchContainers(v, { limit: 5 });
+  const [first, second] = containers;
+  if (!first) {
+    throw new TrackingApiError(
+      "not_found",
+      `No container with id or number "${v}" in this account. Use search_container to look it up, or track_container to start tracking it.`,
+    );
+  }
+  if (second) {
+    throw new TrackingApiError(
+      "invalid_argument",
+      `Several containers numbered ${first.number} are tracked in this account (ids: ${containers.map((c) => c.id).join(", ")}); pass one id.`,
+      { field: "id" },
+    );
+  }
+  return first.id;
+}
+
+/**
+ * The shipment id an argument names: a UUID as is, else the tracked BL/booking number looked up in the account.
+ * @throws TrackingApiError `not_found`, `invalid_argument` (several).
+ */
+export async function resolveShipmentId(api: TrackingApi, value: string): Promise<string> {
+  const v = value.trim();
+  if (isUuid(v)) return v.toLowerCase();
+  const { shipments } = await api.searchContainers(v, { limit: 5 });
+  const [first, second] = shipments;
+  if (!first) {
+    throw new TrackingApiError(
+      "not_found",
+      `No shipment with id or number "${v}" in this account. Use search_container to look it up.`,
+    );
+  }
+  if (second) {
+    throw new TrackingApiError(
+      "invalid_argument",
+      `Several shipments numbered ${first.bill_of_lading_number} exist in this account (ids: ${shipments.map((s) => s.id).join(", ")}); pass one id.`,
+      { field: "id" },
+    );
+  }
+  return first.id;
+}
+
+/** A not-found error naming the kind and id, with the next step. */
+export function notFound(kind: "container" | "shipment", id: string): TrackingApiError {
+  return new TrackingApiError(
+    "not_found",
+    `No ${kind} with id ${id} in this account. Use search_container to find it by number.`,
+  );
+}
+
+/** Runs `fn`, turning a `not_found` into the specific message of {@link notFound}. */
+export async function withNotFound<T>(kind: "container" | "shipment", id: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof TrackingApiError && err.kind === "not_found") throw notFound(kind, id);
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Paging
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Default page size of the list tools (MCP.md §1.3). */
+export const MCP_DEFAULT_PAGE_SIZE = 25;
+/** Largest page size; larger requests are clamped (not rejected), and the output says the size used. */
+export const MCP_MAX_PAGE_SIZE = 100;
+
+/** Paging inputs of the list tools. */
+export const pagingInput = {
+  page: z.number().int().min(1).max(1_000_000).optional().describe("1-based page number (default 1)."),
+  page_size: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      `Items per page (default ${MCP_DEFAULT_PAGE_SIZE}); values above ${MCP_MAX_PAGE_SIZE} are clamped to ${MCP_MAX_PAGE_SIZE}.`,
+    ),
+};
+
+/** Paging outputs of the list tools: what was served and how to get more. */
+export const pagingOutput = {
+  page: z.number().int().describe("The page served (1-based)."),
+  page_size: z.number().int().describe("The page size used (after clamping)."),
+  total: z.number().int().describe("Matching records in the account."),
+  has_more: z.boolean(),
+  next_page: z.number().int().nullable().describe("Pass as `page` for the next page; null on the last page."),
+};
+
+/** The page options for the API from the tool inputs (default 25, clamped to 100). */
+export function pageOptions(args: { page?: number | undefined; page_size?: number | undefined }): {
+  page: number;
+  pageSize: number;
+} {
+  return {
+    page: args.page ?? 1,
+    pageSize: Math.min(MCP_MAX_PAGE_SIZE, args.page_size ?? MCP_DEFAULT_PAGE_SIZE),
+  };
+}
+
+/** The paging fields of a list result. */
+export function pagingOf(page: { page: number; page_size: number; total: number; has_more: boolean }) {
+  return {
+    page: page.page,
+    page_size: page.page_size,
+    total: page.total,
+    has_more: page.has_more,
+    next_page: page.has_more ? page.page + 1 : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Summary schemas
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * `inner` or null. The non-null branch carries a description so that JSON Schema keeps
+ * `anyOf: [{type: …}, {type: "null"}]` instead of zod's compact `type: [..., "null"]`, which some MCP clients and
+ * `mcp-inspector --strict` flag as non-portable (MCP.md §1.9 gap 6).
+ */
+export function orNull<T extends z.ZodType>(inner: T) {
+  return inner.describe("present when known").nullable();
+}
+
+const nullableString = orNull(z.string());
+
+/** URI of a container resource. */
+export function containerUri(id: string): string {
+  return `svc://container/${id}`;
+}
+
+/** A container in lists and search results. */
+export const ContainerSummary = z.object({
+  id: z.string(),
+  number: z.string().describe("ISO 6346 container number."),
+  current_status: z.string(),
+  shipment_id: nullableString,
+  available_for_pickup: orNull(z.boolean()),
+  active_holds: z.array(z.string()).describe("Names of holds with status `hold`."),
+  pickup_lfd: nullableString.describe("Last free day (UTC)."),
+  pod_arrived_at: nullableString,
+  pod_discharged_at: nullableString,
+  equipment: nullableString.describe("e.g. `40' high_cube dry`."),
+  resource_uri: z.string().describe("svc://container/{id}"),
+});
+
+/** A container as a {@link ContainerSummary}. */
+export function containerSummary(c: ContainerRecord): z.infer<typeof ContainerSummary> {
+  const equipment = [c.equipment_length ? `${c.equipment_length}'` : null, c.equipment_height, c.equipment_type].filter(
+    Boolean,
+  );
+  return {
+    id: c.id,
+    number: c.number,
+    current_status: c.current_status,
+    shipment_id: c.shipment_id,
+    available_for_pickup: c.available_for_pickup,
+    active_holds: c.holds_at_pod_terminal.filter((h) => h.status === "hold").map((h) => h.name),
+    pickup_lfd: c.pickup_lfd,
+    pod_arrived_at: c.pod_arrived_at,
+    pod_discharged_at: c.pod_discharged_at,
+    equipment: equipment.length > 0 ? equipment.join(" ") : null,
+    resource_uri: containerUri(c.id),
+  };
+}
+
+/** A shipment in lists and search results. */
+export const ShipmentSummary = z.object({
+  id: z.string(),
+  bill_of_lading_number: z.string(),
+  shipping_line_scac: z.string(),
+  shipping_line_name: z.string(),
+  port_of_lading_locode: nullableString,
+  port_of_lading_name: nullableString,
+  port_of_discharge_locode: nullableString,
+  port_of_discharge_name: nullableString,
+  destination_name: nullableString,
+  pod_vessel_name: nullableString,
+  pol_atd_at: nullableString,
+  pod_eta_at: nullableString,
+  pod_ata_at: nullableString,
+  container_count: z.number().int(),
+  ref_numbers: z.array(z.string()),
+  tracking_stopped: z.boolean(),
+});
+
+/** A shipment as a {@link ShipmentSummary}. */
+export function shipmentSummary(s: ShipmentRecord): z.infer<typeof ShipmentSummary> {
+  return {
+    id: s.id,
+    bill_of_lading_number: s.bill_of_lading_number,
+    shipping_line_scac: s.shipping_line_scac,
+    shipping_line_name: s.shipping_line_name,
+    port_of_lading_locode: s.port_of_lading_locode,
+    port_of_lading_name: s.port_of_lading_name,
+    port_of_discharge_locode: s.port_of_discharge_locode,
+    port_of_discharge_name: s.port_of_discharge_name,
+    destination_name: s.destination_name,
+    pod_vessel_name: s.pod_vessel_name,
+    pol_atd_at: s.pol_atd_at,
+    pod_eta_at: s.pod_eta_at,
+    pod_ata_at: s.pod_ata_at,
+    container_count: s.container_ids.length,
+    ref_numbers: s.ref_numbers,
+    tracking_stopped: s.line_tracking_stopped_at !== null,
+  };
+}
+
+/** A tracking request in lists and search results. */
+export const TrackingRequestSummary = z.object({
+  id: z.string(),
+  request_number: z.string(),
+  request_type: z.string(),
+  scac: nullableString,
+  status: z.string().describe("pending, awaiting_manifest, created, failed or tracking_stopped."),
+  failed_reason: nullableString,
+  is_retrying: z.boolean(),
+  shipment_id: nullableString.describe("The tracked shipment once status is created."),
+  ref_numbers: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** A tracking request as a {@link TrackingRequestSummary}. */
+export function trackingRequestSummary(t: TrackingRequestRecord): z.infer<typeof TrackingRequestSummary> {
+  return {
+    id: t.id,
+    request_number: t.request_number,
+    request_type: t.request_type,
+    scac: t.scac,
+    status: t.status,
+    failed_reason: t.failed_reason,
+    is_retrying: t.is_retrying,
+    shipment_id: t.tracked_object_id,
+    ref_numbers: t.ref_numbers,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+  };
+}
+
+/** `n thing` / `n things`. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** UN/LOCODE input (5 characters: country + location). */
+export const locodeArg = z
+  .string()
+  .regex(/^[A-Za-z]{2}[A-Za-z0-9]{3}$/, "a UN/LOCODE such as USLAX")
+  .describe("UN/LOCODE of the port of discharge, e.g. USLAX.");
+
+/** SCAC input (2–4 letters). */
+export const scacArg = z
+  .string()
+  .regex(/^[A-Za-z]{2,4}$/, "a SCAC of 2–4 letters such as MAEU")
+  .describe("SCAC of the shipping line, e.g. MAEU (see get_supported_shipping_lines).");
+
+/** ISO 8601 date or date-time input. */
+export const isoDateArg = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, "an ISO 8601 date or date-time")
+  .describe("ISO 8601 date or date-time, e.g. 2025-06-01 or 2025-06-01T00:00:00Z.");

@@ -1,0 +1,106 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { loadContext, queryParams } from "../lib/http";
+import { listDocument, resourceDocument } from "../lib/jsonapi/document";
+import { parseInclude } from "../lib/jsonapi/include";
+import { parsePage } from "../lib/jsonapi/pagination";
+import { commonErrors, includeQuery, jsonApiContent, listQuery, notFoundResponse, sendJsonApi } from "../lib/openapi";
+import {
+  DELIVERY_STATUSES,
+  NOTIFICATION_INCLUDES,
+  WebhookNotificationDocument,
+  WebhookNotificationExampleDocument,
+  WebhookNotificationListDocument,
+} from "./schemas";
+import { webhookNotificationResource } from "./serializer";
+import { exampleNotificationDocument, getWebhookNotification, listWebhookNotifications } from "./service";
+
+const tags = ["Webhook notifications"];
+
+const examplesRouteDef = createRoute({
+  method: "get",
+  path: "/webhook_notifications/examples",
+  tags,
+  summary: "Get the example payload of an event",
+  description:
+    "The notification document a webhook subscribed to `event` receives (R §5.5 shapes), built from a fixed sample journey; `POST /webhooks/trigger` sends the same document. `event` is required (400 without it or for an event not in the catalog).",
+  request: {
+    query: z.object({
+      event: z.string().optional().openapi({
+        description: "A catalog event (`GET /webhooks/events`).",
+        example: "container.transport.vessel_arrived",
+      }),
+    }),
+  },
+  responses: {
+    200: { description: "The example document.", content: jsonApiContent(WebhookNotificationExampleDocument) },
+    ...commonErrors,
+  },
+});
+
+const listRouteDef = createRoute({
+  method: "get",
+  path: "/webhook_notifications",
+  tags,
+  summary: "List webhook notifications",
+  description:
+    "Every notification of the account's webhooks, newest first, with its delivery status: use it to reconcile after downtime. Notifications of a deleted webhook are deleted with it.",
+  request: {
+    query: z.object({
+      ...listQuery,
+      include: includeQuery(NOTIFICATION_INCLUDES),
+      "filter[event]": z.string().optional().openapi({ description: "A catalog event." }),
+      "filter[delivery_status]": z.enum(DELIVERY_STATUSES).optional(),
+      "filter[webhook_id]": z.string().optional().openapi({ description: "Only this webhook's notifications." }),
+    }),
+  },
+  responses: {
+    200: { description: "A page of notifications.", content: jsonApiContent(WebhookNotificationListDocument) },
+    ...commonErrors,
+  },
+});
+
+const getRouteDef = createRoute({
+  method: "get",
+  path: "/webhook_notifications/{id}",
+  tags,
+  summary: "Get a webhook notification",
+  description:
+    "`include=reference_object` adds the resource the notification is about as it was delivered (a tracking_request, transport_event, container_updated_event, estimated_event …); `include=webhook` adds the webhook.",
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
+    query: z.object({ include: includeQuery(NOTIFICATION_INCLUDES) }),
+  },
+  responses: {
+    200: { description: "The notification.", content: jsonApiContent(WebhookNotificationDocument) },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
+/**
+ * Routes of `/webhook_notifications` (R §3.16–3.18). `/webhook_notifications/examples` is registered before
+ * `/webhook_notifications/{id}` so that it is never read as an id.
+ */
+export const webhookNotificationRoutes = new OpenAPIHono<AppEnv>()
+  .openapi(examplesRouteDef, (c) => sendJsonApi(c, exampleNotificationDocument(queryParams(c).get("event"), c.req.url)))
+  .openapi(listRouteDef, async (c) => {
+    const params = queryParams(c);
+    const page = parsePage(params);
+    const include = parseInclude(params.get("include"), webhookNotificationResource);
+    const ctx = loadContext(c);
+    const { rows, total } = await listWebhookNotifications(ctx.db, ctx.accountId, params, page);
+    return sendJsonApi(c, await listDocument(ctx, webhookNotificationResource, rows, include, c.req.url, page, total));
+  })
+  .openapi(getRouteDef, async (c) => {
+    const params = queryParams(c);
+    const include = parseInclude(params.get("include"), webhookNotificationResource);
+    const ctx = loadContext(c);
+    const row = await getWebhookNotification(ctx.db, ctx.accountId, c.req.valid("param").id);
+    return sendJsonApi(c, await resourceDocument(ctx, webhookNotificationResource, row, include, c.req.url));
+  });

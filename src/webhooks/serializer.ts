@@ -1,0 +1,45 @@
+import type { webhooks } from "../db/schema";
+import type { ResourceType } from "../lib/jsonapi/include";
+import type { ResourceObject } from "../lib/jsonapi/types";
+import { WEBHOOK_EVENT_CATALOG } from "./catalog";
+
+/** A `webhooks` row as drizzle returns it. */
+export type WebhookRow = typeof webhooks.$inferSelect;
+
+/**
+ * Serialises a webhook (R §1.13): `url`, `active`, `events`, `secret` (returned on create, get and list, as the
+ * reference service does), `headers` (`[{name, value}]`, null when there are none) and `created_at`. No
+ * relationships. The failure bookkeeping (`failing_since`, `disabled_reason`) stays internal.
+ */
+export function serializeWebhook(row: WebhookRow): ResourceObject {
+  return {
+    id: row.id,
+    type: "webhook",
+    attributes: {
+      url: row.url,
+      active: row.active,
+      events: row.events,
+      secret: row.secret,
+      headers: row.headers.length > 0 ? row.headers : null,
+      created_at: row.createdAt,
+    },
+    links: { self: `/v2/webhooks/${row.id}` },
+  };
+}
+
+/** JSON:API type `webhook`; nothing to include. */
+export const webhookResource: ResourceType<WebhookRow> = {
+  type: "webhook",
+  serializerName: "V2::WebhookSerializer",
+  serialize: serializeWebhook,
+  relationships: {},
+};
+
+/** `GET /webhooks/events` (R §1.16, §3.14): the catalog as `webhook_event_category` resources. */
+export function serializeEventCatalog(): ResourceObject[] {
+  return WEBHOOK_EVENT_CATALOG.map((category) => ({
+    id: category.id,
+    type: "webhook_event_category",
+    attributes: { name: category.name, events: category.events.map((e) => ({ ...e })) },
+  }));
+}

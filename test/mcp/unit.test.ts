@@ -1,0 +1,425 @@
+import { describe, expect, it } from "vitest";
+import {
+  buildContainerRoute,
+  type RouteContainer,
+  type RouteEvent,
+  type RouteShipment,
+} from "../../src/containers/route";
+import { parseRouteInclude, routeDocument } from "../../src/containers/route-serializer";
+import { TrackingApiError, trackingApiErrorFromStatus } from "../../src/mcp/api";
+import { feeSummaryOf, lfdStatusOf, localTime, readinessOf } from "../../src/mcp/derive";
+import { MILESTONES, milestoneGlossaryMarkdown, phaseOf } from "../../src/mcp/glossary";
+import { toContainerRecord, toShipmentRecord, toTransportEventRecord } from "../../src/mcp/records";
+import { type RouteDocumentLike, routeFromDocument } from "../../src/mcp/route";
+import { errorMessage } from "../../src/mcp/tools/common";
+
+// Pure parts of the MCP server: readiness, LFD urgency, fees, local time, the route builder, record mapping,
+// error mapping and the milestone catalog.
+
+const NOW = Date.parse("2025-06-10T12:00:00Z");
+const HOUR = 3_600_000;
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+describe("readinessOf (SPEC.md §3)", () => {
+  const base = {
+    current_status: "available",
+    availability_known: true,
+    available_for_pickup: true as boolean | null,
+    holds_at_pod_terminal: [] as {
+      name: "customs" | "freight" | "USDA" | "VACIS" | "TMF" | "other";
+      status: "hold" | "pending";
+      description: string | null;
+    }[],
+  };
+  it.each([
+    ["available, no holds", {}, "ready", true, false],
+    [
+      "available, pending hold only",
+      { holds_at_pod_terminal: [{ name: "TMF", status: "pending", description: null }] },
+      "ready",
+      true,
+      false,
+    ],
+    [
+      "available, active hold",
+      { holds_at_pod_terminal: [{ name: "freight", status: "hold", description: null }] },
+      "not_ready",
+      false,
+      true,
+    ],
+    ["not available", { available_for_pickup: false, current_status: "not_available" }, "not_ready", false, false],
+    [
+      "unknown availability",
+      { availability_known: false, available_for_pickup: null, current_status: "grounded" },
+      "unknown",
+      null,
+      false,
+    ],
+    ["picked up", { current_status: "picked_up", available_for_pickup: false }, "not_applicable", null, false],
+  ] as const)("%s", (_name, patch, status, ready, disagree) => {
+    const r = readinessOf({ ...base, ...patch } as typeof base);
+    expect(r.status).toBe(status);
+    expect(r.ready_for_pickup).toBe(ready);
+    expect(r.signals_disagree).toBe(disagree);
+  });
+});
+
+describe("lfdStatusOf", () => {
+  const deadlines = { pickup_lfd_terminal: null, pickup_lfd_rail: null, pickup_lfd_line: null };
+  const box = (lfd: string | null, extra: Record<string, unknown> = {}) => ({
+    current_status: "available",
+    pickup_lfd: lfd,
+    import_deadlines: { ...deadlines, pickup_lfd_terminal: lfd },
+    terminal_checked_at: iso(NOW - HOUR),
+    pod_timezone: "America/Los_Angeles",
+    final_destination_timezone: null,
+    ...extra,
+  });
+
+  it("grades overdue / imminent (≤ 48 h) / upcoming, with days rounded down", () => {
+    expect(lfdStatusOf(box(iso(NOW - HOUR)), null, NOW)).toMatchObject({
+      urgency: "overdue",
+      days_remaining: -1,
+      hours_remaining: -1,
+    });
+    expect(lfdStatusOf(box(iso(NOW + 48 * HOUR)), null, NOW)).toMatchObject({ urgency: "imminent", days_remaining: 2 });
+    expect(lfdStatusOf(box(iso(NOW + 49 * HOUR)), null, NOW)).toMatchObject({
+      urgency: "upcoming",
+      source: "terminal",
+    });
+  });
+
+  it("is unknown without an LFD, when tracking stopped, or when terminal data is over 7 days old; none once picked up", () => {
+    expect(lfdStatusOf(box(null), null, NOW)).toMatchObject({ urgency: "unknown", pickup_lfd_local: null });
+    expect(lfdStatusOf(box(iso(NOW + HOUR)), { line_tracking_stopped_at: iso(NOW - HOUR) }, NOW).urgency).toBe(
+      "unknown",
+    );
+    const stale = lfdStatusOf(box(iso(NOW + HOUR), { terminal_checked_at: iso(NOW - 8 * 24 * HOUR) }), null, NOW);
+    expect(stale.urgency).toBe("unknown");
+    expect(stale.note).toContain("over 7 days ago");
+    expect(lfdStatusOf(box(iso(NOW - HOUR), { current_status: "picked_up" }), null, NOW).urgency).toBe("none");
+  });
+
+  it("prefers the line's LFD as source and shows it in the POD time zone", () => {
+    const s = lfdStatusOf(
+      box("2025-06-12T06:59:00Z", { import_deadlines: { ...deadlines, pickup_lfd_line: "2025-06-12T06:59:00Z" } }),
+      null,
+      NOW,
+    );
+    expect(s.source).toBe("line");
+    expect(s.pickup_lfd_local).toBe("2025-06-11 23:59 America/Los_Angeles");
+  });
+});
+
+describe("feeSummaryOf (SPEC.md §2.3)", () => {
+  it("sums line items per currency and leaves the `total` line out", () => {
+    const s = feeSummaryOf([
+      { type: "demurrage", amount: 100.1, currency_code: "USD" },
+      { type: "exam", amount: 50.2, currency_code: "USD" },
+      { type: "other", amount: 10, currency_code: "CAD" },
+      { type: "total", amount: 150.3, currency_code: "USD" },
+    ]);
+    expect(s.items.map((f) => f.type)).toEqual(["demurrage", "exam", "other"]);
+    expect(s.sum_by_currency).toEqual([
+      { currency_code: "USD", amount: 150.3 },
+      { currency_code: "CAD", amount: 10 },
+    ]);
+    expect(s.reported_totals).toEqual([{ currency_code: "USD", amount: 150.3 }]);
+  });
+});
+
+describe("localTime", () => {
+  it("formats in the zone, falls back to UTC for an unknown zone", () => {
+    expect(localTime("2025-01-15T12:30:00Z", "Asia/Singapore")).toBe("2025-01-15 20:30 Asia/Singapore");
+    expect(localTime("2025-01-15T12:30:00Z", null)).toBe("2025-01-15 12:30 UTC");
+    expect(localTime("2025-01-15T12:30:00Z", "Not/AZone")).toBe("2025-01-15 12:30 UTC");
+    expect(localTime(null, "UTC")).toBeNull();
+  });
+});
+
+describe("buildContainerRoute", () => {
+  const container: RouteContainer = {
+    id: "c1",
+    number: "ABCU1234560",
+    pol_vessel_departed_at: null,
+    pod_arrived_at: null,
+    pod_discharged_at: null,
+    pod_rail_loaded_at: null,
+    pod_rail_departed_at: null,
+    pod_rail_carrier_scac: null,
+    ind_rail_carrier_scac: null,
+    ind_eta_at: null,
+    ind_ata_at: null,
+    pod_timezone: null,
+    final_destination_timezone: null,
+  };
+  const shipment: RouteShipment = {
+    port_of_lading_locode: "CNSHA",
+    port_of_lading_name: "Shanghai",
+    port_of_discharge_locode: "USLAX",
+    port_of_discharge_name: "Los Angeles",
+    destination_locode: null,
+    destination_name: null,
+    destination_timezone: null,
+    pol_timezone: "Asia/Shanghai",
+    pod_timezone: "America/Los_Angeles",
+    pol_etd_at: "2025-05-01T00:00:00Z",
+    pol_atd_at: "2025-05-01T06:00:00Z",
+    pod_eta_at: "2025-05-20T00:00:00Z",
+    pod_ata_at: null,
+    destination_eta_at: null,
+    destination_ata_at: null,
+    pod_vessel_name: "POD VESSEL",
+    pod_vessel_imo: "9000009",
+    pod_voyage_number: "9E",
+  };
+  const ev = (event: string, timestamp: string, locode: string, vessel: string | null = null): RouteEvent => ({
+    event: `container.transport.${event}`,
+    timestamp,
+    timezone: null,
+    locode,
+    location_name: null,
+    vessel_name: vessel,
+    vessel_imo: null,
+    voyage_number: null,
+  });
+
+  it("without events: POL → POD on the shipment's POD vessel, with ETD/ATD and ETA", () => {
+    const r = buildContainerRoute(container, shipment, []);
+    expect(r.stops.map((s) => s.locode)).toEqual(["CNSHA", "USLAX"]);
+    expect(r.legs).toEqual([
+      {
+        mode: "vessel",
+        from_locode: "CNSHA",
+        to_locode: "USLAX",
+        vessel: { name: "POD VESSEL", imo: "9000009", voyage_number: "9E" },
+        carrier_scac: null,
+        departed_at: "2025-05-01T06:00:00Z",
+        estimated_departure_at: "2025-05-01T00:00:00Z",
+        arrived_at: null,
+        estimated_arrival_at: "2025-05-20T00:00:00Z",
+      },
+    ]);
+  });
+
+  it("a feeder into the POL and an inland rail leg: feeder port → POL → POD → inland destination", () => {
+    const r = buildContainerRoute(
+      {
+        ...container,
+        pod_rail_carrier_scac: "UPRR",
+        pod_rail_departed_at: "2025-05-22T00:00:00Z",
+        ind_eta_at: "2025-05-26T00:00:00Z",
+      },
+      { ...shipment, destination_locode: "USCHI", destination_name: "Chicago", pod_ata_at: "2025-05-21T00:00:00Z" },
+      [
+        ev("feeder_loaded", "2025-04-28T00:00:00Z", "CNNGB", "FEEDER ONE"),
+        ev("feeder_departed", "2025-04-28T06:00:00Z", "CNNGB", "FEEDER ONE"),
+        ev("vessel_loaded", "2025-04-30T00:00:00Z", "CNSHA", "MOTHER"),
+        ev("vessel_departed", "2025-05-01T06:00:00Z", "CNSHA", "MOTHER"),
+        ev("vessel_arrived", "2025-05-21T00:00:00Z", "USLAX", "MOTHER"),
+      ],
+    );
+    expect(r.stops.map((s) => [s.role, s.locode])).toEqual([
+      ["transshipment", "CNNGB"],
+      ["port_of_lading", "CNSHA"],
+      ["port_of_discharge", "USLAX"],
+      ["inland_destination", "USCHI"],
+    ]);
+    expect(r.legs.map((l) => [l.mode, l.from_locode, l.to_locode, l.vessel?.name ?? l.carrier_scac])).toEqual([
+      ["feeder", "CNNGB", "CNSHA", "FEEDER ONE"],
+      ["vessel", "CNSHA", "USLAX", "MOTHER"],
+      ["rail", "USLAX", "USCHI", "UPRR"],
+    ]);
+    expect(r.legs[2]).toMatchObject({
+      departed_at: "2025-05-22T00:00:00Z",
+      estimated_arrival_at: "2025-05-26T00:00:00Z",
+    });
+  });
+});
+
+describe("route document (GET /containers/{id}/route) read back by routeFromDocument", () => {
+  const container: RouteContainer = {
+    id: "0190f5c2-7f1e-7c3a-9a8e-3b2d1c4e5f60",
+    number: "ABCU1234560",
+    pol_vessel_departed_at: "2025-05-01T06:00:00Z",
+    pod_arrived_at: null,
+    pod_discharged_at: null,
+    pod_rail_loaded_at: null,
+    pod_rail_departed_at: "2025-05-22T00:00:00Z",
+    pod_rail_carrier_scac: "UPRR",
+    ind_rail_carrier_scac: null,
+    ind_eta_at: "2025-05-26T00:00:00Z",
+    ind_ata_at: null,
+    pod_timezone: "America/Los_Angeles",
+    final_destination_timezone: "America/Chicago",
+  };
+  const shipment: RouteShipment = {
+    port_of_lading_locode: "CNSHA",
+    port_of_lading_name: "Shanghai",
+    port_of_discharge_locode: "USLAX",
+    port_of_discharge_name: "Los Angeles",
+    destination_locode: "USCHI",
+    destination_name: "Chicago",
+    destination_timezone: "America/Chicago",
+    pol_timezone: "Asia/Shanghai",
+    pod_timezone: "America/Los_Angeles",
+    pol_etd_at: "2025-05-01T00:00:00Z",
+    pol_atd_at: null,
+    pod_eta_at: "2025-05-20T00:00:00Z",
+    pod_ata_at: "2025-05-21T00:00:00Z",
+    destination_eta_at: null,
+    destination_ata_at: null,
+    pod_vessel_name: null,
+    pod_vessel_imo: null,
+    pod_voyage_number: null,
+  };
+  const ev = (event: string, timestamp: string, locode: string, vessel: string | null, imo: string | null) => ({
+    event: `container.transport.${event}`,
+    timestamp,
+    timezone: "Etc/UTC",
+    locode,
+    location_name: `${locode} port`,
+    vessel_name: vessel,
+    vessel_imo: imo,
+    voyage_number: vessel ? "7W" : null,
+  });
+  const everything = { routeLocations: true, ports: true, vessels: true };
+  const routes = {
+    "feeder, transshipment on the same vessel name with another IMO, POD, rail inland": buildContainerRoute(
+      container,
+      shipment,
+      [
+        ev("feeder_departed", "2025-04-28T06:00:00Z", "CNNGB", "FEEDER ONE", null),
+        ev("vessel_departed", "2025-05-01T06:00:00Z", "CNSHA", "MOTHER", "9000001"),
+        ev("transshipment_arrived", "2025-05-08T00:00:00Z", "KRPUS", "MOTHER", "9000001"),
+        ev("transshipment_departed", "2025-05-09T00:00:00Z", "KRPUS", "MOTHER", "9000002"),
+        ev("estimated.vessel_arrived", "2025-05-19T00:00:00Z", "USLAX", "MOTHER", "9000002"),
+      ],
+    ),
+    "no events and no POD vessel: one leg without a vessel": buildContainerRoute(
+      container,
+      { ...shipment, destination_locode: null },
+      [],
+    ),
+  };
+
+  for (const [name, route] of Object.entries(routes)) {
+    it(`reads back the route without loss: ${name}`, async () => {
+      const doc = await routeDocument({ route, ports: [] }, everything, "https://api.test/v2/x");
+      expect(routeFromDocument(doc as RouteDocumentLike)).toEqual(route);
+    });
+  }
+
+  it("the example routes are what they claim (so the read-back above covers feeder, rail and vessel-less legs)", () => {
+    const full = routes["feeder, transshipment on the same vessel name with another IMO, POD, rail inland"];
+    expect(full.legs.map((l) => [l.mode, l.vessel?.imo ?? l.carrier_scac])).toEqual([
+      ["feeder", null],
+      ["vessel", "9000001"],
+      ["vessel", "9000002"],
+      ["rail", "UPRR"],
+    ]);
+    expect(routes["no events and no POD vessel: one leg without a vessel"].legs).toMatchObject([{ vessel: null }]);
+  });
+
+  it("a vessel on two legs is one included resource; a document without its locations is unreadable", async () => {
+    const route = routes["feeder, transshipment on the same vessel name with another IMO, POD, rail inland"];
+    const doc = await routeDocument({ route, ports: [] }, everything, "https://api.test/v2/x");
+    const vessels = (doc.included ?? []).filter((r) => r.type === "vessel");
+    expect(vessels.map((v) => v.attributes)).toEqual([
+      { name: "FEEDER ONE", imo: null },
+      { name: "MOTHER", imo: "9000001" },
+      { name: "MOTHER", imo: "9000002" },
+    ]);
+    const bare = await routeDocument({ route, ports: [] }, parseRouteInclude(null), "https://api.test/v2/x");
+    expect(bare.included).toBeUndefined();
+    expect(() => routeFromDocument(bare as RouteDocumentLike)).toThrow(TrackingApiError);
+  });
+});
+
+describe("records (JSON:API → TrackingApi records)", () => {
+  it("flattens attributes and to-one linkage; resolves included locations", () => {
+    const c = toContainerRecord({
+      id: "c1",
+      type: "container",
+      attributes: { number: "ABCU1234560" },
+      relationships: { shipment: { data: { id: "s1", type: "shipment" } }, pod_terminal: { data: null } },
+    });
+    expect(c).toMatchObject({
+      id: "c1",
+      number: "ABCU1234560",
+      shipment_id: "s1",
+      pod_terminal_id: null,
+      pickup_facility_id: null,
+    });
+    const s = toShipmentRecord({
+      id: "s1",
+      type: "shipment",
+      attributes: {},
+      relationships: { containers: { data: [{ id: "c1", type: "container" }] } },
+    });
+    expect(s.container_ids).toEqual(["c1"]);
+    const e = toTransportEventRecord(
+      {
+        id: "e1",
+        type: "transport_event",
+        attributes: { event: "x", data_source: "terminal" },
+        relationships: { location: { data: { id: "p1", type: "port" } } },
+      },
+      [{ id: "p1", type: "port", attributes: { code: "USLAX", name: "Los Angeles" } }],
+    );
+    expect(e.location).toMatchObject({ code: "USLAX", name: "Los Angeles" });
+    expect(e.terminal).toBeNull();
+  });
+});
+
+describe("errors", () => {
+  it("maps REST statuses to error kinds; 429 keeps Retry-After", () => {
+    expect(trackingApiErrorFromStatus(404).kind).toBe("not_found");
+    expect(
+      trackingApiErrorFromStatus(422, {
+        detail: "Scac can't be blank",
+        pointer: "/data/attributes/scac",
+        code: "blank",
+      }),
+    ).toMatchObject({
+      kind: "invalid_argument",
+      field: "scac",
+      code: "blank",
+    });
+    expect(trackingApiErrorFromStatus(400, { parameter: "filter[status]" }).field).toBe("filter[status]");
+    expect(trackingApiErrorFromStatus(403).kind).toBe("forbidden_feature");
+    expect(trackingApiErrorFromStatus(429, {}, 17)).toMatchObject({ kind: "rate_limited", retryAfterSeconds: 17 });
+    expect(trackingApiErrorFromStatus(503, { detail: "db exploded at 10.0.0.3" }).message).not.toContain("10.0.0.3");
+  });
+
+  it("unexpected errors reach the client as a reference only; the real error is reported server-side", () => {
+    const reported: unknown[] = [];
+    const text = errorMessage(
+      new Error("D1_ERROR: no such table: secrets; key svc_test_abc"),
+      { reportError: (e) => reported.push(e) },
+      "t",
+    );
+    expect(text).toMatch(/^Internal error: the request could not be completed \(reference [0-9a-f-]{36}\)/);
+    expect(text).not.toMatch(/D1_ERROR|svc_test|secrets/);
+    expect(reported).toHaveLength(1);
+    const limited = errorMessage(
+      new TrackingApiError("rate_limited", "x", { retryAfterSeconds: 1 }),
+      { reportError: () => {} },
+      "t",
+    );
+    expect(limited).toBe(
+      "Rate limited: this account's request limit (shared with the REST API) is used up. Retry after 1 second.",
+    );
+  });
+});
+
+describe("milestone catalog", () => {
+  it("places every catalog event in one phase and the glossary documents each", () => {
+    const glossary = milestoneGlossaryMarkdown();
+    for (const m of MILESTONES) {
+      expect(phaseOf(m.event)).toBe(m.phase);
+      expect(glossary).toContain(`\`${m.event}\``);
+    }
+    expect(phaseOf("container.transport.something_new")).toBe("other");
+  });
+});
