@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { vesselIdForImo } from "../src/vessels/serializer";
 import { api, apiJson, createAccount, type TestAccount } from "./helpers/api";
 import { type Doc, type Many, type Resource, toOne, trackAndProcess, trackSandboxShipment } from "./helpers/tracking";
 
@@ -136,7 +137,9 @@ describe("GET /containers/{id}/raw_events", () => {
       expect(Object.keys(e.attributes).sort()).toEqual([...ATTRIBUTES].sort());
       expect(e.attributes.created_at).toMatch(ISO_SECONDS);
       expect(toOne(e, "container")).toEqual({ id: containerId, type: "container" });
-      expect(toOne(e, "vessel")).toBeNull();
+      // The vessel is linked by its IMO number, the same id webhook bodies and routes use.
+      const imo = e.attributes.vessel_imo as string | null;
+      expect(toOne(e, "vessel")).toEqual(imo ? { id: vesselIdForImo(imo), type: "vessel" } : null);
       expect(toOne(e, "terminal")).toBeNull();
     }
     const eta = json.data[2] as Resource;
@@ -161,9 +164,17 @@ describe("GET /containers/{id}/raw_events", () => {
     expect(toOne(json.data[0], "location")).toEqual({ id: CNYTN_ID, type: "port" });
     // A LOCODE the reference ports do not know links nothing.
     expect(toOne(json.data[3], "location")).toBeNull();
+    // Locations and vessels are included by default (R §0.4), each once.
     const included = json.included ?? [];
-    expect(included.map((r) => `${r.type}:${r.id}`).sort()).toEqual([`port:${CNYTN_ID}`, `port:${USLAX_ID}`].sort());
+    const sandboxExpress = vesselIdForImo("9811000");
+    expect(included.map((r) => `${r.type}:${r.id}`).sort()).toEqual(
+      [`port:${CNYTN_ID}`, `port:${USLAX_ID}`, `vessel:${sandboxExpress}`].sort(),
+    );
     expect(included.find((r) => r.id === USLAX_ID)?.attributes).toMatchObject({ code: "USLAX" });
+    expect(included.find((r) => r.type === "vessel")?.attributes).toMatchObject({
+      name: "SANDBOX EXPRESS",
+      imo: "9811000",
+    });
   });
 
   it("include= (empty) includes nothing; include=container includes the account's container", async () => {

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { vesselIdForImo } from "../src/vessels/serializer";
 import { api, apiJson, BASE, createAccount, type TestAccount } from "./helpers/api";
 import { type Doc, type Many, type Resource, toOne, trackAndProcess, trackSandboxShipment } from "./helpers/tracking";
 
@@ -154,6 +155,35 @@ describe("GET /containers/{id}/transport_events", () => {
     const included = json.included ?? [];
     expect(included.map((r) => `${r.type}:${r.id}`).sort()).toEqual([`port:${USLAX_ID}`, `terminal:${FENIX_ID}`]);
     expect(included.find((r) => r.type === "port")?.attributes).toMatchObject({ code: "USLAX", name: "Los Angeles" });
+  });
+
+  it("links the vessel by its IMO number and includes it with include=vessel (once per vessel)", async () => {
+    const { account, containerId, ids } = await withEvents();
+    await env.DB.prepare(
+      "UPDATE transport_events SET vessel_name = 'EVER GIVEN', vessel_imo = '9811000' WHERE id IN (?1, ?2)",
+    )
+      .bind(ids.arrived, ids.departed)
+      .run();
+    const { res, json } = await apiJson<Many>(`/containers/${containerId}/transport_events?include=vessel`, {
+      key: account.key,
+    });
+    expect(res.status).toBe(200);
+    const vesselId = vesselIdForImo("9811000");
+    const linked = json.data.filter((e) => toOne(e, "vessel") !== null).map((e) => e.id);
+    expect(linked.sort()).toEqual([ids.arrived, ids.departed].sort());
+    expect(
+      toOne(
+        json.data.find((e) => e.id === ids.arrived),
+        "vessel",
+      ),
+    ).toEqual({ id: vesselId, type: "vessel" });
+    expect(json.included).toEqual([
+      expect.objectContaining({
+        id: vesselId,
+        type: "vessel",
+        attributes: expect.objectContaining({ name: "EVER GIVEN", imo: "9811000" }),
+      }),
+    ]);
   });
 
   it("include=shipment,container adds the account's own shipment and container", async () => {

@@ -17,6 +17,7 @@ import { ApiError } from "../lib/errors";
 import { deterministicId } from "../lib/ids";
 import type { JsonApiDocument, Linkage, ResourceObject } from "../lib/jsonapi/types";
 import { type PortRow, serializePort } from "../ports/serializer";
+import { vesselIdForImo } from "../vessels/serializer";
 import type { ContainerRoute, RouteLeg, VesselRef } from "./route";
 import type { RouteAttributes, RouteLocationAttributes, VesselAttributes } from "./route-schemas";
 
@@ -96,9 +97,12 @@ export interface LoadedRoute {
   ports: PortRow[];
 }
 
-/** Id of a vessel resource: one per (IMO, name). */
-function vesselId(v: VesselRef): Promise<string> {
-  return deterministicId(`vessel:${v.imo ?? ""}:${v.name}`);
+/**
+ * Id of a vessel resource: the IMO-number id every other document uses (`vesselIdForImo`), or, for a vessel known only
+ * by name, one per name.
+ */
+async function vesselId(v: VesselRef): Promise<string> {
+  return vesselIdForImo(v.imo) ?? deterministicId(`vessel::${v.name}`);
 }
 
 /**

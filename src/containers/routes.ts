@@ -29,10 +29,13 @@ import { CONTAINER_STATUSES, getContainerView, listContainers, refreshContainer 
 
 const tags = ["Containers"];
 const INCLUDES = ["shipment", "pod_terminal", "pickup_facility", "transport_events"];
-const TRANSPORT_EVENT_INCLUDES = ["location", "terminal", "shipment", "container"];
-const RAW_EVENT_INCLUDES = ["location", "container"];
-/** The raw events endpoint includes the event locations unless told otherwise, as the reference does (R §0.4). */
-const RAW_EVENT_DEFAULT_INCLUDE = "location";
+const TRANSPORT_EVENT_INCLUDES = ["location", "terminal", "shipment", "container", "vessel"];
+const RAW_EVENT_INCLUDES = ["location", "vessel", "container"];
+/**
+ * The raw events endpoint includes the event locations and vessels unless told otherwise, as the reference does
+ * (R §0.4: "returns `included` (location ports and vessels) even without an `include` parameter").
+ */
+const RAW_EVENT_DEFAULT_INCLUDE = "location,vessel";
 const IdParam = z.object({
   id: z
     .string()
@@ -118,7 +121,7 @@ const rawEventsRouteDef = createRoute({
     params: IdParam,
     query: z.object({
       include: includeQuery(RAW_EVENT_INCLUDES).openapi({
-        description: `Comma-separated relationships to include: ${RAW_EVENT_INCLUDES.join(", ")} (default: location).`,
+        description: `Comma-separated relationships to include: ${RAW_EVENT_INCLUDES.join(", ")} (default: location,vessel).`,
       }),
     }),
   },

@@ -4,6 +4,7 @@ import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { loadPortsByIds, portResource } from "../ports/serializer";
 import { findPortByLocode } from "../reference/locations";
+import { vesselLinkage, vesselsOfEvents, vesselType } from "../vessels/serializer";
 
 /** A `raw_events` row as drizzle returns it. */
 export type RawEventRow = typeof rawEvents.$inferSelect;
@@ -17,7 +18,8 @@ function locationId(row: RawEventRow): string | null {
  * Serialises a carrier feed row (R §1.10, sample A.4): `event` is the normalised name without the
  * `container.transport.` prefix, `original_event` the carrier's own words, `actual_on`/`estimated_on` the
  * (deprecated) date-only forms of `timestamp`. `location` links the reference port of `location_locode`;
- * `vessel` and `terminal` are not resolved for raw rows (always null).
+ * `vessel` links the vessel of `vessel_imo` (none without a valid IMO number); `terminal` is not resolved for raw rows
+ * (always null).
  */
 export function serializeRawEvent(row: RawEventRow): ResourceObject {
   const location = locationId(row);
@@ -44,19 +46,23 @@ export function serializeRawEvent(row: RawEventRow): ResourceObject {
     },
     relationships: {
       location: { data: location ? { id: location, type: "port" } : null },
-      vessel: { data: null },
+      vessel: { data: vesselLinkage(row) },
       container: { data: { id: row.containerId, type: "container" } },
       terminal: { data: null },
     },
   };
 }
 
-/** JSON:API type `raw_event`; includable: `location` (port) and `container`. */
+/** JSON:API type `raw_event`; includable: `location` (port), `vessel` and `container`. */
 export const rawEventResource: ResourceType<RawEventRow> = {
   type: "raw_event",
   serializerName: "V2::RawEventSerializer",
   serialize: serializeRawEvent,
   relationships: {
+    vessel: {
+      target: () => vesselType,
+      load: async (_ctx, parents) => vesselsOfEvents(parents),
+    },
     location: {
       target: () => portResource,
       load: (ctx, parents) => loadPortsByIds(ctx.db, parents.map(locationId)),

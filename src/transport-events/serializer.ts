@@ -5,6 +5,7 @@ import type { ResourceObject } from "../lib/jsonapi/types";
 import { loadPortsByIds, portResource } from "../ports/serializer";
 import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
 import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
+import { vesselLinkage, vesselsOfEvents, vesselType } from "../vessels/serializer";
 
 /** A `transport_events` row as drizzle returns it. */
 export type TransportEventRow = typeof transportEvents.$inferSelect;
@@ -28,19 +29,23 @@ export function serializeTransportEvent(row: TransportEventRow): ResourceObject 
     relationships: {
       shipment: { data: { id: row.shipmentId, type: "shipment" } },
       container: { data: { id: row.containerId, type: "container" } },
-      vessel: { data: null },
+      vessel: { data: vesselLinkage(row) },
       location: { data: row.locationId ? { id: row.locationId, type: "port" } : null },
       terminal: { data: row.terminalId ? { id: row.terminalId, type: "terminal" } : null },
     },
   };
 }
 
-/** JSON:API type `transport_event` (targets are late-bound: the resource types refer to each other); includable: `location`, `terminal`, `shipment`, `container`. */
+/** JSON:API type `transport_event` (targets are late-bound: the resource types refer to each other); includable: `location`, `terminal`, `shipment`, `container`, `vessel` (built from the events' vessel name and IMO). */
 export const transportEventResource: ResourceType<TransportEventRow> = {
   type: "transport_event",
   serializerName: "V2::TransportEventSerializer",
   serialize: serializeTransportEvent,
   relationships: {
+    vessel: {
+      target: () => vesselType,
+      load: async (_ctx, parents) => vesselsOfEvents(parents),
+    },
     location: {
       target: () => portResource,
       load: (ctx, parents) =>

@@ -9,6 +9,7 @@ import { type ShipmentView, serializeShipment } from "../shipments/serializer";
 import { serializeTerminal, type TerminalRow } from "../terminals/serializer";
 import { serializeTrackingRequest, type TrackingRequestRow } from "../tracking-requests/serializer";
 import { serializeTransportEvent, type TransportEventRow } from "../transport-events/serializer";
+import { vesselIdForImo, vesselResource } from "../vessels/serializer";
 import { isWebhookEvent } from "./catalog";
 
 /**
@@ -137,34 +138,7 @@ export function terminalResourceById(id: string | null | undefined): ResourceObj
   return t ? serializeTerminal(terminalRow(t)) : null;
 }
 
-/**
- * The id of the `vessel` resource of an IMO number: a UUID (version 8, "custom") that spells the 7-digit IMO number
- * in its last group, so every document names a vessel the same way without a table. Null without a valid IMO.
- */
-export function vesselIdForImo(imo: string | null | undefined): string | null {
-  if (!imo || !/^\d{7}$/.test(imo)) return null;
-  return `7e55e100-0000-8000-8000-${imo.padStart(12, "0")}`;
-}
-
-/** A `vessel` resource (R §1.11) from what events know of it: name and IMO number. Null without a valid IMO. */
-export function vesselResource(name: string | null, imo: string | null): ResourceObject | null {
-  const id = vesselIdForImo(imo);
-  if (!id) return null;
-  return {
-    id,
-    type: "vessel",
-    attributes: {
-      name,
-      imo,
-      mmsi: null,
-      latitude: null,
-      longitude: null,
-      nautical_speed_knots: null,
-      navigational_heading_degrees: null,
-      position_timestamp: null,
-    },
-  };
-}
+export { vesselIdForImo, vesselResource };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reference objects of the event families that have no endpoint of their own (R §1.14).
