@@ -32,6 +32,11 @@ export interface Env {
    * over plain `http://`, e.g. `127.0.0.1,localhost` for `npm run receiver`.
    */
   WEBHOOK_ALLOW_INSECURE_HOSTS?: string;
+  /**
+   * Bench instrumentation of the poll path (`trace` or `noop`, src/tracking/bench-trace.ts), set only by
+   * `npm run bench -- engine`; unset everywhere else, where it changes nothing.
+   */
+  BENCH_ENGINE?: string;
 }
 
 /** Message on the `tracking-requests` queue: look up this tracking request at its carrier. */

@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import type { Env, TerminalPollMessage, TrackingRequestMessage } from "./env";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
+import { benchEngineRequest } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
 import { consumeWebhookDeliveries, consumeWebhookDeliveriesDlq } from "./webhooks/delivery";
@@ -18,7 +19,9 @@ const app = createApp();
  */
 export default {
   fetch: (request, env, ctx) =>
-    new URL(request.url).pathname === MCP_PATH ? handleMcpRequest(request, env, ctx) : app.fetch(request, env, ctx),
+    // benchEngineRequest: null (no effect) unless BENCH_ENGINE is set, as only `npm run bench -- engine` does.
+    benchEngineRequest(request, env) ??
+    (new URL(request.url).pathname === MCP_PATH ? handleMcpRequest(request, env, ctx) : app.fetch(request, env, ctx)),
   async queue(batch, env, _ctx) {
     switch (batch.queue) {
       case "tracking-requests":

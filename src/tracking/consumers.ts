@@ -7,6 +7,7 @@ import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { isUniqueViolation } from "../tracking-requests/service";
 import { batchWithNotifications } from "../webhooks/outbox";
+import { benchEngineMode } from "./bench-trace";
 import { markRequestCreated, recordLookupFailure, trackingRequestDraft, writeLookupRows } from "./persist";
 import { type SourceRegistry, sourcesFor } from "./sources";
 import type { ContainerFacts, LookupResult, ShipmentFacts, SourceContext, TerminalPollResult } from "./sources/types";
@@ -349,6 +350,12 @@ export async function pollBox(
 
 /** Queue consumer of `terminal-polls`: one poll per message; a failing message is retried by the queue. */
 export async function consumeTerminalPolls(batch: MessageBatch<TerminalPollMessage>, env: Env): Promise<void> {
+  if (benchEngineMode(env) === "noop") {
+    // Bench baseline (bench/engine), inert unless BENCH_ENGINE=noop: the same consumer doing no work.
+    for (const message of batch.messages) message.ack();
+    console.warn(`bench-engine ${JSON.stringify({ noop: batch.messages.length })}`);
+    return;
+  }
   for (const message of batch.messages) {
     try {
       await pollBox({ env }, message.body);

@@ -6,6 +6,7 @@ import { trackedEquipment } from "../db/schema";
 import type { Env } from "../env";
 import { toIsoSeconds } from "../lib/clock";
 import { enqueueNotifications } from "../webhooks/outbox";
+import { benchEngineMode, countingD1, type D1Counter } from "./bench-trace";
 import { boxUpdateStatements, loadBoxWebhookContext, type Subscription } from "./box-writes";
 import { type ContainerState, deriveContainerState, deriveShipmentState, type ShipmentState } from "./derive";
 import { diffEvents, type EngineEvent, recordedKeysAfter } from "./events";
@@ -340,6 +341,10 @@ export class Tracker extends DurableObject<Env> {
     const nextPollAt = delay === null ? null : toIsoSeconds(nowMs + delay);
     await this.save({ ...snap, consecutiveFailures: failures, nextPollAt });
     if (delay !== null) await this.ctx.storage.setAlarm(nowMs + delay);
+    if (benchEngineMode(this.env) === "trace") {
+      const line = { box: snap.box.number, joining: 0, events: 0, batches: 0, statements: 0, failed };
+      console.warn(`bench-engine ${JSON.stringify(line)}`);
+    }
     return { applied: false, events: [], currentStatus: snap.state?.currentStatus ?? null, nextPollAt };
   }
 
@@ -385,7 +390,9 @@ export class Tracker extends DurableObject<Env> {
     const nextPollAt = delay === null ? null : toIsoSeconds(nowMs + delay);
     const carrierCheckedAt = carrierChecked && carrier ? nowIso : snap.carrierCheckedAt;
     const terminalCheckedAt = terminalChecked ? nowIso : snap.terminalCheckedAt;
-    const db = createDatabase(this.env.DB);
+    // Bench instrumentation (bench/engine), inert unless BENCH_ENGINE=trace: counts this update's D1 round trips.
+    const d1Count: D1Counter | null = benchEngineMode(this.env) === "trace" ? { batches: 0, statements: 0 } : null;
+    const db = createDatabase(d1Count ? countingD1(this.env.DB, d1Count) : this.env.DB);
     // Only an update that announces something reads the webhooks (and the rows their bodies include), in one round
     // trip: an unchanged poll stays at one D1 batch, a changed one at two.
     const announcing = (events.length > 0 && snap.subscriptions.length > 0) || joining.length > 0;
@@ -429,6 +436,15 @@ export class Tracker extends DurableObject<Env> {
     await this.save(next);
     if (delay === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(nowMs + delay);
+    if (d1Count) {
+      const line = {
+        box: snap.box.number,
+        joining: joining.length,
+        events: events.length + historyEvents.length,
+        ...d1Count,
+      };
+      console.warn(`bench-engine ${JSON.stringify({ ...line, snapshotBytes: JSON.stringify(next).length })}`);
+    }
     return {
       applied: true,
       events: [...events, ...historyEvents].map((e) => (e.kind === "transport_event" ? e.event : e.kind)),

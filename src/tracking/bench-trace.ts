@@ -1,0 +1,101 @@
+import type { Env, TerminalPollMessage } from "../env";
+
+/**
+ * Bench instrumentation of the poll path, for `npm run bench -- engine` only (bench/engine, bench/README.md).
+ * Everything here is inert unless the Worker variable `BENCH_ENGINE` is set, which no deployed config does:
+ * - `BENCH_ENGINE=trace`: each Tracker update counts the D1 round trips it makes (`countingD1`) and writes one
+ *   `bench-engine {...}` line to the log (console.warn, so it shows at `--log-level warn`);
+ * - `BENCH_ENGINE=noop`: the `terminal-polls` consumer acks every message without polling (the bench's
+ *   "same consumer doing no work" baseline) and logs `bench-engine {"noop":n}` per batch;
+ * - with either, `POST /__bench/engine/enqueue` ({@link benchEngineRequest}) puts poll messages on the queue.
+ */
+export type BenchEngineMode = "trace" | "noop" | null;
+
+/** The bench mode of this Worker (`BENCH_ENGINE`), or null (the default: no instrumentation). */
+export function benchEngineMode(env: Pick<Env, "BENCH_ENGINE">): BenchEngineMode {
+  return env.BENCH_ENGINE === "trace" || env.BENCH_ENGINE === "noop" ? env.BENCH_ENGINE : null;
+}
+
+/** D1 round trips counted by {@link countingD1}: `batches` (a `batch()` or one statement run alone), `statements`. */
+export interface D1Counter {
+  batches: number;
+  statements: number;
+}
+
+const RAW = Symbol("bench-trace.raw");
+type Wrapped = D1PreparedStatement & { [RAW]: D1PreparedStatement };
+
+function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter): Wrapped {
+  const once = () => {
+    counter.batches += 1;
+    counter.statements += 1;
+  };
+  return {
+    [RAW]: stmt,
+    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), counter),
+    first: ((column?: string) => {
+      once();
+      return column === undefined ? stmt.first() : stmt.first(column);
+    }) as D1PreparedStatement["first"],
+    run: (() => {
+      once();
+      return stmt.run();
+    }) as D1PreparedStatement["run"],
+    all: (() => {
+      once();
+      return stmt.all();
+    }) as D1PreparedStatement["all"],
+    raw: ((options?: { columnNames?: boolean }) => {
+      once();
+      return stmt.raw(options as { columnNames: true });
+    }) as D1PreparedStatement["raw"],
+  } as Wrapped;
+}
+
+/**
+ * `db` with every round trip counted into `counter` (a `batch()` is one round trip of its statements; a statement
+ * run on its own is one of one). Used only under `BENCH_ENGINE=trace`.
+ */
+export function countingD1(db: D1Database, counter: D1Counter): D1Database {
+  return {
+    prepare: (query: string) => wrapStatement(db.prepare(query), counter),
+    batch: (statements: D1PreparedStatement[]) => {
+      counter.batches += 1;
+      counter.statements += statements.length;
+      return db.batch(statements.map((s) => (s as Partial<Wrapped>)[RAW] ?? s));
+    },
+    exec: (query: string) => {
+      counter.batches += 1;
+      counter.statements += 1;
+      return db.exec(query);
+    },
+    dump: () => db.dump(),
+    withSession: (constraint?: string) => db.withSession(constraint),
+  } as D1Database;
+}
+
+/** Path of the bench's enqueue endpoint (answered only when `BENCH_ENGINE` is set). */
+export const BENCH_ENGINE_ENQUEUE_PATH = "/__bench/engine/enqueue";
+
+/**
+ * `POST /__bench/engine/enqueue` with a JSON array of `{ scac, number }`: puts one `terminal-polls` message per box
+ * on the queue (`sendBatch`, 100 at a time), so the bench can start N polls at once without N HTTP requests.
+ * Returns null, and the request goes on to the API as usual, unless `BENCH_ENGINE` is set and the path matches;
+ * a body that is not such an array answers 400.
+ */
+export function benchEngineRequest(request: Request, env: Env): Promise<Response> | null {
+  if (benchEngineMode(env) === null || request.method !== "POST") return null;
+  if (new URL(request.url).pathname !== BENCH_ENGINE_ENQUEUE_PATH) return null;
+  return (async () => {
+    const body: unknown = await request.json().catch(() => null);
+    const valid =
+      Array.isArray(body) &&
+      body.every((b) => typeof b?.scac === "string" && typeof b?.number === "string" && Object.keys(b).length === 2);
+    if (!valid) return Response.json({ errors: [{ status: "400", title: "Bad bench enqueue body" }] }, { status: 400 });
+    const boxes = body as TerminalPollMessage[];
+    for (let i = 0; i < boxes.length; i += 100) {
+      await env.TERMINAL_POLLS_QUEUE.sendBatch(boxes.slice(i, i + 100).map((box) => ({ body: box })));
+    }
+    return Response.json({ enqueued: boxes.length });
+  })();
+}

@@ -1,0 +1,49 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import {
+  BENCH_ENGINE_ENQUEUE_PATH,
+  benchEngineMode,
+  benchEngineRequest,
+  countingD1,
+  type D1Counter,
+} from "../../src/tracking/bench-trace";
+
+// The bench/engine instrumentation (src/tracking/bench-trace.ts): inert without BENCH_ENGINE, and its D1 counter
+// counts real round trips of the local D1 binding while passing results through unchanged.
+
+describe("bench-engine instrumentation", () => {
+  it("is off unless BENCH_ENGINE is trace or noop", () => {
+    expect(benchEngineMode({})).toBeNull();
+    expect(benchEngineMode({ BENCH_ENGINE: "" })).toBeNull();
+    expect(benchEngineMode({ BENCH_ENGINE: "yes" })).toBeNull();
+    expect(benchEngineMode({ BENCH_ENGINE: "trace" })).toBe("trace");
+    expect(benchEngineMode({ BENCH_ENGINE: "noop" })).toBe("noop");
+  });
+
+  it("leaves the enqueue path to the API when BENCH_ENGINE is unset", () => {
+    const request = new Request(`http://localhost${BENCH_ENGINE_ENQUEUE_PATH}`, { method: "POST", body: "[]" });
+    expect(benchEngineRequest(request, { ...env, BENCH_ENGINE: undefined })).toBeNull();
+  });
+
+  it("answers a malformed enqueue body with 400 under BENCH_ENGINE", async () => {
+    const request = new Request(`http://localhost${BENCH_ENGINE_ENQUEUE_PATH}`, { method: "POST", body: "{" });
+    const res = await benchEngineRequest(request, { ...env, BENCH_ENGINE: "noop" });
+    expect(res?.status).toBe(400);
+  });
+
+  it("counts a batch as one round trip of its statements and a lone statement as one of one", async () => {
+    const counter: D1Counter = { batches: 0, statements: 0 };
+    const db = countingD1(env.DB, counter);
+    const one = await db.prepare("SELECT ? AS n").bind(7).first<{ n: number }>();
+    expect(one?.n).toBe(7);
+    expect(counter).toEqual({ batches: 1, statements: 1 });
+    const results = await db.batch([db.prepare("SELECT 1 AS n"), db.prepare("SELECT ? AS n").bind(2)]);
+    expect(results.map((r) => (r.results[0] as { n: number }).n)).toEqual([1, 2]);
+    expect(counter).toEqual({ batches: 2, statements: 3 });
+    const all = await db.prepare("SELECT 3 AS n").all<{ n: number }>();
+    expect(all.results).toEqual([{ n: 3 }]);
+    const raw = await db.prepare("SELECT 4 AS n").raw();
+    expect(raw).toEqual([[4]]);
+    expect(counter).toEqual({ batches: 4, statements: 5 });
+  });
+});
