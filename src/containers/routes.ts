@@ -198,8 +198,8 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const include = parseInclude(includeParam(params), containerResource);
     const ctx = loadContext(c);
-    const row = await getContainerView(ctx.db, ctx.accountId, c.req.valid("param").id);
-    return sendJsonApi(c, await resourceDocument(ctx, containerResource, row, include, c.req.url));
+    const { view, prefetched } = await getContainerView(ctx.db, ctx.accountId, c.req.valid("param").id, include);
+    return sendJsonApi(c, await resourceDocument(ctx, containerResource, view, include, c.req.url, prefetched));
   })
   .openapi(transportEventsRouteDef, async (c) => {
     const params = queryParams(c);

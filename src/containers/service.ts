@@ -1,37 +1,55 @@
 import { and, eq, gte, lte } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client";
 import { readBatch } from "../db/read-batch";
 import { containers, shipments } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
-import { type IncludeTree, prefetchQueries } from "../lib/jsonapi/include";
+import { type IncludeTree, type PrefetchedIncludes, prefetchQueries } from "../lib/jsonapi/include";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { CONTAINER_STATUSES } from "../tracking/status";
 import { trackerName } from "../tracking/tracker";
-import { type ContainerView, containerLinkageQueries, containerResource, withContainerLinkage } from "./serializer";
+import {
+  type ContainerRow,
+  type ContainerView,
+  containerLinkageQueries,
+  containerResource,
+  withContainerLinkage,
+} from "./serializer";
 
 /** Every `current_status` value, re-exported for the routes. */
 export { CONTAINER_STATUSES };
 
 /**
- * One container of the account with its linkage, read in one D1 round trip (the row and its event ids).
+ * One container of the account with its linkage, and the rows of the includes that can be prefetched
+ * (`shipment`, with its own linkage), all read in one D1 round trip (DECISIONS.md §Wire format: `include`).
+ * @param include the parsed `include` of the request; relationships without a prefetch are left to the loaders.
  * @throws ApiError 404 when absent or another account's.
  */
-export async function getContainerView(db: Database, accountId: string, id: string): Promise<ContainerView> {
-  const [rows, events, raws] = await readBatch(db, [
-    db
-      .select()
-      .from(containers)
-      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, id)))
-      .limit(1),
+export async function getContainerView(
+  db: Database,
+  accountId: string,
+  id: string,
+  include: IncludeTree = new Map(),
+): Promise<{ view: ContainerView; prefetched: PrefetchedIncludes }> {
+  const owned = and(ownedBy(containers.accountId, accountId), eq(containers.id, id));
+  const prefetch = prefetchQueries(
+    { db, accountId },
+    containerResource,
+    include,
+    db.select({ id: containers.id }).from(containers).where(owned),
+  );
+  const [rows, events, raws, ...included] = (await readBatch(db, [
+    db.select().from(containers).where(owned).limit(1),
     ...containerLinkageQueries(db, [id]),
-  ]);
-  const [view] = withContainerLinkage(rows, events, raws);
+    ...prefetch.queries,
+  ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[][];
+  const [view] = withContainerLinkage((rows ?? []) as ContainerRow[], events ?? [], raws ?? []);
   if (!view) throw ApiError.notFound("Couldn't find Container");
-  return view;
+  return { view, prefetched: prefetch.read(included) };
 }
 
 /**

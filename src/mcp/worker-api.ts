@@ -124,10 +124,10 @@ export class WorkerTrackingApi implements TrackingApi {
 
   async getContainer(id: string, include: ContainerInclude[] = []): Promise<ContainerDetails> {
     return mapErrors(async () => {
-      const view = await getContainerView(this.deps.db, this.deps.accountId, id);
       const wanted = new Set(include);
       const tree = parseInclude([...wanted].filter((i) => i !== "transport_events").join(","), containerResource);
-      const doc = await resourceDocument(this.ctx, containerResource, view, tree, `svc://container/${id}`);
+      const { view, prefetched } = await getContainerView(this.deps.db, this.deps.accountId, id, tree);
+      const doc = await resourceDocument(this.ctx, containerResource, view, tree, `svc://container/${id}`, prefetched);
       const data = doc.data as ResourceObject;
       const included = doc.included ?? [];
       const details: ContainerDetails = { container: toContainerRecord(data) };

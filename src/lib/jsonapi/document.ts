@@ -21,12 +21,13 @@ export async function resourceDocument<Row>(
   row: Row,
   include: IncludeTree,
   selfUrl: string,
+  prefetched?: PrefetchedIncludes,
 ): Promise<JsonApiDocument> {
   const [hydrated] = type.hydrate ? await type.hydrate(ctx, [row]) : [row];
   const data = type.serialize(hydrated ?? row);
   const doc: JsonApiDocument = { data, links: { self: selfUrl } };
   if (include.size > 0) {
-    doc.included = await resolveIncluded(ctx, type, [hydrated ?? row], include, [data]);
+    doc.included = await resolveIncluded(ctx, type, [hydrated ?? row], include, [data], prefetched);
   }
   return doc;
 }
