@@ -55,6 +55,8 @@ export interface TerminalPollMessage {
 export interface Principal {
   accountId: string;
   apiKeyId: string;
+  /** Non-secret fingerprint of the key (`fingerprintOfKeyHash`, src/middleware/auth.ts): binds MCP sessions to it. */
+  keyFingerprint: string;
 }
 
 /** Hono environment of the app: bindings plus per-request variables. */

@@ -21,7 +21,7 @@ import type { Env } from "../env";
 import { authenticate, parseAuthorization } from "../middleware/auth";
 import { TrackingMcpAgent } from "./agent";
 import { TrackingApiError } from "./api";
-import { drawFromBucket, keyFingerprint, type McpSessionProps, type SessionOwner } from "./session";
+import { drawFromBucket, type McpSessionProps, type SessionOwner } from "./session";
 
 /** Path of the MCP endpoint. */
 export const MCP_PATH = "/mcp";
@@ -171,7 +171,7 @@ export async function handleMcpRequest(request: Request, env: Env, ctx: Executio
         "WWW-Authenticate": `${MCP_WWW_AUTHENTICATE}, error="invalid_token"`,
       });
     }
-    const fingerprint = await keyFingerprint(key);
+    const fingerprint = principal.keyFingerprint;
 
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId !== null) {

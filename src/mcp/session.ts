@@ -6,6 +6,7 @@
 
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
+import { fingerprintOfKeyHash } from "../middleware/auth";
 import type { BucketName } from "../ratelimit/buckets";
 import { checkRateLimit } from "../ratelimit/client";
 import { TrackingApiError } from "./api";
@@ -27,11 +28,11 @@ export interface SessionOwner {
 }
 
 /**
- * A non-secret fingerprint of an API key: the first 16 hex digits (64 bits) of its SHA-256. It identifies the key
- * a session belongs to without storing anything that authenticates.
+ * The fingerprint of an API key (`fingerprintOfKeyHash`), for a key read from a live header. The `/mcp` guard takes
+ * it from the authenticated principal instead, which already hashed the key.
  */
 export async function keyFingerprint(key: string): Promise<string> {
-  return (await sha256Hex(key)).slice(0, 16);
+  return fingerprintOfKeyHash(await sha256Hex(key));
 }
 
 /**

@@ -26,6 +26,14 @@ export function parseAuthorization(header: string | undefined | null): string | 
   return key;
 }
 
+/**
+ * A non-secret fingerprint of an API key from its SHA-256 (hex): the first 16 hex digits (64 bits). It identifies
+ * the key an MCP session belongs to without storing anything that authenticates (DESIGN.md §6).
+ */
+export function fingerprintOfKeyHash(keyHash: string): string {
+  return keyHash.slice(0, 16);
+}
+
 interface CacheEntry {
   principal: Principal | null;
   expiresAt: number;
@@ -55,7 +63,9 @@ export async function authenticate(
     .prepare("SELECT id, account_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL")
     .bind(hash)
     .first<{ id: string; account_id: string }>();
-  const principal = row ? { accountId: row.account_id, apiKeyId: row.id } : null;
+  const principal = row
+    ? { accountId: row.account_id, apiKeyId: row.id, keyFingerprint: fingerprintOfKeyHash(hash) }
+    : null;
   if (ttlSeconds > 0) {
     if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
     cache.set(hash, { principal, expiresAt: nowMs + ttlSeconds * 1000 });
