@@ -1,7 +1,8 @@
-import { and, inArray, type SQLWrapper } from "drizzle-orm";
+import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { readBatch } from "../db/read-batch";
-import { containers, rawEvents, shipments, transportEvents } from "../db/schema";
+import { idList, MAX_SHAPED_IDS, shaped } from "../db/query-shapes";
+import { type ReadItem, readMany } from "../db/read-batch";
+import { containers, rawEvents, shipments, terminals, transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
@@ -101,10 +102,10 @@ export async function loadContainersByIds(db: Database, accountId: string, ids: 
 
 /**
  * The two queries that give containers their to-many linkage (transport event ids in time order, raw event
- * ids in feed order), for containers given by id or by a subquery selecting ids, so they can share a D1
- * round trip with the query that finds the containers.
+ * ids in feed order), for containers given by id (or id placeholders, in a query shape) or by a subquery
+ * selecting ids, so they can share a D1 round trip with the query that finds the containers.
  */
-export function containerLinkageQueries(db: Database, containerIds: string[] | SQLWrapper) {
+export function containerLinkageQueries(db: Database, containerIds: (string | Placeholder)[] | SQLWrapper) {
   return [
     db
       .select({ id: transportEvents.id, containerId: transportEvents.containerId })
@@ -136,22 +137,54 @@ export function withContainerLinkage(rows: ContainerRow[], events: unknown[], ra
 }
 
 /**
+ * The prefetch of a container → terminal relationship (`pod_terminal`, `pickup_facility`): the terminals named by
+ * `column` of the parent containers, in the containers' own D1 round trip. Terminals are reference data shared by
+ * every account, so only the containers (already scoped to the account by the parent query) are filtered.
+ */
+function terminalPrefetch(column: typeof containers.podTerminalId | typeof containers.pickupFacilityId) {
+  return {
+    size: 1,
+    queries: (ctx: { db: Database }, containerIds: SQLWrapper) => [
+      ctx.db
+        .select()
+        .from(terminals)
+        .where(
+          inArray(
+            terminals.id,
+            ctx.db.select({ id: column }).from(containers).where(inArray(containers.id, containerIds)),
+          ),
+        ),
+    ],
+    rows: ([rows = []]: unknown[][]) => rows,
+  };
+}
+
+/**
  * JSON:API type `container`; includable: `shipment`, `pod_terminal`, `pickup_facility`, `transport_events`
- * (R §0.4). `hydrate` loads the linkage of rows that do not have it yet (one D1 batch for all of them); rows
- * read together with their linkage (`listContainers`, `getContainerView`) pass through untouched.
+ * (R §0.4). `hydrate` loads the linkage of rows that do not have it yet (one D1 batch for all of them, a cached
+ * query shape keyed by the number of ids up to `MAX_SHAPED_IDS`); rows read together with their linkage
+ * (`listContainers`, `getContainerView`) pass through untouched.
  */
 export const containerResource: ResourceType<ContainerView> = {
   type: "container",
   serializerName: "V2::ContainerSerializer",
   hydrate: async (ctx, rows) => {
     if (rows.length === 0 || rows.every((r) => r.transportEventIds && r.rawEventIds)) return rows;
-    const [events, raws] = await readBatch(
-      ctx.db,
-      containerLinkageQueries(
-        ctx.db,
-        rows.map((r) => r.id),
-      ),
-    );
+    const ids = rows.map((r) => r.id);
+    let read: ReadItem[];
+    if (ids.length > MAX_SHAPED_IDS) read = [...containerLinkageQueries(ctx.db, ids)];
+    else {
+      const list = idList("id", ids);
+      read = [
+        shaped(
+          ctx.db,
+          `container.linkage:${list.key}`,
+          () => containerLinkageQueries(ctx.db, list.placeholders),
+          list.values,
+        ),
+      ];
+    }
+    const [events = [], raws = []] = await readMany(ctx.db, read);
     return withContainerLinkage(rows, events, raws);
   },
   serialize: serializeContainer,
@@ -165,6 +198,7 @@ export const containerResource: ResourceType<ContainerView> = {
           parents.map((c) => c.shipmentId),
         ),
       prefetch: {
+        size: 3,
         queries: (ctx, containerIds) => {
           const shipmentIds = ctx.db
             .select({ id: containers.shipmentId })
@@ -188,6 +222,7 @@ export const containerResource: ResourceType<ContainerView> = {
           ctx.db,
           parents.map((c) => c.podTerminalId),
         ),
+      prefetch: terminalPrefetch(containers.podTerminalId),
     },
     pickup_facility: {
       target: () => terminalResource,
@@ -196,6 +231,7 @@ export const containerResource: ResourceType<ContainerView> = {
           ctx.db,
           parents.map((c) => c.pickupFacilityId),
         ),
+      prefetch: terminalPrefetch(containers.pickupFacilityId),
     },
     transport_events: {
       target: () => transportEventResource,

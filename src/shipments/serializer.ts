@@ -1,7 +1,8 @@
-import { and, inArray, type SQLWrapper } from "drizzle-orm";
+import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import { containerResource } from "../containers/serializer";
 import type { Database } from "../db/client";
-import { readBatch } from "../db/read-batch";
+import { idList, MAX_SHAPED_IDS, placeholder, shaped } from "../db/query-shapes";
+import { type ReadItem, readMany } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
@@ -87,9 +88,13 @@ const portLoader = (pick: (s: ShipmentView) => string | null) => ({
 /**
  * The queries that complete shipments for serialization — their container ids (linkage, oldest first) and their
  * customers' names — for shipments given by id or by a subquery selecting ids, so they can share a D1 round
- * trip with the query that finds the shipments.
+ * trip with the query that finds the shipments. In a query shape the account and ids are placeholders.
  */
-export function shipmentLinkageQueries(db: Database, accountId: string, shipmentIds: string[] | SQLWrapper) {
+export function shipmentLinkageQueries(
+  db: Database,
+  accountId: string | Placeholder,
+  shipmentIds: (string | Placeholder)[] | SQLWrapper,
+) {
   return [
     db
       .select({ id: containers.id, shipmentId: containers.shipmentId })
@@ -136,19 +141,49 @@ export function withShipmentLinkage(
 
 /**
  * Shipments of the account by id, completed with their linkage, in one D1 round trip (the `shipment` and
- * `tracked_object` includes).
+ * `tracked_object` includes). Up to `MAX_SHAPED_IDS` ids the queries are a cached query shape keyed by the number
+ * of ids (src/db/query-shapes.ts).
  */
 export async function loadShipmentViews(db: Database, accountId: string, ids: string[]): Promise<ShipmentView[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  const [rows, found, customers] = await readBatch(db, [
+  const build = (account: string | Placeholder, list: (string | Placeholder)[]) => [
     db
       .select()
       .from(shipments)
-      .where(and(ownedBy(shipments.accountId, accountId), inArray(shipments.id, unique))),
-    ...shipmentLinkageQueries(db, accountId, unique),
-  ]);
-  return withShipmentLinkage(rows, found, customers);
+      .where(and(ownedBy(shipments.accountId, account), inArray(shipments.id, list))),
+    ...shipmentLinkageQueries(db, account, list),
+  ];
+  let read: ReadItem[];
+  if (unique.length > MAX_SHAPED_IDS) read = build(accountId, unique);
+  else {
+    const list = idList("id", unique);
+    read = [
+      shaped(db, `shipment.views:${list.key}`, () => build(placeholder("accountId"), list.placeholders), {
+        accountId,
+        ...list.values,
+      }),
+    ];
+  }
+  const [rows = [], found = [], customers = []] = await readMany(db, read);
+  return withShipmentLinkage(rows as ShipmentRow[], found, customers);
+}
+
+/**
+ * The linkage queries of shipments given by id (`shipmentLinkageQueries`), as a cached query shape keyed by the
+ * number of ids up to `MAX_SHAPED_IDS`, built ad hoc beyond.
+ */
+function linkageReads(db: Database, accountId: string, ids: string[]): ReadItem[] {
+  if (ids.length > MAX_SHAPED_IDS) return [...shipmentLinkageQueries(db, accountId, ids)];
+  const list = idList("id", ids);
+  return [
+    shaped(
+      db,
+      `shipment.linkage:${list.key}`,
+      () => [...shipmentLinkageQueries(db, placeholder("accountId"), list.placeholders)],
+      { accountId, ...list.values },
+    ),
+  ];
 }
 
 /**
@@ -160,9 +195,9 @@ export const shipmentResource: ResourceType<ShipmentView> = {
   serializerName: "V2::ShipmentSerializer",
   hydrate: async (ctx, rows) => {
     if (rows.length === 0 || rows.every((r) => r.containerIds !== undefined)) return rows;
-    const [found, customers] = await readBatch(
+    const [found = [], customers = []] = await readMany(
       ctx.db,
-      shipmentLinkageQueries(
+      linkageReads(
         ctx.db,
         ctx.accountId,
         rows.map((r) => r.id),

@@ -1,12 +1,14 @@
 import { and, eq, gte, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { placeholder, shaped } from "../db/query-shapes";
+import { readMany } from "../db/read-batch";
 import { containers, shipments, trackingRequests } from "../db/schema";
 import type { Env } from "../env";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { parseBooleanFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
-import { listPage } from "../lib/list-query";
+import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { stopShipmentTracking } from "../tracking/maintenance";
 import { trackerName } from "../tracking/tracker";
@@ -14,13 +16,25 @@ import { normalizeRequestNumber } from "../tracking-requests/service";
 import type { ShipmentRow } from "./serializer";
 import { shipmentLinkageQueries, withShipmentLinkage } from "./serializer";
 
-/** One shipment of the account. @throws ApiError 404 when absent or another account's. */
+/**
+ * One shipment of the account, read through a cached query shape (src/db/query-shapes.ts: built once per
+ * isolate, the account and id bound per request).
+ * @throws ApiError 404 when absent or another account's.
+ */
 export async function getShipment(db: Database, accountId: string, id: string): Promise<ShipmentRow> {
-  const [row] = await db
-    .select()
-    .from(shipments)
-    .where(and(ownedBy(shipments.accountId, accountId), eq(shipments.id, id)))
-    .limit(1);
+  const read = shaped(
+    db,
+    "shipment.get",
+    () => [
+      db
+        .select()
+        .from(shipments)
+        .where(and(ownedBy(shipments.accountId, placeholder("accountId")), eq(shipments.id, placeholder("id"))))
+        .limit(1),
+    ],
+    { accountId, id },
+  );
+  const [[row] = []] = (await readMany(db, [read])) as ShipmentRow[][];
   if (!row) throw ApiError.notFound("Couldn't find Shipment");
   return row;
 }
@@ -28,7 +42,8 @@ export async function getShipment(db: Database, accountId: string, id: string): 
 /**
  * A page of the account's shipments, newest first, with the filters of DECISIONS.md §Wire format:
  * `number` (the tracked BL/booking number), `filter[tracking_stopped]`, `filter[scac]`, `filter[pod_locode]`,
- * `filter[updated_at][start|end]`.
+ * `filter[updated_at][start|end]`. The page, its total and the rows' linkage are read in one D1 round trip, as a
+ * cached query shape (`listPage`).
  * @throws ApiError 400 for an invalid filter value.
  */
 export async function listShipments(db: Database, accountId: string, params: URLSearchParams, page: PageRequest) {
@@ -45,19 +60,18 @@ export async function listShipments(db: Database, accountId: string, params: URL
     "shipment",
     accountId,
     [
-      number !== undefined ? eq(t.normalizedNumber, normalizeRequestNumber(number)) : undefined,
-      stopped === true
-        ? isNotNull(t.lineTrackingStoppedAt)
-        : stopped === false
-          ? isNull(t.lineTrackingStoppedAt)
-          : undefined,
-      scac !== undefined ? eq(t.shippingLineScac, scac.toUpperCase()) : undefined,
-      podLocode !== undefined ? eq(t.portOfDischargeLocode, podLocode.toUpperCase()) : undefined,
-      updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
-      updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
+      listFilter("number", number === undefined ? undefined : normalizeRequestNumber(number), (v) =>
+        eq(t.normalizedNumber, v),
+      ),
+      stopped === true ? { name: "tracking_stopped=true", where: () => isNotNull(t.lineTrackingStoppedAt) } : undefined,
+      stopped === false ? { name: "tracking_stopped=false", where: () => isNull(t.lineTrackingStoppedAt) } : undefined,
+      listFilter("scac", scac?.toUpperCase(), (v) => eq(t.shippingLineScac, v)),
+      listFilter("pod_locode", podLocode?.toUpperCase(), (v) => eq(t.portOfDischargeLocode, v)),
+      listFilter("updated_at.start", updatedStart, (v) => gte(t.updatedAt, v)),
+      listFilter("updated_at.end", updatedEnd, (v) => lte(t.updatedAt, v)),
     ],
     page,
-    (pageIds) => [...shipmentLinkageQueries(db, accountId, pageIds)],
+    { key: "linkage", build: (pageIds, account) => [...shipmentLinkageQueries(db, account, pageIds)] },
   );
   const [found = [], customers = []] = result.companions;
   return { rows: withShipmentLinkage(result.rows, found, customers), total: result.total };

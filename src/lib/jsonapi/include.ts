@@ -1,4 +1,4 @@
-import type { SQLWrapper } from "drizzle-orm";
+import type { Placeholder, SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { ApiError } from "../errors";
 import type { ResourceObject } from "./types";
@@ -30,46 +30,78 @@ export interface RelationshipLoader<Row> {
   load: (ctx: LoadContext, parents: Row[]) => Promise<unknown[]>;
   /**
    * Optional: the same rows as `load`, for parents given by a subquery selecting their ids, as queries that can
-   * join the D1 round trip that reads the parents (`prefetch` turns their results into the related rows).
+   * join the D1 round trip that reads the parents (`prefetch` turns their results into the related rows). The
+   * queries are part of the parents' query shape (src/db/query-shapes.ts): `queries` must always return `size`
+   * queries whose SQL depends on nothing but its arguments, and take the account from `ctx.accountId` (a
+   * placeholder there), never from a value it closes over.
    */
   prefetch?: {
-    queries: (ctx: LoadContext, parentIds: SQLWrapper) => BatchItem<"sqlite">[];
+    size: number;
+    queries: (ctx: PrefetchContext, parentIds: SQLWrapper) => BatchItem<"sqlite">[];
     rows: (results: unknown[][]) => unknown[];
   };
+}
+
+/** What prefetch queries are built with: the database and the account, as an id or a query-shape placeholder. */
+export interface PrefetchContext {
+  db: import("../../db/client").Database;
+  accountId: string | Placeholder;
 }
 
 /** Related rows already read for first-level includes, by relationship name (see `RelationshipLoader.prefetch`). */
 export type PrefetchedIncludes = Map<string, unknown[]>;
 
 /**
- * The prefetch queries of the first-level relationships of `tree` that offer them, to run with the page, and
- * how to read their results back (`readPrefetched`).
+ * The prefetchable first-level includes of a request: which ones (`key`, part of a query-shape key), how many
+ * queries they add (`size`), how to build those queries, and how to read their results back.
  */
-export function prefetchQueries<Row>(
-  ctx: LoadContext,
-  root: ResourceType<Row>,
-  tree: IncludeTree,
-  parentIds: SQLWrapper,
-): { queries: BatchItem<"sqlite">[]; read: (results: unknown[][]) => PrefetchedIncludes } {
-  const parts: { name: string; count: number; rows: (results: unknown[][]) => unknown[] }[] = [];
-  const queries: BatchItem<"sqlite">[] = [];
+export interface PrefetchPlan {
+  /** The names of the prefetched relationships in request order, comma-separated ("" for none). */
+  key: string;
+  /** How many queries `queries` returns. */
+  size: number;
+  /** The prefetch queries, for parents given by a subquery selecting their ids. @throws Error on a size mismatch. */
+  queries: (ctx: PrefetchContext, parentIds: SQLWrapper) => BatchItem<"sqlite">[];
+  /** The prefetched rows by relationship name, from the `size` results of the queries. */
+  read: (results: unknown[][]) => PrefetchedIncludes;
+}
+
+/**
+ * The prefetch plan of the first-level relationships of `tree` that offer a prefetch (others are left to their
+ * loaders). Works out everything but the queries without building them, so a cached query shape can be used.
+ */
+export function prefetchPlan<Row>(root: ResourceType<Row>, tree: IncludeTree): PrefetchPlan {
+  const parts: { name: string; size: number; prefetch: NonNullable<RelationshipLoader<Row>["prefetch"]> }[] = [];
   for (const name of tree.keys()) {
     const prefetch = root.relationships[name]?.prefetch;
-    if (!prefetch) continue;
-    const q = prefetch.queries(ctx, parentIds);
-    parts.push({ name, count: q.length, rows: prefetch.rows });
-    queries.push(...q);
+    if (prefetch) parts.push({ name, size: prefetch.size, prefetch });
   }
+  const queries = (ctx: PrefetchContext, parentIds: SQLWrapper): BatchItem<"sqlite">[] => {
+    const out: BatchItem<"sqlite">[] = [];
+    for (const part of parts) {
+      const q = part.prefetch.queries(ctx, parentIds);
+      if (q.length !== part.size) {
+        throw new Error(`prefetch of ${part.name} built ${q.length} queries, declared ${part.size}`);
+      }
+      out.push(...q);
+    }
+    return out;
+  };
   const read = (results: unknown[][]): PrefetchedIncludes => {
     const out: PrefetchedIncludes = new Map();
     let offset = 0;
     for (const part of parts) {
-      out.set(part.name, part.rows(results.slice(offset, offset + part.count)));
-      offset += part.count;
+      out.set(part.name, part.prefetch.rows(results.slice(offset, offset + part.size)));
+      offset += part.size;
     }
     return out;
   };
-  return { queries, read };
+  return {
+    key: parts.map((p) => p.name).join(","),
+    size: parts.reduce((n, p) => n + p.size, 0),
+    queries,
+    read,
+  };
 }
 
 /** A parsed `include` parameter: relationship name → nested includes. */
