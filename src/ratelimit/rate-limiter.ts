@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { WINDOW_MS } from "./buckets";
+import { LEASE_MS, type LeaseGrant, type LeaseSettlement, leaseCredits } from "./leases";
 import { SlidingLog, type SlidingLogDecision } from "./sliding-log";
 
 /** One request to count: its bucket, the bucket's limit per 60 s, and its arrival time (ms since epoch). */
@@ -10,33 +11,87 @@ export interface RateLimitHit {
   nowMs: number;
 }
 
+/** Options of `RateLimiter.hitMany`. */
+export interface HitManyOptions {
+  /** Leases of the calling isolate to settle before the hits are decided (src/ratelimit/leases.ts). */
+  settle?: LeaseSettlement[];
+  /**
+   * True when the caller can hold leases: the object may then grant one per bucket of the call
+   * (`leaseCredits`). A caller that leaves this unset gets plain decisions, exactly as `hit` gives.
+   */
+  acceptLeases?: boolean;
+}
+
+/** A decision of `hitMany`, carrying the bucket's new lease on the last hit of that bucket when one was granted. */
+export interface RateLimitDecision extends SlidingLogDecision {
+  lease?: LeaseGrant;
+}
+
 /**
  * One per account (named by the account id): keeps an exact sliding log per bucket. A Durable Object runs
  * one call at a time and `hit` never awaits, so concurrent requests are decided in a strict order and the
- * window admits exactly `limit` (DESIGN.md §2). The log lives in memory: an object is only evicted after
- * being idle, by which time its 60 s window has emptied anyway.
+ * window admits exactly `limit` (DESIGN.md §2). For high limits it may lease a few admissions to the calling
+ * isolate (src/ratelimit/leases.ts), still never admitting more than `limit` in any 60 s window. The log lives in
+ * memory: an object is only evicted after being idle, by which time its 60 s window has emptied anyway.
  */
 export class RateLimiter extends DurableObject<Env> {
   private readonly logs = new Map<string, SlidingLog>();
 
   /**
    * Counts one request of `bucket` at `nowMs` (ms since epoch, from the caller's clock) against `limit` per
-   * 60 s. A refused request is not counted.
+   * 60 s. A refused request is not counted. Never grants a lease.
    */
   hit(bucket: string, limit: number, nowMs: number): SlidingLogDecision {
-    let log = this.logs.get(bucket);
-    if (!log) {
-      log = new SlidingLog(WINDOW_MS);
-      this.logs.set(bucket, log);
-    }
-    return log.hit(nowMs, limit);
+    return this.log(bucket).hit(nowMs, limit);
   }
 
   /**
    * Counts several requests in one call, in the order given (their arrival order in the calling isolate), exactly
    * as that many `hit` calls would (`src/ratelimit/client.ts` batches concurrent requests this way).
+   *
+   * With `options.settle`, first settles the caller's finished leases (unused credits are freed, used ones recorded
+   * at their times). With `options.acceptLeases`, then grants at most one lease per bucket of the call, when
+   * `leaseCredits(limit, counted)` allows it at the time of that bucket's last hit, and attaches it to that hit's
+   * decision (src/ratelimit/leases.ts).
    */
-  hitMany(hits: RateLimitHit[]): SlidingLogDecision[] {
-    return hits.map((h) => this.hit(h.bucket, h.limit, h.nowMs));
+  hitMany(hits: RateLimitHit[], options?: HitManyOptions): RateLimitDecision[] {
+    for (const s of options?.settle ?? []) {
+      if (Array.isArray(s.usedAt)) this.logs.get(s.bucket)?.settle(s.leaseId, s.usedAt);
+    }
+    const decisions: RateLimitDecision[] = hits.map((h) => this.log(h.bucket).hit(h.nowMs, h.limit));
+    if (options?.acceptLeases) {
+      const lastOfBucket = new Map<string, number>();
+      hits.forEach((h, i) => {
+        lastOfBucket.set(h.bucket, i);
+      });
+      for (const [bucket, i] of lastOfBucket) {
+        const h = hits[i] as RateLimitHit;
+        const decision = decisions[i] as RateLimitDecision;
+        const log = this.log(bucket);
+        const credits = leaseCredits(h.limit, log.size(h.nowMs));
+        if (credits === 0) continue;
+        const id = crypto.randomUUID();
+        const leaseUntil = h.nowMs + LEASE_MS;
+        log.reserve(id, credits, h.nowMs, leaseUntil);
+        decision.lease = {
+          id,
+          bucket,
+          credits,
+          grantedAt: h.nowMs,
+          leaseUntil,
+          count: log.size(h.nowMs),
+        };
+      }
+    }
+    return decisions;
+  }
+
+  private log(bucket: string): SlidingLog {
+    let log = this.logs.get(bucket);
+    if (!log) {
+      log = new SlidingLog(WINDOW_MS);
+      this.logs.set(bucket, log);
+    }
+    return log;
   }
 }
