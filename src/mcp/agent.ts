@@ -1,17 +1,39 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { McpAgent } from "agents/mcp";
+import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { McpAgent, RPCServerTransport } from "agents/mcp";
 import { createDatabase } from "../db/client";
 import type { Env } from "../env";
 import { systemClock } from "../lib/clock";
-import { parseAuthorization } from "../middleware/auth";
 import { type TrackingApi, TrackingApiError } from "./api";
 import { registerAll, SERVER_INFO, SERVER_INSTRUCTIONS } from "./register";
-import { drawFromBucket, keyFingerprint, type McpSessionProps, type SessionOwner } from "./session";
+import { drawFromBucket, type McpSessionProps, type SessionOwner } from "./session";
 import type { McpRequestScope } from "./tools/common";
 import { WorkerTrackingApi } from "./worker-api";
 
 /** A session lives at most this long after it was opened (seconds); then it is torn down and answers 404. */
 export const SESSION_MAX_AGE_SECONDS = 24 * 60 * 60;
+
+/**
+ * One POST of the `/mcp` bridge (src/mcp/http.ts) for a session's agent: the JSON-RPC messages (already validated),
+ * who sends them (the account and key fingerprint of the authenticated caller), and whether they open the session
+ * (`initialize`, on a fresh session id).
+ */
+export interface McpExchange {
+  messages: JSONRPCMessage[];
+  caller: SessionOwner;
+  opening: boolean;
+}
+
+/**
+ * What the agent answers a {@link McpExchange}: the session is unknown to this caller (never opened, ended, or
+ * opened with another key — all answered alike, 404 "Session not found"), or the messages the MCP server sent back:
+ * the responses to the requests and any notifications it sent while handling them, in order; or `refused`: a request
+ * id already in flight in the session (409) or a request that outlived the transport's timeout (504).
+ */
+export type McpExchangeResult =
+  | { session: "not_found" }
+  | { session: "refused"; status: 409 | 504; message: string }
+  | { session: "found"; messages: JSONRPCMessage[] };
 
 /** Request kinds that read account data and so draw one request from the account's default bucket. */
 const COUNTED: ReadonlySet<McpRequestScope["kind"]> = new Set(["tool", "resource", "prompt"]);
@@ -22,30 +44,92 @@ const COUNTED: ReadonlySet<McpRequestScope["kind"]> = new Set(["tool", "resource
  * the Worker's services. Reached only through `handleMcpRequest` (src/mcp/http.ts), which authenticates every
  * request and checks that the session belongs to the caller's key before forwarding.
  *
- * Props (set when the session is initialised): `{accountId, keyFingerprint}`. Per request, `resolveApi` checks
- * again that the live `Authorization` header carries the session's key (defence in depth behind the wrapper) and
- * draws one request from the account's `default` rate bucket for tool calls, resource reads and prompts
- * (DECISIONS.md §Rate limits); a refusal becomes a tool error saying when to retry.
+ * Transport: the object is named `rpc:<session id>`, so McpAgent gives its server the RPC transport, and the
+ * bridge hands it each POST in one Durable Object call ({@link exchange}) that returns the server's answer. Why not
+ * `McpAgent.serve()`: its streamable-HTTP handler spends three Durable Object round trips and a WebSocket upgrade
+ * on every POST, plus an event-store write per message; an MCP `ping` cost 15.8 ms of server CPU against 10.1 ms
+ * for a whole REST `GET /containers/{id}` (`npm run bench -- mcp`, bench/README.md).
+ *
+ * Props (set when the session is initialised): `{accountId, keyFingerprint}`. Every exchange is checked against them
+ * (the live caller's account and key fingerprint must be the session's), and tool calls, resource reads and prompts
+ * draw one request from the account's `default` rate bucket (DECISIONS.md §Rate limits); a refusal becomes a tool
+ * error saying when to retry.
  */
 export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, McpSessionProps> {
   server = new McpServer({ ...SERVER_INFO }, { instructions: SERVER_INSTRUCTIONS, capabilities: { logging: {} } });
 
   async init(): Promise<void> {
     registerAll(this.server, { resolveApi: (scope) => this.resolveApi(scope), clock: systemClock });
-    // Only real sessions (opened by an authenticated initialize) get an expiry; a probe of an unknown id stores nothing.
-    if (this.props?.accountId) {
-      await this.schedule(SESSION_MAX_AGE_SECONDS, "expireSession", undefined, { idempotent: true });
-    }
   }
 
   /**
-   * RPC for the `/mcp` wrapper: the account and key fingerprint that opened this session, or null when it was
-   * never initialised (unknown session id).
+   * RPC for the `/mcp` bridge: handles one POST's messages in this session and returns what the server answers.
+   * Opening: stores the caller as the session's owner (props) and the `initialize` request (which McpAgent replays
+   * to its server whenever the object restarts). Otherwise the session must have been opened by the same account
+   * and key and not have ended; anything else is `not_found`, whatever the reason, so a session id reveals nothing.
    */
-  async sessionOwner(): Promise<SessionOwner | null> {
-    const props = await this.ctx.storage.get<McpSessionProps>("props");
-    if (!props?.accountId || !props.keyFingerprint) return null;
-    return { accountId: props.accountId, keyFingerprint: props.keyFingerprint };
+  async exchange({ messages, caller, opening }: McpExchange): Promise<McpExchangeResult> {
+    await this.__unsafe_ensureInitialized();
+    if (opening) {
+      // Session ids are fresh (`newUniqueId`), so an opening exchange meets an object nobody owns yet.
+      const initialize = messages.find((m) => isInitializeRequest(m));
+      if (this.props?.accountId || !initialize) return { session: "not_found" };
+      await this.updateProps({ accountId: caller.accountId, keyFingerprint: caller.keyFingerprint });
+      await this.setInitializeRequest(initialize);
+      // Only real sessions (opened by an authenticated initialize) get an expiry; a probe of an unknown id stores
+      // nothing.
+      await this.schedule(SESSION_MAX_AGE_SECONDS, "expireSession", undefined, { idempotent: true });
+    } else if (!this.isOwnedBy(caller) || !(await this.getInitializeRequest())) {
+      return { session: "not_found" };
+    }
+    let answer: JSONRPCMessage | JSONRPCMessage[] | undefined;
+    try {
+      answer = await this.rpcTransport().handle(messages.length === 1 ? (messages[0] as JSONRPCMessage) : messages);
+    } catch (err) {
+      // The RPC transport refuses a request id already in flight in this session, and gives up on a request after
+      // its timeout: both are the client's to hear about (409, 504), not internal errors.
+      const text = String((err as Error)?.message ?? err);
+      if (/Duplicate pending RPC request id/.test(text)) {
+        return { session: "refused", status: 409, message: "Conflict: a request with this id is already in progress" };
+      }
+      if (/Request timeout/.test(text)) {
+        return { session: "refused", status: 504, message: "Gateway Timeout: the request took too long" };
+      }
+      throw err;
+    }
+    return { session: "found", messages: answer === undefined ? [] : Array.isArray(answer) ? answer : [answer] };
+  }
+
+  /**
+   * RPC for the `/mcp` bridge (`DELETE`): ends the session when `caller` owns it and it is open. Returns false
+   * (answered 404) otherwise.
+   */
+  async endSession(caller: SessionOwner): Promise<boolean> {
+    await this.__unsafe_ensureInitialized();
+    if (!this.isOwnedBy(caller) || !(await this.getInitializeRequest())) return false;
+    await this._cf_terminateSession();
+    return true;
+  }
+
+  /**
+   * The session's RPC transport (McpAgent creates it in `onStart` for objects named `rpc:…`). Called directly rather
+   * than through `handleMcpMessage`, which wraps every call in `keepAliveWhile`: two alarm re-computations in the
+   * object's storage per message, for a keep-alive an exchange does not need (the bridge's call itself keeps the
+   * object alive until it returns). Elicitation, the one thing `handleMcpMessage` adds, is not used by this server.
+   * Reads McpAgent's private `_transport` (agents 0.32.0, pinned).
+   * @throws Error when the object is not an `rpc:` session (a programming error).
+   */
+  private rpcTransport(): RPCServerTransport {
+    const transport = (this as unknown as { _transport?: unknown })._transport;
+    if (!(transport instanceof RPCServerTransport))
+      throw new Error("TrackingMcpAgent: expected McpAgent's RPC transport");
+    return transport;
+  }
+
+  /** Whether this session was opened by `caller`'s account and key. */
+  private isOwnedBy(caller: SessionOwner): boolean {
+    const props = this.props;
+    return !!props?.accountId && props.accountId === caller.accountId && props.keyFingerprint === caller.keyFingerprint;
   }
 
   /** Scheduled {@link SESSION_MAX_AGE_SECONDS} after the session opened: ends it (later requests get 404). */
@@ -54,21 +138,14 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
   }
 
   /**
-   * The caller's `TrackingApi` for one MCP request.
-   * @throws TrackingApiError `unauthorized` when the session has no owner or the live header carries another key;
-   *   `rate_limited` when the account's default bucket is exhausted.
+   * The caller's `TrackingApi` for one MCP request (the caller's key was matched to the session by {@link exchange}).
+   * @throws TrackingApiError `unauthorized` when the session has no owner; `rate_limited` when the account's default
+   *   bucket is exhausted.
    */
   private async resolveApi(scope: McpRequestScope): Promise<TrackingApi> {
     const props = this.props;
     if (!props?.accountId || !props.keyFingerprint) {
       throw new TrackingApiError("unauthorized", "This session is not authenticated.");
-    }
-    if (scope.headers) {
-      const raw = scope.headers.authorization;
-      const key = parseAuthorization(Array.isArray(raw) ? raw[0] : raw);
-      if (!key || (await keyFingerprint(key)) !== props.keyFingerprint) {
-        throw new TrackingApiError("unauthorized", "The API key does not match this session.");
-      }
     }
     const env = this.env;
     const accountId = props.accountId;

@@ -1,32 +1,53 @@
 /**
- * The `/mcp` endpoint (SPEC.md §4.7, §5; DESIGN.md §6): a guard in front of the McpAgent that runs on every
- * request before the agent does —
+ * The `/mcp` endpoint (SPEC.md §4.7, §5; DESIGN.md §6): MCP streamable HTTP in front of the McpAgent. On every
+ * request, before the agent runs:
  * 1. Host/Origin guard against DNS rebinding: loopback hosts and the hosts of `MCP_ALLOWED_HOSTS` only → else 403;
  * 2. `Authorization: Token <key>` or `Bearer <key>` (scheme case-insensitive), checked with the REST key lookup
  *    (src/middleware/auth.ts: unknown or revoked → rejected) → else 401 with `WWW-Authenticate` and a JSON-RPC
  *    error body;
- * 3. a request naming a session (`mcp-session-id`) must come with the key that opened it: another key (of this or
- *    another account) or an unknown session → 404 "Session not found", the answer for a session that does not
- *    exist, so a session id grants nothing by itself and reveals nothing (DECISIONS.md: another account's data →
- *    404); MCP clients re-initialise on 404. The owner is asked of the session's Durable Object once per isolate
- *    and then remembered (`sessionOwnerOf`);
- * 4. a request opening a session (no session id) draws one request from the account's default rate bucket, so
+ * 3. the request itself, as the streamable-HTTP transport of the MCP spec (2025-06-18) requires: `Accept` of both
+ *    `application/json` and `text/event-stream` (406), a JSON body (415, 413 over 4 MiB, 400 unparsable or not
+ *    JSON-RPC), `initialize` alone and only without a session id (400), a session id on everything else (400), a
+ *    supported `mcp-protocol-version` (400);
+ * 4. a request opening a session (`initialize`) draws one request from the account's default rate bucket, so
  *    sessions (Durable Objects) cannot be created without limit → 429 with `Retry-After`;
- * then the agent's streamable-HTTP handler with props `{accountId, keyFingerprint}` (new sessions only).
- * OPTIONS (CORS preflight) passes after the Host/Origin guard without a key.
+ * then one call to the session's agent (`TrackingMcpAgent.exchange`), which also checks that the session was opened
+ * by this caller's account and key: another key (of this or another account), an unknown or an ended session →
+ * 404 "Session not found", so a session id grants nothing by itself and reveals nothing (DECISIONS.md: another
+ * account's data → 404); MCP clients re-initialise on 404.
+ *
+ * Answers: an SSE stream (`event: message`) with what the server sent (log notifications before a tool's result,
+ * then the responses); 202 for notifications and responses only. `GET` (a standalone server-to-client stream)
+ * answers 405: this server sends nothing outside its responses, which the spec allows. `DELETE` ends the session. `OPTIONS` (CORS preflight) passes after the Host/Origin guard without a key.
  */
 
+import {
+  isInitializeRequest,
+  type JSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+import { RPC_DO_PREFIX } from "agents/mcp";
 import ipaddr from "ipaddr.js";
 import type { Env } from "../env";
 import { authenticate, parseAuthorization } from "../middleware/auth";
-import { TrackingMcpAgent } from "./agent";
+import type { McpExchangeResult } from "./agent";
 import { TrackingApiError } from "./api";
-import { drawFromBucket, type McpSessionProps, type SessionOwner } from "./session";
+import { drawFromBucket, type SessionOwner } from "./session";
 
 /** Path of the MCP endpoint. */
 export const MCP_PATH = "/mcp";
 
-const mcp = TrackingMcpAgent.serve(MCP_PATH, { binding: "MCP_OBJECT" });
+/** Largest POST body accepted (bytes), as `agents`' own streamable-HTTP handler. */
+export const MAX_MCP_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** CORS headers of every `/mcp` answer (browser-based MCP clients read `mcp-session-id`). */
+const CORS_HEADERS: Record<string, string> = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Headers": "Content-Type, Accept, Authorization, mcp-session-id, mcp-protocol-version",
+  "Access-Control-Allow-Methods": "POST, DELETE, OPTIONS",
+  "Access-Control-Expose-Headers": "mcp-session-id",
+  "Access-Control-Max-Age": "86400",
+};
 
 /** Challenge of every 401: Bearer first, as MCP clients read it (`error="invalid_token"` when a key was rejected). */
 export const MCP_WWW_AUTHENTICATE = 'Bearer realm="mcp"';
@@ -38,7 +59,7 @@ const MAX_SESSION_ID_LENGTH = 128;
 function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
-    headers: { "Content-Type": "application/json", ...headers },
+    headers: { "Content-Type": "application/json", ...CORS_HEADERS, ...headers },
   });
 }
 
@@ -48,6 +69,23 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
  * and IPv6 brackets.
  */
 export function isAllowedHost(host: string, allowed: readonly string[]): boolean {
+  const key = `${host}\n${allowed.join(",")}`;
+  const known = allowedHostMemo.get(key);
+  if (known !== undefined) return known;
+  const verdict = judgeHost(host, allowed);
+  if (allowedHostMemo.size >= MAX_ALLOWED_HOST_MEMO) allowedHostMemo.clear();
+  allowedHostMemo.set(key, verdict);
+  return verdict;
+}
+
+/**
+ * Verdicts of {@link isAllowedHost} by host and allow-list: a client sends the same Host on every request, and
+ * parsing it (ipaddr.js) was a visible share of an MCP request's CPU in `npm run bench -- mcp`. Bounded.
+ */
+const allowedHostMemo = new Map<string, boolean>();
+const MAX_ALLOWED_HOST_MEMO = 1_000;
+
+function judgeHost(host: string, allowed: readonly string[]): boolean {
   const name = hostnameOf(host);
   if (name === "") return false;
   if (name === "localhost" || name.endsWith(".localhost")) return true;
@@ -101,56 +139,122 @@ function authCacheTtl(raw: string | undefined): number {
   return raw !== undefined && /^\d+$/.test(raw) ? Number.parseInt(raw, 10) : 5;
 }
 
-/** Most session owners {@link sessionOwnerOf} keeps per isolate; the map is emptied when full. */
-const MAX_CACHED_SESSION_OWNERS = 10_000;
-/** Session id → who opened it, for the sessions this isolate has seen (see {@link sessionOwnerOf}). */
-const sessionOwners = new Map<string, SessionOwner>();
+/** The session's agent: the Durable Object `rpc:<session id>` (the name gives it McpAgent's RPC transport). */
+function sessionAgent(env: Env, sessionId: string) {
+  return env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(`${RPC_DO_PREFIX}${sessionId}`));
+}
+
+/** What a JSON-RPC 2.0 message is: a request (method and id), a notification (method, no id) or a response. */
+export type JsonRpcKind = "request" | "notification" | "response";
 
 /**
- * Who opened the session `sessionId` (the agent's `sessionOwner()` RPC), or null for a session that was never
- * initialised. Remembered per isolate once known, which saves a Durable Object round trip on every request of a
- * session (bench/README.md §bench/mcp). Safe because an owner never changes once bound: props are written once, at
- * initialize, and an initialize request cannot name an existing session id (the agent refuses it), so an id is
- * never re-bound to another key. What can change is that the session ends (DELETE, or expiry after
- * `SESSION_MAX_AGE_SECONDS`); a remembered owner of an ended session still only lets the request reach the agent,
- * which answers 404 "Session not found" itself for a session it no longer has (test/mcp/auth.test.ts). Unknown
- * sessions are not remembered.
+ * The kind of a JSON-RPC 2.0 message (JSON-RPC 2.0 §4–5, MCP 2025-06-18 "Base protocol": `jsonrpc: "2.0"`; an id
+ * is a string or an integer; params, when present, an object), or null when `value` is none of them. A structural
+ * check, deliberately not the SDK's zod schemas (about five zod parses per POST in this Worker before): the agent's
+ * transport validates every message again with `JSONRPCMessageSchema` and answers invalid ones itself.
  */
-async function sessionOwnerOf(env: Env, sessionId: string): Promise<SessionOwner | null> {
-  const known = sessionOwners.get(sessionId);
-  if (known) return known;
-  const agent = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(`streamable-http:${sessionId}`));
-  const owner = await agent.sessionOwner();
-  if (owner) {
-    if (sessionOwners.size >= MAX_CACHED_SESSION_OWNERS) sessionOwners.clear();
-    sessionOwners.set(sessionId, { accountId: owner.accountId, keyFingerprint: owner.keyFingerprint });
+export function jsonRpcKindOf(value: unknown): JsonRpcKind | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const m = value as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0") return null;
+  const hasId = "id" in m;
+  const validId = typeof m.id === "string" || (typeof m.id === "number" && Number.isInteger(m.id));
+  if (typeof m.method === "string") {
+    if (m.params !== undefined && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) {
+      return null;
+    }
+    if (!hasId) return "notification";
+    return validId ? "request" : null;
   }
-  return owner;
+  if ("method" in m) return null;
+  if ("result" in m || "error" in m) return validId || (m.id === null && "error" in m) ? "response" : null;
+  return null;
 }
 
-/** The owner {@link sessionOwnerOf} remembers for `sessionId` in this isolate, if any (for tests and diagnostics). */
-export function knownSessionOwner(sessionId: string): SessionOwner | undefined {
-  return sessionOwners.get(sessionId);
+/**
+ * The checks of step 3 (module comment) on a POST: the validated messages and whether they open a session, or the
+ * error answer.
+ */
+async function readMessages(
+  request: Request,
+  sessionId: string | null,
+): Promise<{ messages: JSONRPCMessage[]; opening: boolean } | Response> {
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+    return jsonRpcError(406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
+  }
+  if (!(request.headers.get("content-type") ?? "").includes("application/json")) {
+    return jsonRpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+  }
+  const tooLarge = () => jsonRpcError(413, -32000, `Request body too large (at most ${MAX_MCP_MESSAGE_BYTES} bytes).`);
+  if (Number.parseInt(request.headers.get("content-length") ?? "0", 10) > MAX_MCP_MESSAGE_BYTES) return tooLarge();
+  const text = await request.text();
+  if (text.length > MAX_MCP_MESSAGE_BYTES) return tooLarge();
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  const list = Array.isArray(raw) ? raw : [raw];
+  if (list.length === 0) return jsonRpcError(400, -32600, "Invalid Request: empty batch");
+  if (!list.every((m) => jsonRpcKindOf(m) !== null)) {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON-RPC message");
+  }
+  const messages = list as JSONRPCMessage[];
+  const opening = messages.some((m) => "method" in m && m.method === "initialize");
+  if (opening && !messages.every((m) => !("method" in m) || m.method !== "initialize" || isInitializeRequest(m))) {
+    return jsonRpcError(400, -32600, "Invalid Request: malformed initialize request");
+  }
+  if (opening) {
+    if (sessionId !== null) {
+      return jsonRpcError(400, -32600, "Invalid Request: Initialization requests must not include a sessionId");
+    }
+    if (messages.length > 1)
+      return jsonRpcError(400, -32600, "Invalid Request: Only one initialization request is allowed");
+    return { messages, opening };
+  }
+  const version = request.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return jsonRpcError(
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+    );
+  }
+  if (sessionId === null) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+  return { messages, opening };
 }
 
-/** The execution context handed to the agent's handler: the Worker's, with the session props. */
-function withProps(ctx: ExecutionContext, props: McpSessionProps | undefined): ExecutionContext {
-  return {
-    waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise),
-    passThroughOnException: () => ctx.passThroughOnException(),
-    props,
-  } as unknown as ExecutionContext;
+/**
+ * The HTTP answer to a POST the agent handled: 202 without a body when the POST held no request; otherwise an SSE
+ * stream with one `event: message` per message the server sent (log notifications before a tool's result, then the
+ * responses). SSE rather than a JSON body, though the spec allows either: it carries notifications alongside a
+ * response, and it is what `conformance server`'s stream scenarios check in full (server-sse-multiple-streams).
+ */
+function answerOf(sent: JSONRPCMessage[], received: JSONRPCMessage[], sessionId: string): Response {
+  const headers: Record<string, string> = { ...CORS_HEADERS, "mcp-session-id": sessionId };
+  if (received.length === 0 || sent.every((m) => jsonRpcKindOf(m) !== "request")) {
+    return new Response(null, { status: 202, headers });
+  }
+  const events = received.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join("");
+  return new Response(events, {
+    status: 200,
+    headers: { ...headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache" },
+  });
 }
+
+const SESSION_NOT_FOUND = () => jsonRpcError(404, -32001, "Session not found");
 
 /**
  * Serves one request to `/mcp` (see the module comment for the order of checks and their answers). Never throws:
  * an unexpected failure is logged and answered 500 with a generic JSON-RPC error.
  */
-export async function handleMcpRequest(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+export async function handleMcpRequest(request: Request, env: Env, _ctx?: ExecutionContext): Promise<Response> {
   try {
     const refused = hostGuard(request, allowedHostsOf(env));
     if (refused) return refused;
-    if (request.method === "OPTIONS") return mcp.fetch(request, env, ctx);
+    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
 
     const header = request.headers.get("authorization");
     const key = parseAuthorization(header);
@@ -171,23 +275,31 @@ export async function handleMcpRequest(request: Request, env: Env, ctx: Executio
         "WWW-Authenticate": `${MCP_WWW_AUTHENTICATE}, error="invalid_token"`,
       });
     }
-    const fingerprint = principal.keyFingerprint;
+    const caller: SessionOwner = { accountId: principal.accountId, keyFingerprint: principal.keyFingerprint };
 
     const sessionId = request.headers.get("mcp-session-id");
-    if (sessionId !== null) {
-      if (sessionId.length === 0 || sessionId.length > MAX_SESSION_ID_LENGTH || !/^[\w.:-]+$/.test(sessionId)) {
-        return jsonRpcError(404, -32001, "Session not found");
-      }
-      const owner = await sessionOwnerOf(env, sessionId);
-      if (!owner || owner.accountId !== principal.accountId || owner.keyFingerprint !== fingerprint) {
-        return jsonRpcError(404, -32001, "Session not found");
-      }
-      const response = await mcp.fetch(request, env, withProps(ctx, undefined));
-      if (request.method === "DELETE") sessionOwners.delete(sessionId);
-      return response;
+    if (
+      sessionId !== null &&
+      (sessionId.length === 0 || sessionId.length > MAX_SESSION_ID_LENGTH || !/^[\w.:-]+$/.test(sessionId))
+    ) {
+      return SESSION_NOT_FOUND();
     }
 
-    if (request.method === "POST") {
+    if (request.method === "DELETE") {
+      if (sessionId === null) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      const ended = await sessionAgent(env, sessionId).endSession(caller);
+      return ended ? new Response(null, { status: 200, headers: CORS_HEADERS }) : SESSION_NOT_FOUND();
+    }
+    if (request.method !== "POST") {
+      return jsonRpcError(405, -32000, "Method Not Allowed: use POST (this server opens no standalone SSE stream).", {
+        Allow: "POST, DELETE, OPTIONS",
+      });
+    }
+
+    const read = await readMessages(request, sessionId);
+    if (read instanceof Response) return read;
+    let id = sessionId;
+    if (read.opening) {
       try {
         await drawFromBucket(env, principal.accountId, "default", now);
       } catch (err) {
@@ -199,8 +311,18 @@ export async function handleMcpRequest(request: Request, env: Env, ctx: Executio
         }
         throw err;
       }
+      id = env.MCP_OBJECT.newUniqueId().toString();
     }
-    return mcp.fetch(request, env, withProps(ctx, { accountId: principal.accountId, keyFingerprint: fingerprint }));
+    const sid = id as string;
+    // The stub's inferred RPC type loses the JSON-RPC message union; the agent's method is typed McpExchangeResult.
+    const result = (await sessionAgent(env, sid).exchange({
+      messages: read.messages,
+      caller,
+      opening: read.opening,
+    })) as McpExchangeResult;
+    if (result.session === "not_found") return SESSION_NOT_FOUND();
+    if (result.session === "refused") return jsonRpcError(result.status, -32600, result.message);
+    return answerOf(read.messages, result.messages, sid);
   } catch (err) {
     const reference = crypto.randomUUID();
     console.error(
