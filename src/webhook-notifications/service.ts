@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../db/client";
 import {
   containerUpdatedEvents,
@@ -42,16 +42,11 @@ export async function getWebhookNotification(
 }
 
 /**
- * Makes `listPage` count the matching rows instead of reading `account_resource_counts`: the outbox writes
- * notifications with ON CONFLICT DO NOTHING (src/webhooks/outbox.ts) and keeps no count there, so the counter would
- * say 0. The COUNT reads the account's `(account_id, created_at, id)` index range.
- */
-const COUNT_ROWS = sql`1 = 1`;
-
-/**
  * A page of the account's notifications, newest first, with the filters `filter[event]` (a catalog event),
  * `filter[delivery_status]` (`pending`, `succeeded`, `failed`) and `filter[webhook_id]` (issue 4; the reference
- * documents none). Another account's webhook id simply matches nothing. The total is an exact row count.
+ * documents none). Another account's webhook id simply matches nothing. Without filters the total is the account's
+ * count in `account_resource_counts`, kept exact by triggers (migrations/0002_webhook_notification_counts.sql);
+ * with filters, a COUNT over the account's index range.
  * @throws ApiError 400 (`source.parameter`) for an invalid filter value.
  */
 export async function listWebhookNotifications(
@@ -70,7 +65,6 @@ export async function listWebhookNotifications(
     "webhook_notification",
     accountId,
     [
-      COUNT_ROWS,
       event !== undefined ? eq(t.event, event) : undefined,
       status !== undefined ? eq(t.deliveryStatus, status) : undefined,
       webhookId !== undefined ? eq(t.webhookId, webhookId) : undefined,

@@ -460,7 +460,21 @@ describe("engine events become notifications of subscribed, active webhooks of t
     expect(countByEvent(afterCrash)["container.transport.vessel_discharged"]).toBe(1);
     await evictDurableObject(stub);
     await stub.applyPoll(results);
-    expect((await notificationsOf(hook.id)).map((r) => r.id).sort()).toEqual(afterCrash.map((r) => r.id).sort());
+    const afterReplay = await notificationsOf(hook.id);
+    expect(afterReplay.map((r) => r.id).sort()).toEqual(afterCrash.map((r) => r.id).sort());
+    // The account's notification count (migrations/0002 triggers) counted the inserts that happened, not the replay's
+    // ignored ones, and is what GET /webhook_notifications reports as meta.total.
+    const counted = await env.DB.prepare(
+      "SELECT count FROM account_resource_counts WHERE account_id = ?1 AND resource = 'webhook_notification'",
+    )
+      .bind(account.accountId)
+      .first<{ count: number }>();
+    expect(counted?.count).toBe(afterReplay.length);
+    const listed = await apiJson<{ meta: { total: number } }>("/webhook_notifications?page[size]=1", {
+      key: account.key,
+    });
+    expect(listed.res.status).toBe(200);
+    expect(listed.json.meta.total).toBe(afterReplay.length);
   });
 });
 
