@@ -49,6 +49,32 @@ describe("POST answers", () => {
     await client.close();
   });
 
+  it("a tool's log notification rides on the POST's SSE stream, before the tool's result", async () => {
+    const { client, headers } = await openSession();
+    const level = await rawMcp(
+      { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "info" } },
+      headers,
+    );
+    expect(level.status).toBe(200);
+    await level.text();
+    const res = await rawMcp(
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "track_container", arguments: { number: "TEST-TR-SUCCEEDED", scac: "TEST" } },
+      },
+      headers,
+    );
+    expect(res.status).toBe(200);
+    const messages = (await sseMessages(res)) as { id?: unknown; method?: string; params?: { data?: string } }[];
+    expect(messages).toHaveLength(2);
+    expect(messages[0]?.method).toBe("notifications/message");
+    expect(messages[0]?.params?.data).toMatch(/^Created tracking request /);
+    expect(messages[1]?.id).toBe(2);
+    await client.close();
+  });
+
   it("notifications alone are accepted with 202 and no body; the session stays usable", async () => {
     const { client, headers } = await openSession();
     const res = await rawMcp({ jsonrpc: "2.0", method: "notifications/initialized" }, headers);
