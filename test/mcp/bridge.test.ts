@@ -1,4 +1,4 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { McpExchangeResult, TrackingMcpAgent } from "../../src/mcp/agent";
 import { jsonRpcKindOf } from "../../src/mcp/http";
@@ -173,6 +173,29 @@ describe("the session's agent", () => {
     expect(fromStranger).toEqual({ session: "not_found" });
     expect(reopened).toEqual({ session: "not_found" });
     expect(fromOwner).toEqual({ session: "found", messages: [{ jsonrpc: "2.0", id: 1, result: {} }] });
+    await client.close();
+  });
+});
+
+describe("a session across its agent's restarts", () => {
+  it("after the object is evicted, the session answers as before: owner, props and initialize restored from storage", async () => {
+    const { client, sessionId, headers } = await openSession();
+    const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(`rpc:${sessionId}`));
+    await evictDurableObject(stub);
+    // The SDK client's own session keeps working, tool calls included (they need the props: the account).
+    expect((await client.listTools()).tools).toHaveLength(10);
+    const listed = await client.callTool({ name: "list_containers", arguments: {} });
+    expect(listed.isError).not.toBe(true);
+    await evictDurableObject(stub);
+    // Another key is still refused after a restart.
+    const other = await createAccount();
+    const stranger = await rawMcp(
+      { jsonrpc: "2.0", id: 9, method: "ping" },
+      { ...headers, Authorization: `Token ${other.key}` },
+    );
+    expect(stranger.status).toBe(404);
+    const own = await rawMcp({ jsonrpc: "2.0", id: 10, method: "ping" }, headers);
+    expect((await sseMessages(own)).map((m) => m.id)).toEqual([10]);
     await client.close();
   });
 });
