@@ -21,7 +21,10 @@ export interface McpSessionProps extends Record<string, unknown> {
   keyFingerprint: string;
 }
 
-/** Who opened a session (what `TrackingMcpAgent.sessionOwner` answers over RPC). */
+/**
+ * Who opened a session, or sends a request on it: an account and the fingerprint of its API key
+ * (`TrackingMcpAgent.exchange` compares the two).
+ */
 export interface SessionOwner {
   accountId: string;
   keyFingerprint: string;
