@@ -348,7 +348,48 @@ export async function pollBox(
   return results;
 }
 
-/** Queue consumer of `terminal-polls`: one poll per message; a failing message is retried by the queue. */
+/**
+ * Most boxes one `terminal-polls` batch polls at once. A poll mostly waits (its Tracker, the carrier and terminal
+ * sources, D1), so polling one box after another left the consumer idle: `npm run bench -- engine` measured
+ * 63.8 polls/s that way, 0.04 of the same consumer acking without work.
+ */
+export const TERMINAL_POLL_CONCURRENCY = 8;
+
+/**
+ * Polls the boxes of one `terminal-polls` batch (`poll` per message): the messages of one box (same SCAC and number,
+ * hence the same Tracker) one after another in batch order, different boxes up to `concurrency` at a time. Acks a
+ * message once its poll resolved; retries it in 30 s when its poll throws, without touching the other messages.
+ */
+export async function pollMessages(
+  messages: readonly Message<TerminalPollMessage>[],
+  poll: (body: TerminalPollMessage) => Promise<unknown>,
+  concurrency: number = TERMINAL_POLL_CONCURRENCY,
+): Promise<void> {
+  const byBox = new Map<string, Message<TerminalPollMessage>[]>();
+  for (const message of messages) {
+    const box = trackerName(message.body.scac, message.body.number);
+    const group = byBox.get(box);
+    if (group) group.push(message);
+    else byBox.set(box, [message]);
+  }
+  const groups = [...byBox.values()];
+  const worker = async (): Promise<void> => {
+    for (let group = groups.shift(); group; group = groups.shift()) {
+      for (const message of group) {
+        try {
+          await poll(message.body);
+          message.ack();
+        } catch (err) {
+          console.error("terminal-polls: message failed", message.id, String(err));
+          message.retry({ delaySeconds: 30 });
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, groups.length)) }, worker));
+}
+
+/** Queue consumer of `terminal-polls`: one poll per message (`pollMessages`); a failing message is retried. */
 export async function consumeTerminalPolls(batch: MessageBatch<TerminalPollMessage>, env: Env): Promise<void> {
   if (benchEngineMode(env) === "noop") {
     // Bench baseline (bench/engine), inert unless BENCH_ENGINE=noop: the same consumer doing no work.
@@ -356,13 +397,5 @@ export async function consumeTerminalPolls(batch: MessageBatch<TerminalPollMessa
     console.warn(`bench-engine ${JSON.stringify({ noop: batch.messages.length })}`);
     return;
   }
-  for (const message of batch.messages) {
-    try {
-      await pollBox({ env }, message.body);
-      message.ack();
-    } catch (err) {
-      console.error("terminal-polls: message failed", message.id, String(err));
-      message.retry({ delaySeconds: 30 });
-    }
-  }
+  await pollMessages(batch.messages, (body) => pollBox({ env }, body));
 }
