@@ -29,7 +29,7 @@ import {
 import { RPC_DO_PREFIX } from "agents/mcp";
 import ipaddr from "ipaddr.js";
 import type { Env } from "../env";
-import { authenticate, parseAuthorization } from "../middleware/auth";
+import { authCacheTtl, authenticate, parseAuthorization } from "../middleware/auth";
 import type { McpExchangeResult } from "./agent";
 import { TrackingApiError } from "./api";
 import { drawFromBucket, type SessionOwner } from "./session";
@@ -133,10 +133,6 @@ function hostGuard(request: Request, allowed: readonly string[]): Response | nul
     if (!isAllowedHost(originHost, allowed)) return jsonRpcError(403, -32000, "Forbidden: origin not allowed.");
   }
   return null;
-}
-
-function authCacheTtl(raw: string | undefined): number {
-  return raw !== undefined && /^\d+$/.test(raw) ? Number.parseInt(raw, 10) : 5;
 }
 
 /** The session's agent: the Durable Object `rpc:<session id>` (the name gives it McpAgent's RPC transport). */

@@ -77,7 +77,8 @@ export async function authenticate(
   return principal;
 }
 
-function cacheTtl(raw: string | undefined): number {
+/** `AUTH_CACHE_TTL_SECONDS` as seconds: a whole number, else the default 5 (REST and `/mcp` read it alike). */
+export function authCacheTtl(raw: string | undefined): number {
   if (raw === undefined || !/^\d+$/.test(raw)) return 5;
   return Number.parseInt(raw, 10);
 }
@@ -90,7 +91,7 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = parseAuthorization(c.req.header("authorization"));
   if (!key) throw unauthorized();
   const now = c.var.clock.now();
-  const principal = await authenticate(c.env.DB, key, now, cacheTtl(c.env.AUTH_CACHE_TTL_SECONDS));
+  const principal = await authenticate(c.env.DB, key, now, authCacheTtl(c.env.AUTH_CACHE_TTL_SECONDS));
   if (!principal) throw unauthorized();
   c.set("principal", principal);
   const last = lastUsedWritten.get(principal.apiKeyId) ?? 0;
