@@ -14,6 +14,7 @@
 
 import type { ContainerRoute, RouteLeg, RouteStop, RouteStopRole, VesselRef } from "../containers/route";
 import type { TerminalFee, TerminalHold } from "../db/schema";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../lib/jsonapi/pagination";
 
 export type { TerminalFee, TerminalHold };
 
@@ -356,6 +357,45 @@ export interface Page<T> {
 export interface PageOptions {
   page?: number;
   pageSize?: number;
+}
+
+/** Most transport events `getTransportEvents` reads for one container (10 pages of 100), over either backend. */
+export const MAX_TRANSPORT_EVENTS = 1_000;
+
+/** Longest container number `filter[number]` accepts (src/containers/service.ts). */
+const MAX_CONTAINER_NUMBER_LENGTH = 20;
+/** Longest BL/booking/request number the API accepts (src/tracking-requests/schemas.ts). */
+const MAX_NUMBER_LENGTH = 64;
+
+/**
+ * The page a list call asks for, the same over HTTP and in the Worker: `page` 1-based (default 1), `pageSize`
+ * default 30, clamped to 1..100 (DECISIONS.md §Wire format).
+ */
+export function clampPage(options: PageOptions): { number: number; size: number } {
+  return {
+    number: Math.max(1, Math.floor(options.page ?? 1)),
+    size: Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE))),
+  };
+}
+
+/**
+ * What `searchContainers` looks up for `query`, the same over HTTP and in the Worker: the query trimmed; as a
+ * container number (spaces and dashes dropped) when that fits the API's 20 characters; as a BL, booking or request
+ * number when it fits 64; and `size` results of each kind (`limit`, default 10, clamped to 1..100).
+ * @throws TrackingApiError `invalid_argument` (field `query`) for an empty query.
+ */
+export function searchTerms(
+  query: string,
+  limit = 10,
+): { containerNumber: string | null; number: string | null; size: number } {
+  const q = query.trim();
+  if (q === "") throw new TrackingApiError("invalid_argument", "The search query is empty.", { field: "query" });
+  const compact = q.replace(/[\s-]/g, "");
+  return {
+    containerNumber: compact.length > 0 && compact.length <= MAX_CONTAINER_NUMBER_LENGTH ? compact : null,
+    number: q.length <= MAX_NUMBER_LENGTH ? q : null,
+    size: clampPage({ pageSize: limit }).size,
+  };
 }
 
 /** Includes of `getContainer` (SPEC.md §4.7 `get_container`). */

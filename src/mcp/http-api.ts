@@ -26,7 +26,9 @@ import {
   type ContainerRecord,
   type ContainerRoute,
   type CreateTrackingRequestInput,
+  clampPage,
   type InferNumberResult,
+  MAX_TRANSPORT_EVENTS,
   type Page,
   type PageOptions,
   type SearchResult,
@@ -34,6 +36,7 @@ import {
   type ShipmentFilters,
   type ShipmentRecord,
   type ShippingLineInfo,
+  searchTerms,
   type TrackingApi,
   TrackingApiError,
   type TrackingRequestFilters,
@@ -54,14 +57,6 @@ import { type RouteDocumentLike, routeFromDocument, routingNotEnabledError } fro
 
 /** Largest `page[size]` the API serves (DECISIONS.md §Wire format). */
 const MAX_PAGE_SIZE = 100;
-/** Default `page[size]` (DECISIONS.md §Wire format). */
-const DEFAULT_PAGE_SIZE = 30;
-/** Most transport events read for one container (10 pages of 100), as the Worker's implementation. */
-const MAX_EVENTS = 1_000;
-/** Longest container number `filter[number]` accepts; longer queries cannot be container numbers. */
-const MAX_CONTAINER_NUMBER_LENGTH = 20;
-/** Longest BL/booking/request number the API accepts (src/tracking-requests/schemas.ts MAX_NUMBER_LENGTH). */
-const MAX_NUMBER_LENGTH = 64;
 
 /** Options of {@link HttpTrackingApi}. */
 export interface HttpTrackingApiOptions {
@@ -80,19 +75,14 @@ export class HttpTrackingApi implements TrackingApi {
   ) {}
 
   async searchContainers(query: string, options: { limit?: number } = {}): Promise<SearchResult> {
-    const q = query.trim();
-    if (q === "") throw new TrackingApiError("invalid_argument", "The search query is empty.", { field: "query" });
-    const size = Math.min(Math.max(1, Math.floor(options.limit ?? 10)), MAX_PAGE_SIZE);
-    const compact = q.replace(/[\s-]/g, "");
+    const { containerNumber, number, size } = searchTerms(query, options.limit);
     const page = { number: 1, size };
     return this.call(async () => {
       const [boxes, shipments, requests] = await Promise.all([
-        compact.length > 0 && compact.length <= MAX_CONTAINER_NUMBER_LENGTH
-          ? this.client.containers.list({ page, filter: { number: compact } })
-          : null,
-        q.length <= MAX_NUMBER_LENGTH ? this.client.shipments.list({ page, filter: { number: q } }) : null,
-        q.length <= MAX_NUMBER_LENGTH
-          ? this.client.trackingRequests.list({ page, include: [], filter: { request_number: q } })
+        containerNumber !== null ? this.client.containers.list({ page, filter: { number: containerNumber } }) : null,
+        number !== null ? this.client.shipments.list({ page, filter: { number } }) : null,
+        number !== null
+          ? this.client.trackingRequests.list({ page, include: [], filter: { request_number: number } })
           : null,
       ]);
       return {
@@ -122,7 +112,7 @@ export class HttpTrackingApi implements TrackingApi {
   }
 
   async listContainers(filters: ContainerFilters = {}, page: PageOptions = {}): Promise<Page<ContainerRecord>> {
-    const request = pageOf(page);
+    const request = clampPage(page);
     const doc = await this.call(() =>
       this.client.containers.list({
         page: request,
@@ -164,7 +154,7 @@ export class HttpTrackingApi implements TrackingApi {
   }
 
   async listShipments(filters: ShipmentFilters = {}, page: PageOptions = {}): Promise<Page<ShipmentRecord>> {
-    const request = pageOf(page);
+    const request = clampPage(page);
     const doc = await this.call(() =>
       this.client.shipments.list({
         page: request,
@@ -195,7 +185,7 @@ export class HttpTrackingApi implements TrackingApi {
     filters: TrackingRequestFilters = {},
     page: PageOptions = {},
   ): Promise<Page<TrackingRequestRecord>> {
-    const request = pageOf(page);
+    const request = clampPage(page);
     const doc = await this.call(() =>
       this.client.trackingRequests.list({
         page: request,
@@ -222,7 +212,7 @@ export class HttpTrackingApi implements TrackingApi {
     return this.call(async () => {
       const records: TransportEventRecord[] = [];
       const include = ["location", "terminal"] as const;
-      for (let number = 1; records.length < MAX_EVENTS; number++) {
+      for (let number = 1; records.length < MAX_TRANSPORT_EVENTS; number++) {
         const doc = await this.client.containers.transportEvents(containerId, {
           page: { number, size: MAX_PAGE_SIZE },
           include,
@@ -231,7 +221,7 @@ export class HttpTrackingApi implements TrackingApi {
         records.push(...doc.data.map((r) => toTransportEventRecord(like(r), included)));
         if (doc.meta.pagination.next === undefined || doc.data.length === 0) break;
       }
-      return records.slice(0, MAX_EVENTS);
+      return records.slice(0, MAX_TRANSPORT_EVENTS);
     });
   }
 
@@ -305,14 +295,6 @@ function like(resource: Resource<string, object> | AnyResource): ResourceLike {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
-}
-
-/** The page actually requested: 1-based number, size default 30, clamped to 1..100 (as the Worker's). */
-function pageOf(options: PageOptions): { number: number; size: number } {
-  return {
-    number: Math.max(1, Math.floor(options.page ?? 1)),
-    size: Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE))),
-  };
 }
 
 function toPage<T>(items: T[], request: { number: number; size: number }, total: number, next?: number): Page<T> {

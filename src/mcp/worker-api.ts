@@ -31,7 +31,9 @@ import {
   type ContainerListItem,
   type ContainerRoute,
   type CreateTrackingRequestInput,
+  clampPage,
   type InferNumberResult,
+  MAX_TRANSPORT_EVENTS,
   type Page,
   type PageOptions,
   type SearchResult,
@@ -39,6 +41,7 @@ import {
   type ShipmentFilters,
   type ShipmentListItem,
   type ShippingLineInfo,
+  searchTerms,
   type TrackingApi,
   TrackingApiError,
   type TrackingRequestFilters,
@@ -57,14 +60,8 @@ import {
 } from "./records";
 import { routingNotEnabledError } from "./route";
 
-/** Most transport events read for one container (10 pages of 100). */
-const MAX_EVENTS = 1_000;
-
 /** Base of the (unused) links of list documents built for MCP. */
 const LIST_URL = "https://mcp.invalid/list";
-
-/** Longest container number `filter[number]` accepts (src/containers/service.ts). */
-const MAX_CONTAINER_NUMBER_LENGTH = 20;
 
 /**
  * Counts one request against a rate bucket of the account; rejects with `TrackingApiError` `rate_limited` when
@@ -98,19 +95,16 @@ export class WorkerTrackingApi implements TrackingApi {
 
   async searchContainers(query: string, options: { limit?: number } = {}): Promise<SearchResult> {
     return mapErrors(async () => {
-      const q = query.trim();
-      if (q === "") throw new TrackingApiError("invalid_argument", "The search query is empty.", { field: "query" });
-      const limit = Math.min(Math.max(1, options.limit ?? 10), MAX_PAGE_SIZE);
-      const page = pageRequest({ page: 1, pageSize: limit });
-      const compact = q.replace(/[\s-]/g, "");
+      const { containerNumber, number, size } = searchTerms(query, options.limit);
+      const page = pageRequest({ page: 1, pageSize: size });
       const { db, accountId } = this.ctx;
       const [boxes, shipments, requests] = await Promise.all([
-        compact.length > 0 && compact.length <= MAX_CONTAINER_NUMBER_LENGTH
-          ? listContainers(db, accountId, new URLSearchParams({ "filter[number]": compact }), page)
+        containerNumber !== null
+          ? listContainers(db, accountId, new URLSearchParams({ "filter[number]": containerNumber }), page)
           : { rows: [] },
-        q.length <= 64 ? listShipments(db, accountId, new URLSearchParams({ number: q }), page) : { rows: [] },
-        q.length <= 64
-          ? listTrackingRequests(db, accountId, new URLSearchParams({ "filter[request_number]": q }), page)
+        number !== null ? listShipments(db, accountId, new URLSearchParams({ number }), page) : { rows: [] },
+        number !== null
+          ? listTrackingRequests(db, accountId, new URLSearchParams({ "filter[request_number]": number }), page)
           : { rows: [] },
       ]);
       const shipmentDocs = await collectionDocument(this.ctx, shipmentResource, shipments.rows, new Map());
@@ -262,7 +256,7 @@ export class WorkerTrackingApi implements TrackingApi {
   async getTransportEvents(containerId: string): Promise<TransportEventRecord[]> {
     return mapErrors(async () => {
       const rows: Awaited<ReturnType<typeof listContainerTransportEvents>>["rows"] = [];
-      for (let number = 1; rows.length < MAX_EVENTS; number++) {
+      for (let number = 1; rows.length < MAX_TRANSPORT_EVENTS; number++) {
         const request = pageRequest({ page: number, pageSize: MAX_PAGE_SIZE });
         const page = await listContainerTransportEvents(this.deps.db, this.deps.accountId, containerId, request);
         rows.push(...page.rows);
@@ -411,8 +405,7 @@ function setParam(params: URLSearchParams, name: string, value: string | undefin
 
 /** A service page request from `PageOptions`: 1-based page, size default 30, clamped to 1..100. */
 export function pageRequest(options: PageOptions): PageRequest {
-  const number = Math.max(1, Math.floor(options.page ?? 1));
-  const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? 30)));
+  const { number, size } = clampPage(options);
   return { number, size, sizeGiven: true, offset: (number - 1) * size };
 }
 
