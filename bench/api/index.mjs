@@ -16,8 +16,8 @@ import { rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { load } from "../lib/load.mjs";
+import { benchOptions } from "../lib/options.mjs";
 import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
 import { execStatements, generateTestKey, openForBulkLoad, seedAccount } from "../lib/seed.mjs";
 import { applyMigrations, d1SqliteFile, ROOT, snapshotProject, startDev, wipePersistDir } from "../lib/wrangler.mjs";
@@ -46,34 +46,20 @@ const TARGETS = { getById: 0.4, list: 0.3, largeListLatency: 1.5 };
 const LIST_PATH = "/v2/containers?page[size]=30&include=shipment";
 
 function options(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      containers: { type: "string" },
-      large: { type: "boolean" },
-      "large-containers": { type: "string" },
-      duration: { type: "string" },
-      warmup: { type: "string" },
-      connections: { type: "string" },
-      port: { type: "string" },
-      "keep-state": { type: "boolean" },
-      check: { type: "boolean" },
-      ref: { type: "string" },
-      tree: { type: "string" },
-      rounds: { type: "string" },
-    },
+  const { values, num, flag } = benchOptions(argv, {
+    containers: { type: "string" },
+    large: { type: "boolean" },
+    "large-containers": { type: "string" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    connections: { type: "string" },
+    port: { type: "string" },
+    "keep-state": { type: "boolean" },
+    check: { type: "boolean" },
+    ref: { type: "string" },
+    tree: { type: "string" },
+    rounds: { type: "string" },
   });
-  const env = process.env;
-  const num = (flag, envName, fallback, min = 1) => {
-    const raw = values[flag] ?? env[envName];
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(String(raw).replaceAll("_", ""));
-    if (!Number.isFinite(n) || n < min) throw new Error(`--${flag} must be a number ≥ ${min} (got ${raw})`);
-    return n;
-  };
-  const flag = (name, envName) => values[name] === true || /^(1|true|yes)$/i.test(env[envName] ?? "");
   return {
     containers: Math.floor(num("containers", "BENCH_CONTAINERS", 10_000, 30)),
     large: flag("large", "BENCH_LARGE"),
@@ -85,7 +71,7 @@ function options(argv) {
     port: Math.floor(num("port", "BENCH_PORT", 8788)),
     keepState: values["keep-state"] === true,
     check: flag("check", "BENCH_CHECK"),
-    ref: values.ref ?? (env.BENCH_REF || undefined),
+    ref: values.ref ?? (process.env.BENCH_REF || undefined),
     tree: values.tree ? resolve(values.tree) : undefined,
   };
 }

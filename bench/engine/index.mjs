@@ -12,7 +12,7 @@ import { cpus, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+import { benchOptions } from "../lib/options.mjs";
 import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
 import { execStatements, generateTestKey, openForBulkLoad, seedAccount } from "../lib/seed.mjs";
 import { applyMigrations, d1SqliteFile, ROOT, snapshotProject, startDev, wipePersistDir } from "../lib/wrangler.mjs";
@@ -40,29 +40,16 @@ const MAX_BATCHES_CHANGED = 2;
 const MAX_TRACKER_BYTES = 64 * 1024;
 
 function options(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      boxes: { type: "string" },
-      concurrency: { type: "string" },
-      speed: { type: "string" },
-      "changed-boxes": { type: "string" },
-      "changed-speed": { type: "string" },
-      port: { type: "string" },
-      "keep-state": { type: "boolean" },
-      check: { type: "boolean" },
-    },
+  const { values, num, flag } = benchOptions(argv, {
+    boxes: { type: "string" },
+    concurrency: { type: "string" },
+    speed: { type: "string" },
+    "changed-boxes": { type: "string" },
+    "changed-speed": { type: "string" },
+    port: { type: "string" },
+    "keep-state": { type: "boolean" },
+    check: { type: "boolean" },
   });
-  const env = process.env;
-  const num = (flag, envName, fallback, min) => {
-    const raw = values[flag] ?? (envName ? env[envName] : undefined);
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(String(raw).replaceAll("_", ""));
-    if (!Number.isFinite(n) || n < min) throw new Error(`--${flag} must be a number ≥ ${min} (got ${raw})`);
-    return n;
-  };
   return {
     boxes: Math.floor(num("boxes", "BENCH_ENGINE_BOXES", 2000, 1)),
     concurrency: Math.floor(num("concurrency", null, 20, 1)),
@@ -71,7 +58,7 @@ function options(argv) {
     changedSpeed: num("changed-speed", null, 20, 0.000001),
     port: Math.floor(num("port", "BENCH_ENGINE_PORT", 8790, 1)),
     keepState: values["keep-state"] === true,
-    check: values.check === true || /^(1|true|yes)$/i.test(env.BENCH_CHECK ?? ""),
+    check: flag("check", "BENCH_CHECK"),
   };
 }
 

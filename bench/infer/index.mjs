@@ -10,8 +10,8 @@
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { machineCpuMs } from "../lib/cpu.mjs";
+import { benchOptions } from "../lib/options.mjs";
 import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
 
 export const description = "Infer number: classifyNumber + predictCarrier over 100 000 generated numbers (in-process)";
@@ -33,29 +33,17 @@ const TARGET_ALLOCATION_SHARE_OF_TABLES = 0.01;
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 function options(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      numbers: { type: "string" },
-      rounds: { type: "string" },
-      seed: { type: "string" },
-      check: { type: "boolean" },
-    },
+  const { num, flag } = benchOptions(argv, {
+    numbers: { type: "string" },
+    rounds: { type: "string" },
+    seed: { type: "string" },
+    check: { type: "boolean" },
   });
-  const int = (flag, envName, fallback) => {
-    const raw = values[flag] ?? process.env[envName];
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be a positive integer, got ${raw}`);
-    return n;
-  };
   return {
-    numbers: int("numbers", "BENCH_INFER_NUMBERS", 100_000),
-    rounds: int("rounds", "BENCH_ROUNDS", 7),
-    seed: int("seed", "BENCH_INFER_SEED", 5),
-    check: Boolean(values.check) || process.env.BENCH_CHECK === "1",
+    numbers: Math.floor(num("numbers", "BENCH_INFER_NUMBERS", 100_000)),
+    rounds: Math.floor(num("rounds", "BENCH_ROUNDS", 7)),
+    seed: Math.floor(num("seed", "BENCH_INFER_SEED", 5)),
+    check: flag("check", "BENCH_CHECK"),
   };
 }
 

@@ -16,8 +16,8 @@ import { rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { load } from "../lib/load.mjs";
+import { benchOptions } from "../lib/options.mjs";
 import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
 import { execStatements, generateTestKey, openForBulkLoad, seedAccount } from "../lib/seed.mjs";
 import { applyMigrations, d1SqliteFile, ROOT, snapshotProject, startDev, wipePersistDir } from "../lib/wrangler.mjs";
@@ -43,30 +43,17 @@ const TARGET_P50_RATIO = 2;
 const PROTOCOL_VERSION = "2025-06-18";
 
 function options(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      containers: { type: "string" },
-      duration: { type: "string" },
-      warmup: { type: "string" },
-      connections: { type: "string" },
-      rounds: { type: "string" },
-      port: { type: "string" },
-      from: { type: "string" },
-      "keep-state": { type: "boolean" },
-      check: { type: "boolean" },
-    },
+  const { values, num, flag } = benchOptions(argv, {
+    containers: { type: "string" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    connections: { type: "string" },
+    rounds: { type: "string" },
+    port: { type: "string" },
+    from: { type: "string" },
+    "keep-state": { type: "boolean" },
+    check: { type: "boolean" },
   });
-  const env = process.env;
-  const num = (flag, envName, fallback, min = 1) => {
-    const raw = values[flag] ?? env[envName];
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(String(raw).replaceAll("_", ""));
-    if (!Number.isFinite(n) || n < min) throw new Error(`--${flag} must be a number ≥ ${min} (got ${raw})`);
-    return n;
-  };
   return {
     containers: Math.floor(num("containers", "BENCH_MCP_CONTAINERS", 1000, 10)),
     duration: num("duration", "BENCH_DURATION", 10),
@@ -76,7 +63,7 @@ function options(argv) {
     port: Math.floor(num("port", "BENCH_MCP_PORT", 8789)),
     from: values.from === undefined ? ROOT : resolve(values.from),
     keepState: values["keep-state"] === true,
-    check: values.check === true || /^(1|true|yes)$/i.test(env.BENCH_CHECK ?? ""),
+    check: flag("check", "BENCH_CHECK"),
   };
 }
 

@@ -19,10 +19,10 @@ import { createHmac, randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { Webhook } from "standardwebhooks";
 import { load } from "../lib/load.mjs";
+import { benchOptions } from "../lib/options.mjs";
 import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
 import { execStatements, generateTestKey, hashKey, isoSeconds, openForBulkLoad, uuidv7At } from "../lib/seed.mjs";
 import { applyMigrations, d1SqliteFile, ROOT, snapshotProject, startDev, wipePersistDir } from "../lib/wrangler.mjs";
@@ -46,29 +46,16 @@ const TARGETS = { ratio: 0.5, p99Ms: 5000 };
 const ACCOUNT_ID = "00000000-0000-7000-8000-00000000b0b1";
 
 function options(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      rate: { type: "string" },
-      webhooks: { type: "string" },
-      duration: { type: "string" },
-      drain: { type: "string" },
-      "direct-duration": { type: "string" },
-      port: { type: "string" },
-      "keep-state": { type: "boolean" },
-      check: { type: "boolean" },
-    },
+  const { values, num, flag } = benchOptions(argv, {
+    rate: { type: "string" },
+    webhooks: { type: "string" },
+    duration: { type: "string" },
+    drain: { type: "string" },
+    "direct-duration": { type: "string" },
+    port: { type: "string" },
+    "keep-state": { type: "boolean" },
+    check: { type: "boolean" },
   });
-  const env = process.env;
-  const num = (flag, envName, fallback, min = 1) => {
-    const raw = values[flag] ?? env[envName];
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(String(raw).replaceAll("_", ""));
-    if (!Number.isFinite(n) || n < min) throw new Error(`--${flag} must be a number ≥ ${min} (got ${raw})`);
-    return n;
-  };
   return {
     rate: num("rate", "BENCH_WEBHOOK_RATE", 100),
     webhooks: Math.floor(num("webhooks", "BENCH_WEBHOOKS", 10)),
@@ -77,7 +64,7 @@ function options(argv) {
     directDuration: num("direct-duration", "BENCH_DIRECT_DURATION", 10),
     port: Math.floor(num("port", "BENCH_PORT", 8792)),
     keepState: values["keep-state"] === true,
-    check: values.check === true || /^(1|true|yes)$/i.test(env.BENCH_CHECK ?? ""),
+    check: flag("check", "BENCH_CHECK"),
   };
 }
 
