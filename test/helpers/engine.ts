@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import type { Env } from "../../src/env";
+import { withCheckDigit } from "../../src/infer/iso6346";
 import { toIsoSeconds } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
 import type { SourceRegistry } from "../../src/tracking/sources";
@@ -218,4 +219,16 @@ export function registryOf(carriers: CarrierSource[], terminals: TerminalSource[
   const supportedScacs = new Set<string>();
   for (const c of carriers) if (c instanceof FakeCarrier) supportedScacs.add(c.scac);
   return { carriers, terminals, supportedScacs, speedUpFor: () => 1, lookupSpeedUpFor: () => 1 };
+}
+
+/**
+ * A series of box numbers no other test file uses: owner code `ownerCode` (4 letters, BIC style), serials from
+ * `start` + 1 upwards, each with its ISO 6346 check digit. Give every file its own owner code or start.
+ */
+export function boxNumbers(ownerCode: string, start: number): () => string {
+  let serial = start;
+  return () => {
+    serial += 1;
+    return withCheckDigit(`${ownerCode}${String(serial).padStart(6, "0")}`);
+  };
 }

@@ -1,7 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TrackingRequestMessage } from "../../src/env";
-import { withCheckDigit } from "../../src/infer/iso6346";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { runMaintenance } from "../../src/tracking/maintenance";
@@ -10,6 +9,7 @@ import type { Milestone } from "../../src/tracking/sources/types";
 import type { Tracker } from "../../src/tracking/tracker";
 import { createAccount, type TestAccount } from "../helpers/api";
 import {
+  boxNumbers,
   containersOfShipment,
   envWithQueue,
   FakeCarrier,
@@ -30,11 +30,7 @@ import { containerFacts, DAY_MS, HOUR_MS, iso, MINUTE_MS, milestone, shipmentFac
 const SCAC = "FAKM";
 const POD = "USLAX";
 
-let serial = 0;
-function nextBox(): string {
-  serial += 1;
-  return withCheckDigit(`FAKU${String(700_000 + serial).padStart(6, "0")}`);
-}
+const nextBox = boxNumbers("FAKU", 700_000);
 
 /** A shipment of `boxes` (number → milestones) tracked for `account` at `clock`, each box polled once at `clock`. */
 async function trackShipment(

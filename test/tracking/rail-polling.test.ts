@@ -18,6 +18,7 @@ import type {
 } from "../../src/tracking/sources/types";
 import { createAccount, type TestAccount } from "../helpers/api";
 import {
+  boxNumbers,
   containerRow,
   containersOfShipment,
   envWithQueue,
@@ -45,11 +46,7 @@ const POD_TERMINAL = "Y257";
 const DESTINATION = "USCHI";
 const RAMP = "USCHIBNSF";
 
-let serial = 0;
-function nextBox(): string {
-  serial += 1;
-  return withCheckDigit(`RALU${String(300_000 + serial).padStart(6, "0")}`);
-}
+const nextBox = boxNumbers("RALU", 300_000);
 
 /** A Yantian → Los Angeles → Chicago (BNSF ramp) journey, relative to `t0` in days. */
 function railJourney(number: string, t0: number) {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { TerminalHold } from "../../src/db/schema";
-import { withCheckDigit } from "../../src/infer/iso6346";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { pollRetryDelayMs } from "../../src/tracking/schedule";
@@ -14,6 +13,7 @@ import type {
 } from "../../src/tracking/sources/types";
 import { createAccount } from "../helpers/api";
 import {
+  boxNumbers,
   containerRow,
   containersOfShipment,
   envWithQueue,
@@ -38,11 +38,7 @@ const SCAC = "FAKE";
 const POL = "CNYTN";
 const POD = "USLAX";
 
-let serial = 0;
-function nextBox(): string {
-  serial += 1;
-  return withCheckDigit(`TPFU${String(400_000 + serial).padStart(6, "0")}`);
-}
+const nextBox = boxNumbers("TPFU", 400_000);
 
 const at = (days: number) => iso(FUTURE_T0 + days * DAY_MS);
 const found = (shipment: ShipmentFacts): LookupResult => ({ kind: "found", shipment });

@@ -18,6 +18,7 @@ import type {
 import type { PollResults, Tracker } from "../../src/tracking/tracker";
 import { createAccount, type TestAccount } from "../helpers/api";
 import {
+  boxNumbers,
   type ContainerRow,
   containerRow,
   containersOfShipment,
@@ -53,12 +54,8 @@ const SCAC = "FAKE";
 const POL = "CNYTN";
 const POD = "USLAX";
 
-let serial = 0;
 /** A box number no other test uses (valid ISO 6346 check digit). */
-function nextBox(): string {
-  serial += 1;
-  return withCheckDigit(`FAKU${String(500_000 + serial).padStart(6, "0")}`);
-}
+const nextBox = boxNumbers("FAKU", 500_000);
 
 /** The journey of a box, relative to T0 (the lookup). */
 function journey(number: string, t0: number) {

@@ -3,7 +3,6 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import type { Env } from "../../src/env";
-import { withCheckDigit } from "../../src/infer/iso6346";
 import { FakeClock } from "../../src/lib/clock";
 import { loadBoxWebhookContext } from "../../src/tracking/box-writes";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
@@ -22,6 +21,7 @@ import type { WebhookDeliveryMessage } from "../../src/webhooks/outbox";
 import { setWebhookFetch } from "../../src/webhooks/send";
 import { apiJson, createAccount, type TestAccount } from "../helpers/api";
 import {
+  boxNumbers,
   containersOfShipment,
   FakeCarrier,
   FakeTerminal,
@@ -62,11 +62,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-let serial = 0;
-function nextBox(): string {
-  serial += 1;
-  return withCheckDigit(`HOKU${String(700_000 + serial).padStart(6, "0")}`);
-}
+const nextBox = boxNumbers("HOKU", 700_000);
 
 const found = (shipment: ShipmentFacts): LookupResult => ({ kind: "found", shipment });
 const seen = (o: TerminalObservation): TerminalPollResult => ({ kind: "found", observation: o });
