@@ -69,23 +69,6 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
  * and IPv6 brackets.
  */
 export function isAllowedHost(host: string, allowed: readonly string[]): boolean {
-  const key = `${host}\n${allowed.join(",")}`;
-  const known = allowedHostMemo.get(key);
-  if (known !== undefined) return known;
-  const verdict = judgeHost(host, allowed);
-  if (allowedHostMemo.size >= MAX_ALLOWED_HOST_MEMO) allowedHostMemo.clear();
-  allowedHostMemo.set(key, verdict);
-  return verdict;
-}
-
-/**
- * Verdicts of {@link isAllowedHost} by host and allow-list: a client sends the same Host on every request, and
- * parsing it (ipaddr.js) was a visible share of an MCP request's CPU in `npm run bench -- mcp`. Bounded.
- */
-const allowedHostMemo = new Map<string, boolean>();
-const MAX_ALLOWED_HOST_MEMO = 1_000;
-
-function judgeHost(host: string, allowed: readonly string[]): boolean {
   const name = hostnameOf(host);
   if (name === "") return false;
   if (name === "localhost" || name.endsWith(".localhost")) return true;
@@ -118,19 +101,40 @@ export function allowedHostsOf(env: Pick<Env, "MCP_ALLOWED_HOSTS">): string[] {
     .filter(Boolean);
 }
 
-/** DNS-rebinding guard: the Host (or URL host) and, when sent, the Origin must be allowed hosts. */
-function hostGuard(request: Request, allowed: readonly string[]): Response | null {
-  const host = request.headers.get("host") ?? new URL(request.url).host;
-  if (!isAllowedHost(host, allowed)) return jsonRpcError(403, -32000, "Forbidden: host not allowed.");
-  const origin = request.headers.get("origin");
-  if (origin !== null) {
-    let originHost = "";
+/**
+ * Verdicts of the DNS-rebinding guard by raw header value (`host:` or `origin:` prefix) and `MCP_ALLOWED_HOSTS`
+ * setting: a client sends the same Host and Origin on every request, and parsing them (URL, ipaddr.js) and the
+ * setting was a visible share of an MCP request's CPU in `npm run bench -- mcp`. Bounded.
+ */
+const guardVerdicts = new Map<string, boolean>();
+const MAX_GUARD_VERDICTS = 1_000;
+
+/** Whether the raw `Host` (`kind` "host") or `Origin` ("origin") value names an allowed host (memoised). */
+function allowedHeader(kind: "host" | "origin", value: string, env: Pick<Env, "MCP_ALLOWED_HOSTS">): boolean {
+  const key = `${kind}:${value}\n${env.MCP_ALLOWED_HOSTS ?? ""}`;
+  const known = guardVerdicts.get(key);
+  if (known !== undefined) return known;
+  let host = value;
+  if (kind === "origin") {
     try {
-      originHost = new URL(origin).host;
+      host = new URL(value).host;
     } catch {
-      // "null" or garbage: not an allowed origin.
+      host = ""; // "null" or garbage: not an allowed origin.
     }
-    if (!isAllowedHost(originHost, allowed)) return jsonRpcError(403, -32000, "Forbidden: origin not allowed.");
+  }
+  const verdict = isAllowedHost(host, allowedHostsOf(env));
+  if (guardVerdicts.size >= MAX_GUARD_VERDICTS) guardVerdicts.clear();
+  guardVerdicts.set(key, verdict);
+  return verdict;
+}
+
+/** DNS-rebinding guard: the Host (or URL host) and, when sent, the Origin must be allowed hosts. */
+function hostGuard(request: Request, env: Pick<Env, "MCP_ALLOWED_HOSTS">): Response | null {
+  const host = request.headers.get("host") ?? new URL(request.url).host;
+  if (!allowedHeader("host", host, env)) return jsonRpcError(403, -32000, "Forbidden: host not allowed.");
+  const origin = request.headers.get("origin");
+  if (origin !== null && !allowedHeader("origin", origin, env)) {
+    return jsonRpcError(403, -32000, "Forbidden: origin not allowed.");
   }
   return null;
 }
@@ -248,7 +252,7 @@ const SESSION_NOT_FOUND = () => jsonRpcError(404, -32001, "Session not found");
  */
 export async function handleMcpRequest(request: Request, env: Env, _ctx?: ExecutionContext): Promise<Response> {
   try {
-    const refused = hostGuard(request, allowedHostsOf(env));
+    const refused = hostGuard(request, env);
     if (refused) return refused;
     if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
 
