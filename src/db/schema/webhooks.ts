@@ -7,7 +7,12 @@ export interface WebhookHeader {
   value: string;
 }
 
-/** Webhook subscriptions (DECISIONS.md §Webhooks). `secret` is `whsec_` + base64 of 32 random bytes. */
+/**
+ * Webhook subscriptions (DECISIONS.md §Webhooks). `secret` is `whsec_` + base64 of 32 random bytes. After
+ * `POST /webhooks/{id}/rotate_secret`, `previous_secret` is the secret it replaced: deliveries carry a Standard
+ * Webhooks signature of it too until `previous_secret_expires_at` (src/webhooks/delivery.ts), and the cron clears it
+ * after that. `headers` keep their names exactly as the client gave them.
+ */
 export const webhooks = sqliteTable(
   "webhooks",
   {
@@ -20,6 +25,10 @@ export const webhooks = sqliteTable(
     events: text("events", { mode: "json" }).$type<string[]>().notNull(),
     headers: text("headers", { mode: "json" }).$type<WebhookHeader[]>().notNull().default([]),
     secret: text("secret").notNull(),
+    /** The secret the last rotation replaced, still signing deliveries during its grace period; null when none. */
+    previousSecret: text("previous_secret"),
+    /** End of that grace period (UTC ISO seconds): from then on `previous_secret` signs nothing. */
+    previousSecretExpiresAt: text("previous_secret_expires_at"),
     /** Start of the current run of failures, for the "5 failing days disables" rule; null after a success. */
     failingSince: text("failing_since"),
     disabledReason: text("disabled_reason"),
@@ -30,6 +39,8 @@ export const webhooks = sqliteTable(
     index("webhooks_account_created_idx").on(t.accountId, t.createdAt, t.id),
     // The outbox's lookup of an account's active webhooks on every announced change (src/webhooks/outbox.ts).
     index("webhooks_account_active_idx").on(t.accountId, t.active),
+    // The cron's clean-up of rotated-away secrets whose grace period ended (dropExpiredWebhookSecrets).
+    index("webhooks_previous_secret_expiry_idx").on(t.previousSecretExpiresAt),
   ],
 );
 
@@ -69,7 +80,13 @@ export const webhookNotifications = sqliteTable(
   ],
 );
 
-/** One row per delivery attempt: HTTP status (null when no answer), latency in ms, error text. */
+/**
+ * One row per delivery attempt: HTTP status (null when no answer), latency in ms, error text; exposed as the
+ * notification's `webhook_notification_logs` (R §1.14). `attempt` is the attempt number within the current delivery
+ * round (a resend starts a new round at 1); `seq` numbers a notification's rows in the order they were written
+ * (1, 2, …; rows written before it existed have their attempt number) and survives resends, so the log orders and prunes by it: only the
+ * newest `MAX_LOGGED_ATTEMPTS` rows of a notification are kept.
+ */
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",
   {
@@ -82,6 +99,7 @@ export const webhookDeliveries = sqliteTable(
     latencyMs: integer("latency_ms"),
     error: text("error"),
     createdAt: text("created_at").notNull(),
+    seq: integer("seq").notNull().default(0),
   },
-  (t) => [index("webhook_deliveries_notification_idx").on(t.notificationId, t.attempt)],
+  (t) => [index("webhook_deliveries_notification_seq_idx").on(t.notificationId, t.seq)],
 );
