@@ -1,8 +1,9 @@
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
- * Ports by UN/LOCODE (JSON:API type `port`). Seeded from ../shared/data (terminals.csv and DCSA's UN/LOCODE
- * sample) with ids derived from the LOCODE, so every environment gives a port the same id.
+ * Ports by UN/LOCODE (JSON:API type `port`). Seeded from src/reference/generated/ports.ts (npm `sea-ports`,
+ * terminals.csv, DCSA's UN/LOCODE sample, SMDG; scripts/lib/locations.mjs) with ids derived from the LOCODE, so every
+ * environment gives a port the same id. A retired code (CNSGH) is not a row: src/reference/locations.ts maps it.
  * `latitude`/`longitude` are strings, as the reference service serialises them (R §1.6).
  */
 export const ports = sqliteTable(
@@ -22,8 +23,10 @@ export const ports = sqliteTable(
 );
 
 /**
- * Terminals and other facilities (JSON:API type `terminal`), keyed by FIRMS code where one exists
- * (R §1.4). `provided_data` is the JSON object of capability flags.
+ * Terminals and other facilities (JSON:API type `terminal`, R §1.4), seeded from src/reference/generated/terminals.ts
+ * (SMDG Terminal Code List merged with terminals.csv). `provided_data` is the JSON object of capability flags;
+ * `latitude`/`longitude` decimal strings like the port's; `valid_to` the SMDG end of validity (YYYY-MM-DD): an
+ * expired terminal still resolves by id but is not listed under its port.
  */
 export const terminals = sqliteTable(
   "terminals",
@@ -43,6 +46,9 @@ export const terminals = sqliteTable(
     country: text("country"),
     countryCode: text("country_code"),
     timeZone: text("time_zone"),
+    latitude: text("latitude"),
+    longitude: text("longitude"),
+    validTo: text("valid_to"),
     facilityType: text("facility_type"),
     providedData: text("provided_data", { mode: "json" }).$type<Record<string, boolean | string>>(),
   },

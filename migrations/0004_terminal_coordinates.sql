@@ -1,0 +1,3 @@
+ALTER TABLE `terminals` ADD `latitude` text;--> statement-breakpoint
+ALTER TABLE `terminals` ADD `longitude` text;--> statement-breakpoint
+ALTER TABLE `terminals` ADD `valid_to` text;
