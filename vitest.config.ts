@@ -12,6 +12,9 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             // Exact auth in tests: a revoked key must fail on the very next request.
             AUTH_CACHE_TTL_SECONDS: "0",
+            // No failure throttle across the suite (test files send bad keys freely); test/auth-flood.test.ts turns
+            // it on explicitly.
+            AUTH_FAILURES_PER_MINUTE: "0",
           },
           // Tests never reach the network: outbound requests go to an injected fetch or a local receiver, and
           // anything that slips through to the Worker's global fetch gets this answer instead of leaving the machine.

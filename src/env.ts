@@ -16,6 +16,11 @@ export interface Env {
   RATE_LIMIT_INFER_NUMBER?: string;
   RATE_LIMIT_REFRESH_CONTAINER?: string;
   AUTH_CACHE_TTL_SECONDS?: string;
+  /**
+   * Failed API key checks a client address may make per rolling 60 s before it is answered 429 (default 20; "0" turns
+   * the throttle off), src/middleware/auth-throttle.ts.
+   */
+  AUTH_FAILURES_PER_MINUTE?: string;
   /** "true" to serve every supported SCAC from the journey simulator (local development; off in production). */
   SIMULATOR_ENABLED?: string;
   /** Simulated days per real minute of the simulator's clock (default 1). */

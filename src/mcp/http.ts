@@ -4,7 +4,8 @@
  * 1. Host/Origin guard against DNS rebinding: loopback hosts and the hosts of `MCP_ALLOWED_HOSTS` only → else 403;
  * 2. `Authorization: Token <key>` or `Bearer <key>` (scheme case-insensitive), checked with the REST key lookup
  *    (src/middleware/auth.ts: unknown or revoked → rejected) → else 401 with `WWW-Authenticate` and a JSON-RPC
- *    error body;
+ *    error body; a client address over `AUTH_FAILURES_PER_MINUTE` failed keys → 429 with `Retry-After` (shared with
+ *    REST, `checkApiKey`);
  * 3. the request itself, as the streamable-HTTP transport of the MCP spec (2025-06-18) requires: `Accept` of both
  *    `application/json` and `text/event-stream` (406), a JSON body (415, 413 over 4 MiB, 400 unparsable or not
  *    JSON-RPC), `initialize` alone and only without a session id (400), a session id on everything else (400), a
@@ -29,7 +30,8 @@ import {
 import { RPC_DO_PREFIX } from "agents/mcp";
 import ipaddr from "ipaddr.js";
 import type { Env } from "../env";
-import { authCacheTtl, authenticate, parseAuthorization } from "../middleware/auth";
+import { checkApiKey, parseAuthorization } from "../middleware/auth";
+import { clientAddress } from "../middleware/auth-throttle";
 import type { McpExchangeResult } from "./agent";
 import { TrackingApiError } from "./api";
 import { drawFromBucket, type SessionOwner } from "./session";
@@ -269,12 +271,21 @@ export async function handleMcpRequest(request: Request, env: Env, _ctx?: Execut
       );
     }
     const now = Date.now();
-    const principal = await authenticate(env.DB, key, now, authCacheTtl(env.AUTH_CACHE_TTL_SECONDS));
-    if (!principal) {
+    const check = await checkApiKey(env, key, () => clientAddress(request.headers.get("cf-connecting-ip")), now);
+    if (check.outcome === "throttled") {
+      return jsonRpcError(
+        429,
+        -32000,
+        `Too many requests with an invalid API key from this address: retry after ${check.retryAfterSeconds} s.`,
+        { "Retry-After": String(check.retryAfterSeconds) },
+      );
+    }
+    if (check.outcome === "unauthorized") {
       return jsonRpcError(401, -32001, "Unauthorized: invalid, unknown or revoked API key.", {
         "WWW-Authenticate": `${MCP_WWW_AUTHENTICATE}, error="invalid_token"`,
       });
     }
+    const principal = check.principal;
     const caller: SessionOwner = { accountId: principal.accountId, keyFingerprint: principal.keyFingerprint };
 
     const sessionId = request.headers.get("mcp-session-id");

@@ -1,7 +1,10 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv, Principal } from "../env";
+import { LRUCache } from "lru-cache";
+import type { AppEnv, Env, Principal } from "../env";
 import { API_KEY_PATTERN, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { AuthFailureThrottle, authFailureLimit, clientAddress } from "./auth-throttle";
+import { ApiKeyCache, KEY_CACHE_MAX_ENTRIES } from "./key-cache";
 
 /** `detail` of every 401 (DECISIONS.md §Wire format). */
 export const UNAUTHORIZED_DETAIL = "Invalid or missing API key.";
@@ -34,25 +37,20 @@ export function fingerprintOfKeyHash(keyHash: string): string {
   return keyHash.slice(0, 16);
 }
 
-interface CacheEntry {
-  principal: Principal | null;
-  expiresAt: number;
-}
-
-/**
- * Per-isolate cache of API key → principal (or null for unknown/revoked), DESIGN.md §8. Keyed by the key itself, in
- * this isolate's memory only (never stored or logged), so a hit costs no hashing: SHA-256 through
- * `crypto.subtle` plus hex was about 0.2 ms of CPU on every request in `npm run bench -- api`.
- */
-const cache = new Map<string, CacheEntry>();
-const MAX_CACHE_ENTRIES = 10_000;
+/** The per-isolate key cache shared by REST and `/mcp` (src/middleware/key-cache.ts). */
+const keyCache = new ApiKeyCache();
+/** The per-isolate failure throttle shared by REST and `/mcp` (src/middleware/auth-throttle.ts). */
+const failureThrottle = new AuthFailureThrottle();
 /** `last_used_at` is written at most this often per key (ms), off the request path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-const lastUsedWritten = new Map<string, number>();
+/** API key id → when (ms since epoch) this isolate last wrote its `last_used_at`. */
+const lastUsedWritten = new LRUCache<string, number>({ max: KEY_CACHE_MAX_ENTRIES });
 
 /**
- * Resolves an API key to its account: SHA-256 of the key, looked up among keys that are not revoked.
- * Cached for `AUTH_CACHE_TTL_SECONDS` (default 5; 0 disables), so revocation takes effect within that time.
+ * Resolves an API key to its account: SHA-256 of the key, looked up among keys that are not revoked. Both answers
+ * are cached for `ttlSeconds` (`AUTH_CACHE_TTL_SECONDS`, default 5; 0 disables), a valid key apart from unknown ones
+ * (src/middleware/key-cache.ts), so revocation takes effect within that time and a bad key reaches D1 at most once
+ * per TTL while the cache holds it. Applies no throttle: `checkApiKey` does.
  */
 export async function authenticate(
   d1: D1Database,
@@ -60,8 +58,8 @@ export async function authenticate(
   nowMs: number,
   ttlSeconds: number,
 ): Promise<Principal | null> {
-  const hit = cache.get(key);
-  if (hit && hit.expiresAt > nowMs) return hit.principal;
+  const cached = keyCache.lookup(key, nowMs);
+  if (cached !== undefined) return cached;
   const hash = await sha256Hex(key);
   const row = await d1
     .prepare("SELECT id, account_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL")
@@ -70,11 +68,54 @@ export async function authenticate(
   const principal = row
     ? { accountId: row.account_id, apiKeyId: row.id, keyFingerprint: fingerprintOfKeyHash(hash) }
     : null;
-  if (ttlSeconds > 0) {
-    if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
-    cache.set(key, { principal, expiresAt: nowMs + ttlSeconds * 1000 });
-  }
+  keyCache.remember(key, principal, nowMs, ttlSeconds * 1000);
   return principal;
+}
+
+/** What `checkApiKey` found: the caller, an unknown or revoked key, or an address refused for its failures. */
+export type KeyCheck =
+  | { outcome: "authenticated"; principal: Principal }
+  | { outcome: "unauthorized" }
+  | { outcome: "throttled"; retryAfterSeconds: number };
+
+/** The settings `checkApiKey` reads (wrangler.toml `[vars]`, strings). */
+export type AuthSettings = Pick<Env, "DB" | "AUTH_CACHE_TTL_SECONDS" | "AUTH_FAILURES_PER_MINUTE">;
+
+/**
+ * Checks a well-formed API key presented from a client address (issue 11 §3), for REST and `/mcp` alike:
+ * 1. a key cached as valid answers at once (no hashing, no D1, no throttle);
+ * 2. an address with `AUTH_FAILURES_PER_MINUTE` failures in the last 60 s is refused (`throttled`, with whole seconds
+ *    for `Retry-After`) before any hashing or D1, unless the key authenticated in this isolate before (a holder of a
+ *    real key behind a shared address keeps working; a guessed key never was valid, so guessing stays refused);
+ * 3. otherwise `authenticate` (negative cache, else D1); a key found unknown or revoked counts one failure.
+ * `clientAddress` is only computed when needed (a thunk), so the cached hot path never parses `CF-Connecting-IP`.
+ */
+export async function checkApiKey(
+  settings: AuthSettings,
+  key: string,
+  clientAddress: () => string,
+  nowMs: number,
+): Promise<KeyCheck> {
+  const cached = keyCache.lookup(key, nowMs);
+  if (cached) return { outcome: "authenticated", principal: cached };
+  const limit = authFailureLimit(settings.AUTH_FAILURES_PER_MINUTE);
+  const address = clientAddress();
+  if (!keyCache.isKnownValid(key)) {
+    const retryAfterSeconds = failureThrottle.retryAfterSeconds(address, nowMs, limit);
+    if (retryAfterSeconds > 0) return { outcome: "throttled", retryAfterSeconds };
+  }
+  const principal = await authenticate(settings.DB, key, nowMs, authCacheTtl(settings.AUTH_CACHE_TTL_SECONDS));
+  if (principal) return { outcome: "authenticated", principal };
+  failureThrottle.recordFailure(address, nowMs, limit);
+  return { outcome: "unauthorized" };
+}
+
+/** `detail` of the 429 an address gets after too many failed authentications (issue 11 §3). */
+export const THROTTLED_DETAIL = "Too many requests with an invalid API key from this address. Retry later.";
+
+/** The 429 of a throttled address, with `Retry-After` in whole seconds. */
+export function authThrottled(retryAfterSeconds: number): ApiError {
+  return new ApiError(429, [{ detail: THROTTLED_DETAIL }], { "Retry-After": String(retryAfterSeconds) });
 }
 
 /** `AUTH_CACHE_TTL_SECONDS` as seconds: a whole number, else the default 5 (REST and `/mcp` read it alike). */
@@ -85,18 +126,21 @@ export function authCacheTtl(raw: string | undefined): number {
 
 /**
  * Requires a valid API key (SPEC.md §5). Missing, malformed, unknown or revoked → 401 JSON:API error with
- * `WWW-Authenticate`. Sets the `principal` variable for everything after it.
+ * `WWW-Authenticate`; a client address over `AUTH_FAILURES_PER_MINUTE` failed keys → 429 with `Retry-After`
+ * (`checkApiKey`). Missing or malformed keys cost nothing and are not counted. Sets the `principal` variable for
+ * everything after it.
  */
 export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = parseAuthorization(c.req.header("authorization"));
   if (!key) throw unauthorized();
   const now = c.var.clock.now();
-  const principal = await authenticate(c.env.DB, key, now, authCacheTtl(c.env.AUTH_CACHE_TTL_SECONDS));
-  if (!principal) throw unauthorized();
+  const check = await checkApiKey(c.env, key, () => clientAddress(c.req.header("cf-connecting-ip")), now);
+  if (check.outcome === "throttled") throw authThrottled(check.retryAfterSeconds);
+  if (check.outcome === "unauthorized") throw unauthorized();
+  const principal = check.principal;
   c.set("principal", principal);
   const last = lastUsedWritten.get(principal.apiKeyId) ?? 0;
   if (now - last >= LAST_USED_RESOLUTION_MS) {
-    if (lastUsedWritten.size >= MAX_CACHE_ENTRIES) lastUsedWritten.clear();
     lastUsedWritten.set(principal.apiKeyId, now);
     const write = c.env.DB.prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2")
       .bind(new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"), principal.apiKeyId)
