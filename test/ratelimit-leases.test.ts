@@ -1,4 +1,4 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, evictDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
@@ -408,7 +408,7 @@ describe("RateLimitCoalescer with leases against the real object", () => {
     expect(caller.calls).toBeLessThan(100);
   });
 
-  it("property: with leases in play no rolling 60 s window admits more than the limit, and none refuses early", async () => {
+  it("property: with leases in play and the object evicted at random, no rolling 60 s window admits more than the limit, and none refuses early", async () => {
     const burst = fc.record({
       // Mostly dense traffic (a few thousand checks a minute, so most runs cross the limit), now and then a pause
       // long enough to roll the window.
@@ -420,20 +420,29 @@ describe("RateLimitCoalescer with leases against the real object", () => {
       isolate: fc.integer({ min: 0, max: 2 }),
       // About one burst in eight first kills its isolate.
       kill: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
+      // About one burst in six first evicts the RateLimiter (idle, deploy, restart): its log must survive.
+      evict: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
     });
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: LEASE_MIN_LIMIT, max: 2_500 }),
         fc.array(burst, { minLength: 30, maxLength: 90, size: "max" }),
         async (limit, bursts) => {
-          const caller = new CountingCaller(freshStub());
+          const stub = freshStub();
+          const caller = new CountingCaller(stub);
           const isolates = [new RateLimitCoalescer(), new RateLimitCoalescer(), new RateLimitCoalescer()];
           const admitted: number[] = [];
           const refusedAt: number[] = [];
           const killedAt: number[] = [];
+          let callsAtEviction = 0;
           let t = T0;
           for (const b of bursts) {
             t += b.gapMs;
+            // The object is running once called; an eviction tears its instance down, keeping only its storage.
+            if (b.evict && caller.calls > callsAtEviction) {
+              await evictDurableObject(stub);
+              callsAtEviction = caller.calls;
+            }
             // An isolate that dies abandons its leases, never settling them.
             if (b.kill) {
               isolates[b.isolate] = new RateLimitCoalescer();

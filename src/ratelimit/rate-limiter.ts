@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { WINDOW_MS } from "./buckets";
 import { LEASE_MS, type LeaseGrant, type LeaseSettlement, leaseCredits } from "./leases";
+import { SqlLogStore } from "./log-store";
 import { SlidingLog, type SlidingLogDecision } from "./sliding-log";
 
 /** One request to count: its bucket, the bucket's limit per 60 s, and its arrival time (ms since epoch). */
@@ -31,11 +32,26 @@ export interface RateLimitDecision extends SlidingLogDecision {
  * One per account (named by the account id): keeps an exact sliding log per bucket. A Durable Object runs
  * one call at a time and `hit` never awaits, so concurrent requests are decided in a strict order and the
  * window admits exactly `limit` (DESIGN.md §2). For high limits it may lease a few admissions to the calling
- * isolate (src/ratelimit/leases.ts), still never admitting more than `limit` in any 60 s window. The log lives in
- * memory: an object is only evicted after being idle, by which time its 60 s window has emptied anyway.
+ * isolate (src/ratelimit/leases.ts), still never admitting more than `limit` in any 60 s window.
+ *
+ * Durable (issue 11 §1): decisions are made from the logs in memory, and every change (an admission, a reservation,
+ * a settlement, entries leaving the window) is written at once to the object's own SQLite storage
+ * (`SqlLogStore`). An idle object is evicted after about 10 s, and every deploy or runtime restart drops the
+ * instance; the next instance loads the logs back in its constructor, so the window and the open leases are exactly
+ * what they were. The load needs no `blockConcurrencyWhile`: SQLite storage is synchronous, so the constructor has
+ * finished before the first call runs.
  */
 export class RateLimiter extends DurableObject<Env> {
   private readonly logs = new Map<string, SlidingLog>();
+  private readonly store: SqlLogStore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new SqlLogStore(ctx.storage.sql);
+    for (const [bucket, state] of this.store.load()) {
+      this.logs.set(bucket, new SlidingLog(WINDOW_MS, state, this.store.journal(bucket)));
+    }
+  }
 
   /**
    * Counts one request of `bucket` at `nowMs` (ms since epoch, from the caller's clock) against `limit` per
@@ -89,7 +105,7 @@ export class RateLimiter extends DurableObject<Env> {
   private log(bucket: string): SlidingLog {
     let log = this.logs.get(bucket);
     if (!log) {
-      log = new SlidingLog(WINDOW_MS);
+      log = new SlidingLog(WINDOW_MS, undefined, this.store.journal(bucket));
       this.logs.set(bucket, log);
     }
     return log;

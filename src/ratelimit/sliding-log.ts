@@ -10,11 +10,40 @@ export interface SlidingLogDecision {
   retryAfterSeconds: number;
 }
 
-/** Lease credits held back in a log: `count` entries stamped at `until`, for uses in `[from, until]`. */
-interface Reservation {
+/** Lease credits held back in a log: `count` entries stamped at `until`, for uses in `[from, until]` (ms). */
+export interface Reservation {
   count: number;
   from: number;
   until: number;
+}
+
+/** An open reservation with its lease id, as a log's state is saved and restored. */
+export interface StoredReservation extends Reservation {
+  id: string;
+}
+
+/** The whole state of a log: admitted times ascending (ms since epoch) and open reservations. */
+export interface SlidingLogState {
+  times: number[];
+  reservations: StoredReservation[];
+}
+
+/**
+ * Receives every change of a log's state as it happens, so a caller can keep a durable copy of it (the RateLimiter
+ * writes each change to its SQLite storage, src/ratelimit/log-store.ts). Called synchronously, after the change.
+ */
+export interface SlidingLogJournal {
+  /** A request was admitted and recorded at `stampMs` (its time, or the newest entry's if the clock stepped back). */
+  admitted(stampMs: number): void;
+  /** A reservation was opened. */
+  reserved(reservation: StoredReservation): void;
+  /** Reservation `id` was settled: dropped, and its uses recorded at `usesMs` (ascending, already capped and clamped). */
+  settled(id: string, usesMs: readonly number[]): void;
+  /**
+   * The window moved on: every admitted entry stamped at or before `cutoffMs` left (`dropped` of them, possibly 0),
+   * `live` entries remain, and the reservations `expiredIds` left too.
+   */
+  expired(cutoffMs: number, dropped: number, live: number, expiredIds: readonly string[]): void;
 }
 
 /**
@@ -25,6 +54,10 @@ interface Reservation {
  * It also holds lease reservations (src/ratelimit/leases.ts): `count` entries stamped at the lease's end, which may
  * lie in the future. An entry counts in the window ending at `nowMs` when its stamp is after `nowMs - windowMs`, so
  * future stamps always count, until the lease is settled (`settle`) or its stamp leaves the window.
+ *
+ * Durability stays outside: a `SlidingLogJournal` given to the constructor hears of every change, and a log built
+ * from the state its journal kept (`SlidingLogState`) decides exactly as the original (the RateLimiter's SQLite copy,
+ * src/ratelimit/log-store.ts; issue 11 §1).
  */
 export class SlidingLog {
   /** Admitted request times, ascending (ms since epoch). */
@@ -35,7 +68,24 @@ export class SlidingLog {
   /** Sum of the reservations' counts. */
   private reserved = 0;
 
-  constructor(private readonly windowMs: number) {}
+  /**
+   * An empty log of `windowMs`, or one resuming `state` (as its journal saw it; times ascending). `journal`, when
+   * given, is told of every later change.
+   */
+  constructor(
+    private readonly windowMs: number,
+    state?: SlidingLogState,
+    private readonly journal?: SlidingLogJournal,
+  ) {
+    if (state) {
+      this.times = [...state.times].sort((a, b) => a - b);
+      for (const { id, count, from, until } of state.reservations) {
+        if (count <= 0 || this.reservations.has(id)) continue;
+        this.reservations.set(id, { count, from, until });
+        this.reserved += count;
+      }
+    }
+  }
 
   /** Decides one request at time `nowMs` against `limit` requests per window, recording it if admitted. */
   hit(nowMs: number, limit: number): SlidingLogDecision {
@@ -44,7 +94,9 @@ export class SlidingLog {
     if (count < limit) {
       // Clocks may step back a little between isolates; keep the log sorted.
       const last = this.times[this.times.length - 1];
-      this.times.push(last !== undefined && last > nowMs ? last : nowMs);
+      const stamp = last !== undefined && last > nowMs ? last : nowMs;
+      this.times.push(stamp);
+      this.journal?.admitted(stamp);
       return { allowed: true, count: count + 1, retryAfterSeconds: 0 };
     }
     // The entry that must leave before one more fits: with `limit` admitted, the oldest counted one.
@@ -67,6 +119,7 @@ export class SlidingLog {
     if (count <= 0 || this.reservations.has(id)) return;
     this.reservations.set(id, { count, from: fromMs, until: untilMs });
     this.reserved += count;
+    this.journal?.reserved({ id, count, from: fromMs, until: untilMs });
   }
 
   /**
@@ -85,6 +138,7 @@ export class SlidingLog {
       .map((t) => (typeof t === "number" && Number.isFinite(t) ? Math.min(until, Math.max(from, t)) : until))
       .sort((a, b) => a - b);
     this.insertSorted(uses);
+    this.journal?.settled(id, uses);
   }
 
   /** Open reservations' entries (for tests and diagnostics; evicts nothing). */
@@ -145,18 +199,26 @@ export class SlidingLog {
 
   private evict(nowMs: number): void {
     const cutoff = nowMs - this.windowMs;
+    const headBefore = this.head;
     while (this.head < this.times.length && (this.times[this.head] ?? 0) <= cutoff) this.head++;
+    const dropped = this.head - headBefore;
     if (this.head > 1024 && this.head * 2 > this.times.length) {
       this.times = this.times.slice(this.head);
       this.head = 0;
     }
+    let expiredIds: string[] | undefined;
     if (this.reserved > 0) {
       for (const [id, r] of this.reservations) {
         if (r.until <= cutoff) {
           this.reservations.delete(id);
           this.reserved -= r.count;
+          if (expiredIds) expiredIds.push(id);
+          else expiredIds = [id];
         }
       }
+    }
+    if (this.journal && (dropped > 0 || expiredIds)) {
+      this.journal.expired(cutoff, dropped, this.times.length - this.head, expiredIds ?? []);
     }
   }
 }

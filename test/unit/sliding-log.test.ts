@@ -1,6 +1,12 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WINDOW_MS } from "../../src/ratelimit/buckets";
-import { SlidingLog } from "../../src/ratelimit/sliding-log";
+import {
+  SlidingLog,
+  type SlidingLogJournal,
+  type SlidingLogState,
+  type StoredReservation,
+} from "../../src/ratelimit/sliding-log";
 
 // DECISIONS.md §Rate limits: exact rolling 60 s window; refused requests are not counted; Retry-After is the
 // whole seconds until the oldest counted request leaves the window (≥ 1).
@@ -139,5 +145,109 @@ describe("SlidingLog", () => {
     expect(log.hit(T0 + 61_200, 300)).toEqual({ allowed: false, count: 300, retryAfterSeconds: 1 });
     expect(log.hit(T0 + 61_201, 300).allowed).toBe(true);
     expect(log.size(T0 + 200_000)).toBe(0);
+  });
+});
+
+/** A journal that keeps what a durable store would: admitted stamps and open reservations, pruned as told. */
+class MemoryJournal implements SlidingLogJournal {
+  times: number[] = [];
+  readonly reservations = new Map<string, StoredReservation>();
+  readonly expiredCalls: { cutoffMs: number; dropped: number; live: number; expiredIds: readonly string[] }[] = [];
+
+  admitted(stampMs: number): void {
+    this.times.push(stampMs);
+  }
+  reserved(reservation: StoredReservation): void {
+    this.reservations.set(reservation.id, reservation);
+  }
+  settled(id: string, usesMs: readonly number[]): void {
+    this.reservations.delete(id);
+    this.times.push(...usesMs);
+  }
+  expired(cutoffMs: number, dropped: number, live: number, expiredIds: readonly string[]): void {
+    this.expiredCalls.push({ cutoffMs, dropped, live, expiredIds });
+    this.times = this.times.filter((t) => t > cutoffMs);
+    for (const id of expiredIds) this.reservations.delete(id);
+  }
+  /** The state a new instance would load. */
+  state(): SlidingLogState {
+    return { times: [...this.times].sort((a, b) => a - b), reservations: [...this.reservations.values()] };
+  }
+}
+
+describe("SlidingLog journal (what the RateLimiter saves to its storage, issue 11 §1)", () => {
+  it("reports each admission with its stamp, each reservation and settlement, and what left the window", () => {
+    const journal = new MemoryJournal();
+    const log = new SlidingLog(WINDOW_MS, undefined, journal);
+    log.hit(T0, 2);
+    log.hit(T0 - 500, 2); // a clock 0.5 s behind: stamped at T0, as kept in memory
+    log.hit(T0 + 1, 2); // refused: nothing reported
+    expect(journal.times).toEqual([T0, T0]);
+    log.reserve("lease", 3, T0 + 10, T0 + 1_010);
+    expect([...journal.reservations.values()]).toEqual([{ id: "lease", count: 3, from: T0 + 10, until: T0 + 1_010 }]);
+    log.settle("lease", [T0 + 5_000, T0 + 20]); // clamped into the lease and sorted
+    expect(journal.reservations.size).toBe(0);
+    expect(journal.times).toEqual([T0, T0, T0 + 20, T0 + 1_010]);
+    expect(journal.expiredCalls).toEqual([]);
+    expect(log.size(T0 + 60_020)).toBe(1);
+    expect(journal.expiredCalls).toEqual([{ cutoffMs: T0 + 20, dropped: 3, live: 1, expiredIds: [] }]);
+    expect(journal.times).toEqual([T0 + 1_010]);
+  });
+
+  it("reports an expired reservation by id", () => {
+    const journal = new MemoryJournal();
+    const log = new SlidingLog(WINDOW_MS, undefined, journal);
+    log.reserve("abandoned", 2, T0, T0 + 1_000);
+    expect(log.size(T0 + 60_999)).toBe(2);
+    expect(journal.expiredCalls).toEqual([]);
+    expect(log.size(T0 + 61_000)).toBe(0);
+    expect(journal.expiredCalls).toEqual([{ cutoffMs: T0 + 1_000, dropped: 0, live: 0, expiredIds: ["abandoned"] }]);
+    expect(journal.reservations.size).toBe(0);
+  });
+
+  it("property: a log restored from its journal at any point decides exactly as the uninterrupted log", () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("hit" as const), gapMs: fc.integer({ min: -800, max: 9_000 }) }),
+      fc.record({ kind: fc.constant("reserve" as const), count: fc.integer({ min: 1, max: 4 }) }),
+      fc.record({ kind: fc.constant("settle" as const), used: fc.integer({ min: 0, max: 5 }) }),
+      fc.record({ kind: fc.constant("restart" as const) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), fc.array(op, { minLength: 1, maxLength: 120 }), (limit, ops) => {
+        const model = new SlidingLog(WINDOW_MS);
+        let journal = new MemoryJournal();
+        let log = new SlidingLog(WINDOW_MS, undefined, journal);
+        let t = T0;
+        const open: string[] = [];
+        let leaseNo = 0;
+        for (const o of ops) {
+          if (o.kind === "hit") {
+            t += o.gapMs;
+            expect(log.hit(t, limit)).toEqual(model.hit(t, limit));
+          } else if (o.kind === "reserve") {
+            const id = `lease-${leaseNo++}`;
+            open.push(id);
+            log.reserve(id, o.count, t, t + 1_000);
+            model.reserve(id, o.count, t, t + 1_000);
+          } else if (o.kind === "settle") {
+            const id = open.shift();
+            if (id === undefined) continue;
+            const usedAt = Array.from({ length: o.used }, (_, i) => t - 100 + i * 300);
+            log.settle(id, usedAt);
+            model.settle(id, usedAt);
+          } else {
+            // A new instance: only what the journal kept survives.
+            const state = journal.state();
+            journal = new MemoryJournal();
+            journal.times = [...state.times];
+            for (const r of state.reservations) journal.reservations.set(r.id, r);
+            log = new SlidingLog(WINDOW_MS, state, journal);
+          }
+          expect(log.size(t)).toBe(model.size(t));
+          expect(log.reservedCount()).toBe(model.reservedCount());
+        }
+      }),
+      { numRuns: 300, seed: 20261125 },
+    );
   });
 });
