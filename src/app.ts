@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import { HTTPException } from "hono/http-exception";
 import { containerRoutes } from "./containers/routes";
+import { docsPage } from "./docs/page";
 import type { AppEnv } from "./env";
 import { inferRoutes } from "./infer/routes";
 import { ApiError, errorDocument } from "./lib/errors";
@@ -105,7 +105,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
     security: [{ apiKey: [] }],
   }));
   app.route("/v2", v2);
-  app.get("/docs", Scalar({ url: "/v2/openapi.json", pageTitle: "Container Tracking Service API" }));
+  // The API reference page; its script is a static asset (public/docs/assets/, issue 11 §4).
+  app.get("/docs", docsPage);
 
   app.notFound((c) => errorResponse(ApiError.notFound("No route matches this path."), c.get("requestId")));
   app.onError((err, c) => {
