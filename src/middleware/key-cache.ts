@@ -19,9 +19,9 @@ interface ValidEntry {
  * bad keys only ever evicts other bad keys: a valid key's entry cannot be pushed out by keys nobody holds. Entries
  * carry their own expiry (ms since epoch, from the caller's clock) so tests are exact.
  *
- * A valid entry outlives its expiry as a "seen valid" mark until the LRU drops it: `isKnownValid` lets a key that
- * authenticated before through the failure throttle (src/middleware/auth-throttle.ts) to be checked again, while
- * guessed keys, which were never valid, stay throttled. A stale entry is never served as a principal.
+ * A valid entry outlives its expiry as a "seen valid" mark until the LRU drops it: through `isKnownValid`, a key that
+ * authenticated before passes the failure throttle (src/middleware/auth-throttle.ts) and is checked against D1 again,
+ * while guessed keys, which were never valid, stay throttled. A stale entry is never served as a principal.
  */
 export class ApiKeyCache {
   private readonly valid: LRUCache<string, ValidEntry>;
