@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "csv-parse/sync";
+import { compileLocations } from "./lib/locations.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const shared = process.env.SHARED_DIR ?? resolve(root, "..", "shared");
@@ -49,8 +50,6 @@ function uuidV5(name) {
 
 // SCACs are 2–4 letters (NMFTA); a few lines only have SeaRates-style alphanumeric codes such as 11PG.
 const SCAC = /^[A-Z0-9]{2,4}$/;
-const LOCODE = /^[A-Z]{2}[A-Z2-9]{3}$/;
-const FIRMS = /^[A-Z0-9]{4}$/;
 
 // ---- shipping lines -------------------------------------------------------------------------------------------
 const carriers = readCsv("carriers.csv", [
@@ -108,150 +107,67 @@ if (!shippingLines.some((l) => l.scac === "TEST")) {
 }
 shippingLines.sort((a, b) => a.scac.localeCompare(b.scac));
 
-// ---- ports and terminals ---------------------------------------------------------------------------------------
-const terminalRows = readCsv("terminals.csv", [
-  "name",
-  "nickname",
-  "firms_code",
-  "port_name",
-  "port_locode",
-  "city",
-  "state",
-  "country_code",
-  "timezone",
-]);
-const locodeRows = readCsv("dcsa/reference-data/sample-unlocationcodes.csv", [
-  "UN Location Code",
-  "UN Location Name",
-  "ISO 3166-1",
-]);
-const ports = new Map();
-terminalRows.forEach((r, i) => {
-  if (!LOCODE.test(r.port_locode)) fail("terminals.csv", i + 2, `bad UN/LOCODE ${JSON.stringify(r.port_locode)}`);
-  if (!ports.has(r.port_locode)) {
-    ports.set(r.port_locode, {
-      id: uuidV5(`port:${r.port_locode}`),
-      code: r.port_locode,
-      name: r.port_name || r.port_locode,
-      city: r.city || null,
-      stateAbbr: r.country_code === "US" || r.country_code === "CA" ? r.state || null : null,
-      countryCode: r.country_code || r.port_locode.slice(0, 2),
-      latitude: null,
-      longitude: null,
-      timeZone: r.timezone || null,
-    });
-  } else if (!ports.get(r.port_locode).timeZone && r.timezone) {
-    ports.get(r.port_locode).timeZone = r.timezone;
+// ---- ports and terminals (scripts/lib/locations.mjs says the sources and the merge) ---------------------------
+function readProjectCsv(relPath, requiredColumns) {
+  const file = join(root, relPath);
+  let rows;
+  try {
+    rows = parse(readFileSync(file, "utf8"), { columns: true, skip_empty_lines: true, trim: true, comment: "#" });
+  } catch (err) {
+    fail(relPath, err.lines ?? 0, `not valid CSV: ${err.message}`);
   }
-});
-locodeRows.forEach((r, i) => {
-  const code = r["UN Location Code"];
-  if (!LOCODE.test(code))
-    fail("dcsa/reference-data/sample-unlocationcodes.csv", i + 2, `bad UN/LOCODE ${JSON.stringify(code)}`);
-  if (ports.has(code)) return;
-  ports.set(code, {
-    id: uuidV5(`port:${code}`),
-    code,
-    name: r["UN Location Name"],
-    city: r["UN Location Name"],
-    stateAbbr: null,
-    countryCode: r["ISO 3166-1"] || code.slice(0, 2),
-    latitude: null,
-    longitude: null,
-    timeZone: null,
+  rows.forEach((row, i) => {
+    for (const col of requiredColumns) if (!(col in row)) fail(relPath, i + 2, `missing column ${col}`);
   });
-});
-const seenTerminalKeys = new Set();
-const terminals = terminalRows.map((r, i) => {
-  // The firms_code column holds the terminal's code in its own country's scheme: a 4-character CBP FIRMS code
-  // (US), a BIC facility code (UN/LOCODE + facility suffix, e.g. AEJEADPWJ2), or a local numeric code (MX).
-  const code = r.firms_code;
-  if (code && !/^[A-Z0-9]{1,12}$/.test(code)) fail("terminals.csv", i + 2, `bad facility code ${JSON.stringify(code)}`);
-  if (!r.name) fail("terminals.csv", i + 2, "blank name");
-  const isFirms = FIRMS.test(code ?? "") && r.country_code === "US";
-  const isBic = /^[A-Z]{2}[A-Z2-9]{3}[A-Z0-9]+$/.test(code ?? "") && !isFirms;
-  const key = code ? `code:${r.port_locode}:${code}` : `name:${r.port_locode}:${r.name}`;
-  if (seenTerminalKeys.has(key)) fail("terminals.csv", i + 2, `duplicate terminal ${key}`);
-  seenTerminalKeys.add(key);
-  return {
-    id: uuidV5(`terminal:${key}`),
-    name: r.name,
-    nickname: r.nickname || null,
-    firmsCode: isFirms ? code : null,
-    bicFacilityCode: isBic ? code : null,
-    portLocode: r.port_locode,
-    portId: ports.get(r.port_locode).id,
-    city: r.city || null,
-    stateAbbr: r.state || null,
-    countryCode: r.country_code || null,
-    timeZone: r.timezone || null,
-    facilityType: "ocean_terminal",
-  };
-});
-
-// ---- inland rail points and ramps (project data: scripts/data/inland-rail.csv) ----------------------------------
-// The shared data holds sea ports and ocean terminals only; inland moves need their destinations (as ports, with
-// time zones) and the rail ramps there (as terminals with facility_type rail_terminal, coded UN/LOCODE + rail SCAC).
-const inlandFile = join(root, "scripts", "data", "inland-rail.csv");
-let inlandRows;
-try {
-  inlandRows = parse(readFileSync(inlandFile, "utf8"), {
-    columns: true,
-    skip_empty_lines: true,
-    trim: true,
-    comment: "#",
-  });
-} catch (err) {
-  fail("scripts/data/inland-rail.csv", err.lines ?? 0, `not valid CSV: ${err.message}`);
+  return rows;
 }
-inlandRows.forEach((r, i) => {
-  const line = i + 4;
-  if (!LOCODE.test(r.locode ?? ""))
-    fail("scripts/data/inland-rail.csv", line, `bad UN/LOCODE ${JSON.stringify(r.locode)}`);
-  if (!/^[A-Za-z_]+\/[A-Za-z_]+$/.test(r.time_zone ?? ""))
-    fail("scripts/data/inland-rail.csv", line, `bad time zone ${JSON.stringify(r.time_zone)}`);
-  if (r.kind === "point") {
-    if (!ports.has(r.locode)) {
-      ports.set(r.locode, {
-        id: uuidV5(`port:${r.locode}`),
-        code: r.locode,
-        name: r.name,
-        city: r.city || null,
-        stateAbbr: r.state_abbr || null,
-        countryCode: r.country_code,
-        latitude: null,
-        longitude: null,
-        timeZone: r.time_zone,
-      });
-    } else if (!ports.get(r.locode).timeZone) {
-      ports.get(r.locode).timeZone = r.time_zone;
-    }
-  } else if (r.kind === "ramp") {
-    if (!/^[A-Z]{2}[A-Z2-9]{3}[A-Z]{2,4}$/.test(r.code ?? ""))
-      fail("scripts/data/inland-rail.csv", line, `bad ramp code ${JSON.stringify(r.code)}`);
-    const port = ports.get(r.locode);
-    if (!port) fail("scripts/data/inland-rail.csv", line, `ramp ${r.code} at ${r.locode}, which no point row declares`);
-    const key = `code:${r.locode}:${r.code}`;
-    if (seenTerminalKeys.has(key)) fail("scripts/data/inland-rail.csv", line, `duplicate terminal ${key}`);
-    seenTerminalKeys.add(key);
-    terminals.push({
-      id: uuidV5(`terminal:${key}`),
-      name: r.name,
-      nickname: r.rail_scac || null,
-      firmsCode: null,
-      bicFacilityCode: r.code,
-      portLocode: r.locode,
-      portId: port.id,
-      city: r.city || null,
-      stateAbbr: r.state_abbr || null,
-      countryCode: r.country_code || null,
-      timeZone: r.time_zone,
-      facilityType: "rail_terminal",
-    });
-  } else {
-    fail("scripts/data/inland-rail.csv", line, `kind must be point or ramp, got ${JSON.stringify(r.kind)}`);
-  }
+const locations = compileLocations({
+  readCsv,
+  readProjectCsv,
+  fail,
+  uuidV5,
+  today: new Date().toISOString().slice(0, 10),
 });
+const portList = locations.ports;
+const terminals = locations.terminals;
+keepIds(
+  "ports",
+  portList,
+  (p) => [p.code],
+  (old) => old.code,
+);
+keepIds(
+  "terminals",
+  terminals,
+  (t) => [t.firmsCode, t.bicFacilityCode, t.smdgCode && `${t.portLocode}:${t.smdgCode}`].filter(Boolean),
+  (old) => old.firmsCode ?? old.bicFacilityCode ?? (old.smdgCode ? `${old.portLocode}:${old.smdgCode}` : null),
+);
+
+/**
+ * Stops the build when a record that exists in the previous generated file would get another id (ids are public:
+ * they are in API responses and webhooks). Previous records found by one of their codes; a code that now names no
+ * record (a retired UN/LOCODE folded into its current one) is reported, not failed.
+ */
+function keepIds(what, records, codesOf, oldCode) {
+  const previous = join(outDir, `${what}.ts`);
+  if (!existsSync(previous)) return;
+  const text = readFileSync(previous, "utf8");
+  const start = text.indexOf("= [");
+  if (start < 0) return;
+  const old = JSON.parse(text.slice(start + 2, text.lastIndexOf("]") + 1));
+  const byCode = new Map();
+  for (const r of records) for (const c of codesOf(r)) byCode.set(c, r);
+  const byId = new Set(records.map((r) => r.id));
+  let folded = 0;
+  for (const o of old) {
+    if (byId.has(o.id)) continue;
+    const code = oldCode(o);
+    const now = code ? byCode.get(code) : undefined;
+    if (now) fail(`src/reference/generated/${what}.ts`, 0, `${code} had id ${o.id}, would now get ${now.id}`);
+    folded++;
+  }
+  if (folded > 0) console.log(`compile-data: ${folded} previous ${what} folded into another record (retired codes)`);
+}
 
 // ---- ISO 6346 size-type codes ----------------------------------------------------------------------------------
 // Size-type code (ISO 6346 §4: two size characters, then a type letter and digit) → the equipment fields of
@@ -369,13 +285,21 @@ writeFileSync(
   join(outDir, "shipping-lines.ts"),
   `${header("shipping lines", "../shared/data/carriers.csv and carriers-extended.csv")}import type { ShippingLineRecord } from "../types.ts";\n\n/** Every ocean carrier we know, sorted by SCAC. */\nexport const SHIPPING_LINES: readonly ShippingLineRecord[] = ${json(shippingLines)};\n`,
 );
+// One record per line: the tables are large (about 1 700 ports, 1 400 terminals) and a refresh should diff by record.
+const rows = (list) => `[\n${list.map((r) => JSON.stringify(r)).join(",\n")}\n]`;
+const LOCATION_SOURCES =
+  "npm sea-ports@" +
+  JSON.parse(readFileSync(join(root, "node_modules", "sea-ports", "package.json"), "utf8")).version +
+  " (MIT), ../shared/data/smdg-terminal-code-list.csv (SMDG Terminal Code List), ../shared/data/terminals.csv, " +
+  "dcsa/reference-data/sample-unlocationcodes.csv and scripts/data/inland-rail.csv; time zones computed from " +
+  "coordinates by @photostructure/tz-lookup (scripts/lib/locations.mjs)";
 writeFileSync(
   join(outDir, "ports.ts"),
-  `${header("ports", "../shared/data/terminals.csv and dcsa/reference-data/sample-unlocationcodes.csv")}import type { PortRecord } from "../types.ts";\n\n/** Ports by UN/LOCODE with stable ids. */\nexport const PORTS: readonly PortRecord[] = ${json([...ports.values()].sort((a, b) => a.code.localeCompare(b.code)))};\n`,
+  `${header("ports", LOCATION_SOURCES)}import type { PortRecord } from "../types.ts";\n\n/** Ports by UN/LOCODE with stable ids, coordinates and IANA time zones, sorted by code. */\nexport const PORTS: readonly PortRecord[] = ${rows(portList)};\n`,
 );
 writeFileSync(
   join(outDir, "terminals.ts"),
-  `${header("terminals", "../shared/data/terminals.csv")}import type { TerminalRecord } from "../types.ts";\n\n/** Terminals with FIRMS codes, ports and IANA time zones. */\nexport const TERMINALS: readonly TerminalRecord[] = ${json(terminals)};\n`,
+  `${header("terminals", LOCATION_SOURCES)}import type { TerminalRecord } from "../types.ts";\n\n/** Container terminals (SMDG, FIRMS and BIC codes) and rail ramps with ports, addresses and IANA time zones, sorted by port and name. */\nexport const TERMINALS: readonly TerminalRecord[] = ${rows(terminals)};\n`,
 );
 writeFileSync(
   join(outDir, "size-types.ts"),
@@ -385,6 +309,8 @@ writeFileSync(
   join(outDir, "container-prefixes.ts"),
   `${header("container prefixes", "../shared/data/container-prefixes.csv and carriers-extended.csv")}import type { ContainerOwnerRecord, ContainerPrefixRecord } from "../types.ts";\n\n/** ISO 6346 owner prefixes with the SCACs of the lines using them, sorted by prefix. */\nexport const CONTAINER_PREFIXES: readonly ContainerPrefixRecord[] = ${json(containerPrefixes)};\n\n/** Owners of prefixes above whose SCAC carriers.csv does not list (never tracked: prediction candidates only), sorted by SCAC. */\nexport const CONTAINER_OWNERS: readonly ContainerOwnerRecord[] = ${json(containerOwners)};\n`,
 );
+for (const note of locations.notes) console.log(`compile-data: ${note}`);
+if (process.argv.includes("--matches")) for (const m of locations.matches) console.log(`  merged: ${m}`);
 console.log(
-  `compile-data: ${shippingLines.length} shipping lines, ${ports.size} ports, ${terminals.length} terminals, ${sizeTypes.length} size types, ${containerPrefixes.length} container prefixes, ${containerOwners.length} owners outside carriers.csv → src/reference/generated/`,
+  `compile-data: ${shippingLines.length} shipping lines, ${portList.length} ports, ${terminals.length} terminals, ${sizeTypes.length} size types, ${containerPrefixes.length} container prefixes, ${containerOwners.length} owners outside carriers.csv → src/reference/generated/`,
 );

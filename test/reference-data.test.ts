@@ -114,6 +114,31 @@ describe("GET /ports/{id}", () => {
     }
   });
 
+  it("CNSHA and CNNGB, the two busiest, answer with coordinates as decimal strings and their IANA zone", async () => {
+    const account = await createAccount();
+    for (const [code, name] of [
+      ["CNSHA", "Shanghai"],
+      ["CNNGB", "Ningbo"],
+    ]) {
+      const { res, json } = await apiJson<One>(`/ports/${code}`, { key: account.key });
+      expect(res.status, code).toBe(200);
+      expect(json.data.attributes).toMatchObject({ code, name, country_code: "CN", time_zone: "Asia/Shanghai" });
+      expect(json.data.attributes.latitude).toMatch(/^\d+\.\d+$/);
+      expect(json.data.attributes.longitude).toMatch(/^\d+\.\d+$/);
+      expect(toMany(json.data, "terminals").length).toBeGreaterThan(0);
+    }
+  });
+
+  it("a retired code (CNSGH) answers Shanghai under its current code; links.self keeps what was asked", async () => {
+    const account = await createAccount();
+    const current = (await apiJson<One>("/ports/CNSHA", { key: account.key })).json;
+    const { res, json } = await apiJson<One>("/ports/cnsgh", { key: account.key });
+    expect(res.status).toBe(200);
+    expect(json.data).toEqual(current.data);
+    expect(json.data.attributes.code).toBe("CNSHA");
+    expect(json.links).toEqual({ self: `${BASE}/ports/cnsgh` });
+  });
+
   it("by id answers the same port", async () => {
     const account = await createAccount();
     const byCode = (await apiJson<One>("/ports/USLAX", { key: account.key })).json;
@@ -158,6 +183,29 @@ describe("GET /terminals/{id}", () => {
     });
     expect(typeof json.data.attributes.provided_data).toBe("object");
     expect(toOne(json.data, "port")).toEqual({ id: USLAX_ID, type: "port" });
+  });
+
+  it("a terminal of the SMDG list carries its address, codes, zone and coordinates (APM Pier 400, W185)", async () => {
+    const account = await createAccount();
+    const apm = TERMINALS.find((t) => t.firmsCode === "W185");
+    const { res, json } = await apiJson<One>(`/terminals/${apm?.id}?include=port`, { key: account.key });
+    expect(res.status).toBe(200);
+    expect(json.data.attributes).toMatchObject({
+      firms_code: "W185",
+      smdg_code: "APMT",
+      nickname: "APMT",
+      city: "Los Angeles",
+      state_abbr: "CA",
+      zip: "90731",
+      country: "United States",
+      country_code: "US",
+      time_zone: "America/Los_Angeles",
+      facility_type: "ocean_terminal",
+    });
+    expect(json.data.attributes.street).toContain("Navy Way");
+    expect(json.data.attributes.latitude).toMatch(/^33\.\d+$/);
+    expect(json.data.attributes.longitude).toMatch(/^-118\.\d+$/);
+    expect(json.included?.map((r) => `${r.type}:${r.id}`)).toEqual([`port:${USLAX_ID}`]);
   });
 
   it("include=port", async () => {

@@ -16,6 +16,7 @@ import {
   sendJsonApi,
   singleDocumentSchema,
 } from "../lib/openapi";
+import { findPortByLocode } from "../reference/locations";
 import { portResource } from "./serializer";
 
 const PortSchema = resourceSchema(
@@ -57,12 +58,15 @@ const getRouteDef = createRoute({
 
 const LOCODE = /^[A-Za-z]{2}[A-Za-z2-9]{3}$/;
 
-/** `GET /ports/{id}`: by UN/LOCODE or UUID (R §3.21); `links.self` keeps what was asked. */
+/**
+ * `GET /ports/{id}`: by UN/LOCODE, current or alternative (`CNSGH` answers Shanghai, `code: CNSHA`; issue 12), or
+ * UUID (R §3.21); `links.self` keeps what was asked.
+ */
 export const portRoutes = new OpenAPIHono<AppEnv>().openapi(getRouteDef, async (c) => {
   const id = c.req.valid("param").id;
   const include = parseInclude(includeParam(queryParams(c)), portResource);
   const where = LOCODE.test(id)
-    ? eq(ports.code, id.toUpperCase())
+    ? eq(ports.code, findPortByLocode(id)?.code ?? id.toUpperCase())
     : isUuid(id)
       ? eq(ports.id, id.toLowerCase())
       : undefined;

@@ -1,8 +1,19 @@
-import { inArray } from "drizzle-orm";
+import { and, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import { ports, terminals } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { terminalResource } from "../terminals/serializer";
+
+/**
+ * The terminals listed under ports: those of `portIds` still valid today (SMDG `Valid to` absent or not past, by the
+ * database's UTC date). An expired terminal keeps resolving by id and code (issue 12), it is only not listed.
+ */
+function listedTerminalsOf(portIds: string[]): SQL | undefined {
+  return and(
+    inArray(terminals.portId, portIds),
+    or(isNull(terminals.validTo), sql`${terminals.validTo} >= date('now')`),
+  );
+}
 
 /** A `ports` row as drizzle returns it. */
 export type PortRow = typeof ports.$inferSelect;
@@ -42,12 +53,7 @@ export const portResource: ResourceType<PortView> = {
     const found = await ctx.db
       .select({ id: terminals.id, portId: terminals.portId })
       .from(terminals)
-      .where(
-        inArray(
-          terminals.portId,
-          rows.map((r) => r.id),
-        ),
-      );
+      .where(listedTerminalsOf(rows.map((r) => r.id)));
     return rows.map((r) => ({ ...r, terminalIds: found.filter((t) => t.portId === r.id).map((t) => t.id) }));
   },
   serialize: serializePort,
@@ -59,12 +65,7 @@ export const portResource: ResourceType<PortView> = {
         return ctx.db
           .select()
           .from(terminals)
-          .where(
-            inArray(
-              terminals.portId,
-              parents.map((p) => p.id),
-            ),
-          );
+          .where(listedTerminalsOf(parents.map((p) => p.id)));
       },
     },
   },

@@ -6,54 +6,108 @@ function lit(value: string | null | undefined): string {
   return value === null || value === undefined ? "NULL" : `'${value.replaceAll("'", "''")}'`;
 }
 
+/** Rows per INSERT: about 1 700 ports and 1 300 terminals in 31 statements (D1 takes up to 100 KB of SQL each). */
+const ROWS_PER_STATEMENT = 100;
+
+const PORT_COLUMNS = [
+  "id",
+  "code",
+  "name",
+  "city",
+  "state_abbr",
+  "country_code",
+  "latitude",
+  "longitude",
+  "time_zone",
+] as const;
+const TERMINAL_COLUMNS = [
+  "id",
+  "name",
+  "nickname",
+  "firms_code",
+  "smdg_code",
+  "bic_facility_code",
+  "port_id",
+  "street",
+  "city",
+  "state",
+  "state_abbr",
+  "zip",
+  "country",
+  "country_code",
+  "time_zone",
+  "latitude",
+  "longitude",
+  "valid_to",
+  "facility_type",
+] as const;
+
 /**
- * Idempotent upserts of the reference data (ports, terminals) compiled from ../shared/data. Used by the test
- * setup (through D1 `batch`) and by `npm start` (written to a file for `wrangler d1 execute`). Literal SQL
- * because `wrangler d1 execute --file` takes no bound parameters; every value is escaped by `lit`.
+ * Multi-row upserts of `rows` into `table`: a row is inserted when its id is new, updated in place when a column
+ * differs, and left alone when nothing changed (the `WHERE` of the upsert), so a second seed writes nothing.
  */
-export function referenceSeedStatements(): string[] {
+function upserts(table: string, columns: readonly string[], rows: (string | null)[][]): string[] {
+  const assignments = columns
+    .filter((c) => c !== "id")
+    .map((c) => `${c} = excluded.${c}`)
+    .join(", ");
+  const changed = columns
+    .filter((c) => c !== "id")
+    .map((c) => `${table}.${c} IS NOT excluded.${c}`)
+    .join(" OR ");
   const statements: string[] = [];
-  for (const p of PORTS) {
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    const values = rows
+      .slice(i, i + ROWS_PER_STATEMENT)
+      .map((r) => `(${r.map(lit).join(", ")})`)
+      .join(",\n");
     statements.push(
-      `INSERT INTO ports (id, code, name, city, state_abbr, country_code, latitude, longitude, time_zone) VALUES (${[
-        p.id,
-        p.code,
-        p.name,
-        p.city,
-        p.stateAbbr,
-        p.countryCode,
-        p.latitude,
-        p.longitude,
-        p.timeZone,
-      ]
-        .map(lit)
-        .join(
-          ", ",
-        )}) ON CONFLICT(id) DO UPDATE SET code = excluded.code, name = excluded.name, city = excluded.city, state_abbr = excluded.state_abbr, country_code = excluded.country_code, latitude = excluded.latitude, longitude = excluded.longitude, time_zone = excluded.time_zone;`,
+      `INSERT INTO ${table} (${columns.join(", ")}) VALUES\n${values}\nON CONFLICT(id) DO UPDATE SET ${assignments} WHERE ${changed};`,
     );
   }
-  for (const t of TERMINALS) {
-    statements.push(
-      `INSERT INTO terminals (id, name, nickname, firms_code, bic_facility_code, port_id, city, state_abbr, country_code, time_zone, facility_type) VALUES (${[
+  return statements;
+}
+
+/**
+ * Idempotent upserts of the reference data (ports, terminals) compiled by `npm run data` into
+ * src/reference/generated. Used by the test setup (through D1 `batch`), by `npm start` and `npm run seed [--remote]`
+ * (written to a file for `wrangler d1 execute`). Literal SQL because `wrangler d1 execute --file` takes no bound
+ * parameters; every value is escaped by `lit`. Ports come first: terminals reference them. Ids never change, so a
+ * changed source updates rows in place; rows no longer in the data are left (ids stay resolvable).
+ */
+export function referenceSeedStatements(): string[] {
+  return [
+    ...upserts(
+      "ports",
+      PORT_COLUMNS,
+      PORTS.map((p) => [p.id, p.code, p.name, p.city, p.stateAbbr, p.countryCode, p.latitude, p.longitude, p.timeZone]),
+    ),
+    ...upserts(
+      "terminals",
+      TERMINAL_COLUMNS,
+      TERMINALS.map((t) => [
         t.id,
         t.name,
         t.nickname,
         t.firmsCode,
+        t.smdgCode,
         t.bicFacilityCode,
         t.portId,
+        t.street,
         t.city,
+        t.state,
         t.stateAbbr,
+        t.zip,
+        t.country,
         t.countryCode,
         t.timeZone,
+        t.latitude,
+        t.longitude,
+        t.validTo,
         t.facilityType,
-      ]
-        .map(lit)
-        .join(
-          ", ",
-        )}) ON CONFLICT(id) DO UPDATE SET name = excluded.name, nickname = excluded.nickname, firms_code = excluded.firms_code, bic_facility_code = excluded.bic_facility_code, port_id = excluded.port_id, city = excluded.city, state_abbr = excluded.state_abbr, country_code = excluded.country_code, time_zone = excluded.time_zone, facility_type = excluded.facility_type;`,
-    );
-  }
-  return statements;
+      ]),
+    ),
+  ];
 }
 
 /** Applies the reference seed to a D1 database in one batch (tests, and any Worker-side bootstrap). */

@@ -19,35 +19,64 @@ export interface ShippingLineRecord {
   containerNumberTrackingSupport: boolean;
 }
 
-/** A port by UN/LOCODE; latitude/longitude are decimal strings when known. */
+/**
+ * A port by UN/LOCODE (R §1.6), compiled by scripts/compile-data.mjs from npm `sea-ports`, terminals.csv, DCSA's
+ * UN/LOCODE sample and the ports of SMDG terminals (scripts/lib/locations.mjs).
+ */
 export interface PortRecord {
+  /** Deterministic UUID: v5 of `port:<UN/LOCODE>`; never changes. */
   id: string;
+  /** Current UN/LOCODE, e.g. `CNSHA`. */
   code: string;
+  /** Other (retired or duplicate) UN/LOCODEs of the same port, e.g. `CNSGH` for CNSHA (sea-ports `unlocs`). */
+  alternativeCodes: string[];
   name: string;
   city: string | null;
+  /** Subdivision code where the source gives one (US and Canadian ports of terminals.csv), else null. */
   stateAbbr: string | null;
+  /** ISO 3166-1 alpha-2. */
   countryCode: string;
+  /** WGS 84 decimal degrees as a decimal string (the reference's wire form), e.g. `"31.230416"`; null when unknown. */
   latitude: string | null;
   longitude: string | null;
-  /** IANA time zone, e.g. `America/Los_Angeles`. */
+  /** IANA time zone computed from coordinates at build time, e.g. `Asia/Shanghai`; null only without any location. */
   timeZone: string | null;
 }
 
-/** A terminal (facility) with its CBP FIRMS code, port and IANA time zone. */
+/**
+ * A terminal (R §1.4) or rail ramp (R §1.5): an SMDG Terminal Code List entry merged with its terminals.csv row when
+ * both name the same facility, so one record carries the SMDG code and the FIRMS/BIC code.
+ */
 export interface TerminalRecord {
+  /** Deterministic UUID (v5): terminals.csv rows keep theirs when SMDG data is merged in; never changes. */
   id: string;
   name: string;
   nickname: string | null;
-  /** CBP FIRMS code (US terminals), e.g. `Y258`. */
+  /** CBP FIRMS code (US terminals), e.g. `Y258`; unique across terminals. */
   firmsCode: string | null;
+  /** SMDG terminal code, unique within its port, e.g. `APMT` at USLAX. */
+  smdgCode: string | null;
   /** BIC facility code (UN/LOCODE + facility), e.g. `AEJEADPWJ2`. */
   bicFacilityCode: string | null;
+  /** Current UN/LOCODE of the port (a retired code in the source is mapped to it). */
   portLocode: string;
   portId: string;
+  /** Street part of the address; outside the US and Canada the SMDG address line as given (not split). */
+  street: string | null;
   city: string | null;
+  state: string | null;
   stateAbbr: string | null;
+  zip: string | null;
+  /** Country name in English, e.g. `United States` (R §1.4 `country`). */
+  country: string | null;
   countryCode: string | null;
-  timeZone: string | null;
+  /** WGS 84 decimal degrees as decimal strings (SMDG), null when no source has them. */
+  latitude: string | null;
+  longitude: string | null;
+  /** IANA time zone, from the coordinates (else the port's); every terminal has one. */
+  timeZone: string;
+  /** SMDG `Valid to` (YYYY-MM-DD): after it the terminal still resolves but is not listed under its port. */
+  validTo: string | null;
   /** `ocean_terminal` (R §1.4) or `rail_terminal` (an inland ramp, R §1.5). */
   facilityType: "ocean_terminal" | "rail_terminal";
 }

@@ -26,7 +26,10 @@ const NO_PROVIDED_DATA = {
   pod_full_out_chassis_number_notes: "",
 };
 
-/** Serialises a terminal as the reference service does (R §1.4, sample A.6): `id` repeated in attributes. */
+/**
+ * Serialises a terminal as the reference service does (R §1.4, sample A.6): `id` repeated in attributes. Ours in
+ * addition: `latitude`/`longitude` (decimal strings, as on ports) from the SMDG Terminal Code List.
+ */
 export function serializeTerminal(row: TerminalRow): ResourceObject {
   return {
     id: row.id,
@@ -47,6 +50,8 @@ export function serializeTerminal(row: TerminalRow): ResourceObject {
       country: row.country,
       country_code: row.countryCode,
       time_zone: row.timeZone,
+      latitude: row.latitude,
+      longitude: row.longitude,
       facility_type: row.facilityType,
     },
     relationships: { port: { data: row.portId ? { id: row.portId, type: "port" } : null } },

@@ -14,7 +14,7 @@ import {
   webhooks,
 } from "../db/schema";
 import { deterministicId } from "../lib/ids";
-import { findPortByLocode, findTerminalByCode } from "../reference/locations";
+import { findPortByLocode, logUnknownLocations, resolveTerminal, unknownLocations } from "../reference/locations";
 import type { ShipmentRow, ShipmentView } from "../shipments/serializer";
 import type { TransportEventRow } from "../transport-events/serializer";
 import {
@@ -227,7 +227,7 @@ export async function boxUpdateStatements(
       for (const e of events) {
         if (e.kind === "transport_event") {
           const location = findPortByLocode(e.locationLocode);
-          const terminal = findTerminalByCode(e.facilityCode);
+          const terminal = resolveTerminal(e.facilityCode, e.locationLocode);
           const row: TransportEventRow = {
             id: await deterministicId(`transport_event:${sub.containerId}:${e.key}`),
             accountId: sub.accountId,
@@ -372,6 +372,18 @@ export async function boxUpdateStatements(
       }
     }
   };
+  // Codes the reference data does not know stay on the rows as given; the log line shows the gap (issue 12).
+  logUnknownLocations(
+    "box update",
+    unknownLocations([
+      { locode: shipment.portOfLadingLocode },
+      { locode: shipment.portOfDischargeLocode },
+      { locode: shipment.destinationLocode },
+      ...[...update.events, ...update.historyEvents].flatMap((e) =>
+        e.kind === "transport_event" ? [{ locode: e.locationLocode, facilityCode: e.facilityCode }] : [],
+      ),
+    ]),
+  );
   await writeEvents(update.subscriptions, update.events, true);
   // A joining row's history is its starting state, not news: it is announced once, as `container.created`.
   await writeEvents(update.joining, update.historyEvents, false);

@@ -1,5 +1,5 @@
 import type { TerminalFee, TerminalHold } from "../db/schema";
-import { findPortByLocode, findTerminalByCode } from "../reference/locations";
+import { findPortByLocode, resolveTerminal } from "../reference/locations";
 import type { ContainerFacts, Milestone, MilestoneName, ShipmentFacts, TerminalObservation } from "./sources/types";
 import { type CurrentStatus, deriveCurrentStatus } from "./status";
 
@@ -140,9 +140,9 @@ export function deriveContainerState(
   const destination = shipment.destinationLocode;
   const hasInlandLeg = Boolean(destination && destination !== pod);
   const podPort = findPortByLocode(pod);
-  const podTerminal = findTerminalByCode(shipment.podTerminalCode);
+  const podTerminal = resolveTerminal(shipment.podTerminalCode, pod);
   const destinationPort = findPortByLocode(destination);
-  const destinationTerminal = findTerminalByCode(shipment.destinationTerminalCode ?? null);
+  const destinationTerminal = resolveTerminal(shipment.destinationTerminalCode, destination);
 
   const fullOutAtPod = hasInlandLeg ? null : lastActual(milestones, "container.transport.full_out", pod);
   const fullOutInland = hasInlandLeg ? lastActual(milestones, "container.transport.full_out", destination) : null;

@@ -6,7 +6,7 @@ import { bumpCount } from "../lib/counts";
 import { deterministicId } from "../lib/ids";
 import { ownedBy } from "../lib/tenant";
 import { equipmentFromSizeType } from "../reference/equipment";
-import { findPortByLocode, findTerminalByCode } from "../reference/locations";
+import { findPortByLocode, resolveTerminal } from "../reference/locations";
 import { loadShipmentViews, type ShipmentView } from "../shipments/serializer";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { batchWithNotifications, type NotificationDraft, type WebhookDeliveryMessage } from "../webhooks/outbox";
@@ -65,8 +65,8 @@ export async function writeLookupRows(
   const pol = findPortByLocode(facts.portOfLadingLocode);
   const pod = findPortByLocode(facts.portOfDischargeLocode);
   const destination = findPortByLocode(facts.destinationLocode);
-  const podTerminal = findTerminalByCode(facts.podTerminalCode);
-  const destinationTerminal = findTerminalByCode(facts.destinationTerminalCode ?? null);
+  const podTerminal = resolveTerminal(facts.podTerminalCode, facts.portOfDischargeLocode);
+  const destinationTerminal = resolveTerminal(facts.destinationTerminalCode, facts.destinationLocode);
   const shipmentRow: typeof shipments.$inferInsert = {
     id: shipmentId,
     accountId: request.accountId,

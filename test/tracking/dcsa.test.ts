@@ -502,6 +502,29 @@ describe("mapping rules", () => {
     expect(rows(box(shipment, BOX_A)).map((r) => r[1])).toEqual(["vessel_loaded", "vessel_discharged"]);
   });
 
+  it("a POD terminal named the SMDG way (USLAX, APMT) resolves to the terminal's FIRMS code W185", async () => {
+    const laxApm = { ...pod, transportCallID: "call-uslax-apmt-2103n", UNLocationCode: "USLAX", facilityCode: "APMT" };
+    const events = [
+      equipmentEvent({ n: 1, box: BOX_A, code: "LOAD", at: "2024-02-05T22:10:00+08:00", call: pol }),
+      equipmentEvent({ n: 2, box: BOX_A, code: "DISC", at: "2024-02-20T11:00:00-08:00", call: laxApm }),
+    ];
+    const shipment = found(await lookup(serve(events), request("container", BOX_A)));
+    expect(shipment.portOfDischargeLocode).toBe("USLAX");
+    expect(shipment.podTerminalCode).toBe("W185");
+  });
+
+  it("an unknown facility keeps its code as given, on the shipment and on the milestone", async () => {
+    const unknown = { ...pod, transportCallID: "call-uslax-zz-2103n", UNLocationCode: "USLAX", facilityCode: "ZZQX" };
+    const events = [
+      equipmentEvent({ n: 1, box: BOX_A, code: "LOAD", at: "2024-02-05T22:10:00+08:00", call: pol }),
+      equipmentEvent({ n: 2, box: BOX_A, code: "DISC", at: "2024-02-20T11:00:00-08:00", call: unknown }),
+    ];
+    const shipment = found(await lookup(serve(events), request("container", BOX_A)));
+    expect(shipment.podTerminalCode).toBe("ZZQX");
+    const discharge = (box(shipment, BOX_A).milestones ?? []).find((m) => m.event.endsWith("vessel_discharged"));
+    expect(discharge).toMatchObject({ locationLocode: "USLAX", facilityCode: "ZZQX" });
+  });
+
   it("BARGE moves are feeder_*; the ocean POL is the first vessel load after the barge", async () => {
     const barge = {
       ...CALLS.railOut,
@@ -626,7 +649,8 @@ describe("mapping rules", () => {
       ["2024-02-01T09:00:00.5Z", "NLRTM", "2024-02-01T09:00:00Z"],
       ["2024-07-01T10:00:00", "USLAX", "2024-07-01T17:00:00Z"], // America/Los_Angeles, PDT
       ["2024-01-15T10:00:00", "USLAX", "2024-01-15T18:00:00Z"], // PST
-      ["2024-07-01T10:00:00", "MYTPP", "2024-07-01T10:00:00Z"], // zone unknown here: read as UTC
+      ["2024-07-01T10:00:00", "MYTPP", "2024-07-01T02:00:00Z"], // Asia/Kuala_Lumpur (a zone since issue 12)
+      ["2024-07-01T10:00:00", "XXZZQ", "2024-07-01T10:00:00Z"], // no such port, zone unknown: read as UTC
     ];
     const events = cases.map(([at, locode], i) =>
       equipmentEvent({ n: i + 1, box: `TSTU${String(i).padStart(7, "0")}`, code: "GTOT", empty: "EMPTY", at, locode }),

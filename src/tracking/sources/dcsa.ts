@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { toIsoSeconds } from "../../lib/clock";
-import { findPortByLocode, findTerminalByCode } from "../../reference/locations";
+import { canonicalFacilityCode, findPortByLocode } from "../../reference/locations";
 import type {
   CarrierSource,
   ContainerFacts,
@@ -706,14 +706,13 @@ function callTimes(call: Call | null, code: string): { estimate: string | null; 
   };
 }
 
-/** A facility code the reference data knows (FIRMS/BIC as given, or BIC = UN/LOCODE + SMDG code), else as given. */
+/**
+ * The call's facility as the rest of the engine keys terminals: whatever list the carrier's `facilityCode` comes
+ * from (`facilityCodeListProvider` SMDG or BIC, or a FIRMS code), the terminal's FIRMS code, else its BIC code, else
+ * the code as given (src/reference/locations.ts `canonicalFacilityCode`). SMDG `APMT` at USLAX → `W185`.
+ */
 function resolveFacilityCode(call: Call | null): string | null {
-  const code = call?.facilityCode;
-  if (!code) return null;
-  for (const candidate of [code, `${call.locode ?? ""}${code}`]) {
-    if (findTerminalByCode(candidate)) return candidate;
-  }
-  return code;
+  return canonicalFacilityCode(call?.facilityCode, call?.locode);
 }
 
 const firstActualAt = (milestones: Milestone[], event: MilestoneName): string | null =>
