@@ -10,8 +10,11 @@
 //   2. the page shows every tag of /v2/openapi.json and the first tag's first operation, and clicking OPENED_TAGS
 //      other tags shows each one's first operation: Scalar loaded from the Worker's own assets and rendered the
 //      document;
-//   3. the browser reported no Content-Security-Policy violation (the policy and the page agree);
-//   4. no request left for another origin (the page needs nothing from the network to work).
+//   3. "Test Request" on the first operation, then "Send", reaches the service itself (no request proxy), the
+//      page being opened under a non-local host name (BROWSER_HOST, mapped to 127.0.0.1 inside Chromium) because
+//      Scalar never proxies requests to localhost anyway;
+//   4. the browser reported no Content-Security-Policy violation (the policy and the page agree);
+//   5. no request left for another origin (the page needs nothing from the network to work).
 //
 //   npm run check:docs                          the check
 //   npm run check:docs -- --screenshot out.png  also saves a full-page screenshot
@@ -28,8 +31,10 @@ const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 const OPENED_TAGS = 5;
 /** Milliseconds for the first render; Scalar parses the whole OpenAPI document in the page. */
 const RENDER_TIMEOUT_MS = 60_000;
-/** Milliseconds for an operation to show after its tag is clicked. */
+/** Milliseconds for an operation to show after its tag is clicked, or for "Test Request" to get its answer. */
 const CLICK_TIMEOUT_MS = 10_000;
+/** The page's host name in the browser, resolved to the local Worker by Chromium (`.test` is reserved, RFC 2606). */
+const BROWSER_HOST = "docs-check.test";
 
 /** Headers /docs must carry, each with a test of its value. */
 const REQUIRED_HEADERS = {
@@ -39,17 +44,17 @@ const REQUIRED_HEADERS = {
   "referrer-policy": (value) => value === "no-referrer",
 };
 
-/** Each tag of an OpenAPI document with its first operation's summary, in document order. */
-function tagsWithFirstSummary(document) {
+/** Each tag of an OpenAPI document with its first operation (summary, method, path), in document order. */
+function tagsWithFirstOperation(document) {
   const byTag = new Map();
-  for (const operations of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(operations)) {
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
       const tag = operation?.tags?.[0];
       if (typeof operation?.summary !== "string" || tag === undefined || byTag.has(tag)) continue;
-      byTag.set(tag, operation.summary);
+      byTag.set(tag, { tag, summary: operation.summary, method: method.toUpperCase(), path });
     }
   }
-  return [...byTag].map(([tag, summary]) => ({ tag, summary }));
+  return [...byTag.values()];
 }
 
 /** Waits until every string of `texts` is in the page's rendered text; returns those still missing at the timeout. */
@@ -91,7 +96,7 @@ async function checkPage(origin, { screenshot }) {
     else console.log(`  ${scriptPath}: ${size} bytes, ${type}, cache-control ${asset.headers.get("cache-control")}`);
   }
   const openapi = await (await fetch(`${origin}/v2/openapi.json`)).json();
-  const tags = tagsWithFirstSummary(openapi);
+  const tags = tagsWithFirstOperation(openapi);
   if (tags.length < 3) failures.push(`only ${tags.length} tags in /v2/openapi.json`);
 
   // launch() gives the browser a fresh temporary profile (--user-data-dir) and removes it on close.
@@ -106,11 +111,13 @@ async function checkPage(origin, { screenshot }) {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      `--host-resolver-rules=MAP ${BROWSER_HOST} 127.0.0.1`,
     ],
   });
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const { host } = new URL(origin);
+    const pageOrigin = `http://${BROWSER_HOST}:${new URL(origin).port}`;
+    const { host } = new URL(pageOrigin);
     const blocked = [];
     // The network is off for the page: only the local Worker answers; everything else is aborted and recorded.
     await context.route("**/*", (route) => {
@@ -127,7 +134,7 @@ async function checkPage(origin, { screenshot }) {
     });
     page.on("pageerror", (error) => pageErrors.push(String(error)));
     const started = Date.now();
-    await page.goto(`${origin}/docs`, { waitUntil: "load" });
+    await page.goto(`${pageOrigin}/docs`, { waitUntil: "load" });
     // Scalar opens the first tag; the others are listed by name in the sidebar and open when clicked.
     const [first, ...others] = tags;
     const expected = [...tags.map(({ tag }) => tag), ...(first ? [first.summary] : [])];
@@ -144,6 +151,25 @@ async function checkPage(origin, { screenshot }) {
     }
     if (opened.length > 0) console.log(`  opened ${opened.length} more tags: ${opened.join(" | ")}`);
     if (screenshot) await page.screenshot({ path: screenshot, fullPage: false });
+    if (first && missing.length === 0) {
+      const answered = page.waitForResponse(
+        (response) =>
+          new URL(response.url()).pathname.endsWith(first.path) && response.request().method() === first.method,
+        { timeout: CLICK_TIMEOUT_MS },
+      );
+      answered.catch(() => undefined);
+      try {
+        await page
+          .getByRole("button", { name: /Test Request/ })
+          .first()
+          .click({ timeout: CLICK_TIMEOUT_MS });
+        await page.getByRole("button", { name: /^Send/ }).first().click({ timeout: CLICK_TIMEOUT_MS });
+        const response = await answered;
+        console.log(`  "Test Request" → Send: ${first.method} ${response.url()} answered ${response.status()}`);
+      } catch (err) {
+        failures.push(`"Test Request" on "${first.summary}" did not reach ${first.method} ${first.path}: ${err}`);
+      }
+    }
     for (const text of cspViolations) failures.push(`CSP violation: ${text}`);
     for (const text of pageErrors) failures.push(`page error: ${text}`);
     for (const url of [...new Set(blocked)]) failures.push(`request to another origin: ${url}`);

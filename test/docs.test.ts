@@ -70,7 +70,7 @@ describe("GET /docs", () => {
     expect(html).not.toMatch(/https?:\/\//);
   });
 
-  it("configures Scalar to stay on this origin (no default fonts, telemetry, AI agent or request proxy)", async () => {
+  it("configures Scalar to stay on this origin (no default fonts, telemetry, AI agent, hosted client or proxy)", async () => {
     const html = await (await getDocs()).text();
     const attribute = /data-configuration="([^"]*)"/.exec(html)?.[1] ?? "";
     const configuration = JSON.parse(attribute.replaceAll("&quot;", '"').replaceAll("&amp;", "&")) as Record<
@@ -82,6 +82,8 @@ describe("GET /docs", () => {
       telemetry: false,
       agent: { disabled: true },
       mcp: { disabled: true },
+      showDeveloperTools: "never",
+      hideClientButton: true,
       proxyUrl: "",
     });
   });

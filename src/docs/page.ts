@@ -19,8 +19,9 @@ const OPENAPI_PATH = "/v2/openapi.json";
  * Scalar's configuration (read by its standalone build from `data-configuration`, so the page has no inline script):
  * nothing may reach another origin. `withDefaultFonts: false`: no fonts from fonts.scalar.com (system fonts);
  * `telemetry: false`; `agent` and `mcp` disabled: no "Ask AI" panel (api.scalar.com) and no "Generate MCP" link;
- * `showDeveloperTools: "never"`: no toolbar linking to Scalar's hosted services; `proxyUrl: ""`: "Test request" goes
- * straight to this origin, never through proxy.scalar.com (which would see the user's API key).
+ * `showDeveloperTools: "never"` and `hideClientButton`: no toolbar or "Open API Client" button leading to Scalar's
+ * hosted services (client.scalar.com), where a user would type the API key next; `proxyUrl: ""`: "Test request" in
+ * the page goes straight to this origin, never through proxy.scalar.com (which would see the key).
  */
 const SCALAR_CONFIGURATION = {
   withDefaultFonts: false,
@@ -28,6 +29,7 @@ const SCALAR_CONFIGURATION = {
   agent: { disabled: true },
   mcp: { disabled: true },
   showDeveloperTools: "never",
+  hideClientButton: true,
   proxyUrl: "",
 };
 
