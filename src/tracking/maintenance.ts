@@ -6,7 +6,7 @@ import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { ownedBy } from "../lib/tenant";
 import { loadShipmentViews } from "../shipments/serializer";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
-import { sweepWebhookOutbox } from "../webhooks/delivery";
+import { dropExpiredWebhookSecrets, sweepWebhookOutbox } from "../webhooks/delivery";
 import {
   batchWithNotifications,
   enqueueNotifications,
@@ -131,7 +131,8 @@ export async function stopShipmentTracking(
  * re-queues tracking requests whose next lookup is overdue (a lost message), expires requests awaiting their
  * manifest for more than 7 days, and stops tracking shipments whose containers were all returned empty, that
  * arrived 56 days ago with a container never picked up, or that had no update for 56 days, and re-queues webhook
- * notifications whose queue message was lost (`sweepWebhookOutbox`).
+ * notifications whose queue message was lost (`sweepWebhookOutbox`), and clears rotated-away webhook secrets whose
+ * grace period ended (`dropExpiredWebhookSecrets`).
  */
 export async function runMaintenance(env: Env, clock: Clock = systemClock): Promise<MaintenanceReport> {
   const db = createDatabase(env.DB);
@@ -214,6 +215,7 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
   }
 
   report.notificationsRequeued = await sweepWebhookOutbox(env, nowMs);
+  await dropExpiredWebhookSecrets(env, nowMs);
   return report;
 }
 

@@ -1,10 +1,18 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { loadContext, queryParams } from "../lib/http";
-import { listDocument, resourceDocument } from "../lib/jsonapi/document";
+import { JSON_API_MEDIA_TYPE, listDocument, resourceDocument } from "../lib/jsonapi/document";
 import { parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
-import { commonErrors, includeQuery, jsonApiContent, listQuery, notFoundResponse, sendJsonApi } from "../lib/openapi";
+import {
+  commonErrors,
+  ErrorDocumentSchema,
+  includeQuery,
+  jsonApiContent,
+  listQuery,
+  notFoundResponse,
+  sendJsonApi,
+} from "../lib/openapi";
 import {
   DELIVERY_STATUSES,
   NOTIFICATION_INCLUDES,
@@ -13,7 +21,12 @@ import {
   WebhookNotificationListDocument,
 } from "./schemas";
 import { webhookNotificationResource } from "./serializer";
-import { exampleNotificationDocument, getWebhookNotification, listWebhookNotifications } from "./service";
+import {
+  exampleNotificationDocument,
+  getWebhookNotification,
+  listWebhookNotifications,
+  resendWebhookNotification,
+} from "./service";
 
 const tags = ["Webhook notifications"];
 
@@ -83,9 +96,36 @@ const getRouteDef = createRoute({
   },
 });
 
+const resendRouteDef = createRoute({
+  method: "post",
+  path: "/webhook_notifications/{id}/resend",
+  tags,
+  summary: "Resend a webhook notification",
+  description:
+    "Puts a `succeeded` or `failed` notification back on the delivery queue and answers 202 with it (`delivery_status: pending`): a new delivery round with the whole retry schedule, the same `data.id` and `webhook-id`, and the same body, signed afresh. Receivers that deduplicate on `data.id` see a duplicate. The earlier attempts stay in `webhook_notification_logs`. 409 with code `already_pending` while it is still being delivered, `webhook_inactive` when its webhook is inactive (re-activate it first). No body.",
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
+  },
+  responses: {
+    202: { description: "Queued for delivery.", content: jsonApiContent(WebhookNotificationDocument) },
+    ...commonErrors,
+    ...notFoundResponse,
+    409: {
+      description: "Still pending (`already_pending`), or its webhook is inactive (`webhook_inactive`).",
+      content: jsonApiContent(ErrorDocumentSchema),
+    },
+  },
+});
+
 /**
- * Routes of `/webhook_notifications` (R §3.16–3.18). `/webhook_notifications/examples` is registered before
- * `/webhook_notifications/{id}` so that it is never read as an id.
+ * Routes of `/webhook_notifications` (R §3.16–3.18) and `POST /webhook_notifications/{id}/resend` (issue 11 §5).
+ * `/webhook_notifications/examples` is registered before `/webhook_notifications/{id}` so that it is never read as an
+ * id.
  */
 export const webhookNotificationRoutes = new OpenAPIHono<AppEnv>()
   .openapi(examplesRouteDef, (c) => sendJsonApi(c, exampleNotificationDocument(queryParams(c).get("event"), c.req.url)))
@@ -103,4 +143,15 @@ export const webhookNotificationRoutes = new OpenAPIHono<AppEnv>()
     const ctx = loadContext(c);
     const row = await getWebhookNotification(ctx.db, ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await resourceDocument(ctx, webhookNotificationResource, row, include, c.req.url));
+  })
+  .openapi(resendRouteDef, async (c) => {
+    const ctx = loadContext(c);
+    const row = await resendWebhookNotification(
+      { db: ctx.db, clock: c.var.clock, queue: c.env.WEBHOOK_DELIVERIES_QUEUE },
+      ctx.accountId,
+      c.req.valid("param").id,
+    );
+    const self = `/v2/webhook_notifications/${row.id}`;
+    const doc = await resourceDocument(ctx, webhookNotificationResource, row, new Map(), self);
+    return c.body(JSON.stringify(doc), 202, { "Content-Type": JSON_API_MEDIA_TYPE }) as never;
   });

@@ -4,8 +4,8 @@ import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib
 /** `webhook_notification.delivery_status` values (R §2.3): `pending` until delivered or given up. */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 
-/** Relationship names `include` accepts on notifications (R §3.16–3.17). */
-export const NOTIFICATION_INCLUDES = ["webhook", "reference_object"];
+/** Relationship names `include` accepts on notifications (R §3.16–3.17; `webhook_notification_logs`, issue 11 §5). */
+export const NOTIFICATION_INCLUDES = ["webhook", "reference_object", "webhook_notification_logs"];
 
 export const WebhookNotificationAttributes = z
   .object({

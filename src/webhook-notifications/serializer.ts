@@ -1,21 +1,63 @@
 import { and, inArray } from "drizzle-orm";
-import { type webhookNotifications, webhooks } from "../db/schema";
+import { type webhookDeliveries, type webhookNotifications, webhooks } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
 import { webhookResource } from "../webhooks/serializer";
-import { loadReferenceObjects } from "./service";
+import { loadAttemptLogs, loadReferenceObjects } from "./service";
 
 /** A `webhook_notifications` row as drizzle returns it. */
 export type WebhookNotificationRow = typeof webhookNotifications.$inferSelect;
 
+/** A `webhook_deliveries` row (one delivery attempt) as drizzle returns it. */
+export type WebhookNotificationLogRow = typeof webhookDeliveries.$inferSelect;
+
+/**
+ * A notification with its attempt log, oldest first (`logs`, filled by `hydrate` or by the read that found the
+ * notification; absent until then).
+ */
+export interface WebhookNotificationView extends WebhookNotificationRow {
+  logs?: WebhookNotificationLogRow[];
+}
+
+/**
+ * Serialises one delivery attempt as a `webhook_notification_log` (the reference names the relationship but shows
+ * no log object, R §1.14; these attributes are ours): `attempt` (number within its delivery round; a resend starts a
+ * new round at 1), `created_at` (when the attempt was recorded, UTC ISO seconds), `status_code` (the receiver's HTTP
+ * status, null when it did not answer or nothing was sent), `latency_ms` (milliseconds to the answer or failure, null
+ * when nothing was sent) and `error` (why it did not succeed, e.g. `HTTP 500`, `timeout: no answer within 15000 ms`,
+ * `not sent: webhook inactive`; null on success).
+ */
+export function serializeWebhookNotificationLog(row: WebhookNotificationLogRow): ResourceObject {
+  return {
+    id: row.id,
+    type: "webhook_notification_log",
+    attributes: {
+      attempt: row.attempt,
+      created_at: row.createdAt,
+      status_code: row.statusCode,
+      latency_ms: row.latencyMs,
+      error: row.error,
+    },
+  };
+}
+
+/** JSON:API type `webhook_notification_log`: one delivery attempt; nothing to include below it. */
+export const webhookNotificationLogResource: ResourceType<WebhookNotificationLogRow> = {
+  type: "webhook_notification_log",
+  serializerName: "V2::WebhookNotificationLogSerializer",
+  serialize: serializeWebhookNotificationLog,
+  relationships: {},
+};
+
 /**
  * Serialises a notification as the reference service lists it (R §1.14): attributes `id` (repeated), `event`,
  * `delivery_status`, `created_at`; relationships `reference_object` (typed by event family, null when the row names
- * none), `webhook`, and `webhook_notification_logs` (always empty, as in the reference; the attempts are kept in
- * `webhook_deliveries`).
+ * none), `webhook`, and `webhook_notification_logs`: the linkage of its delivery attempts, oldest first (the newest
+ * `MAX_LOGGED_ATTEMPTS` of src/webhooks/delivery.ts; empty before the first attempt, and always empty in the
+ * delivered body, which is fixed when the notification is written).
  */
-export function serializeWebhookNotification(row: WebhookNotificationRow): ResourceObject {
+export function serializeWebhookNotification(row: WebhookNotificationView): ResourceObject {
   return {
     id: row.id,
     type: "webhook_notification",
@@ -33,7 +75,9 @@ export function serializeWebhookNotification(row: WebhookNotificationRow): Resou
             : null,
       },
       webhook: { data: { id: row.webhookId, type: "webhook" } },
-      webhook_notification_logs: { data: [] },
+      webhook_notification_logs: {
+        data: (row.logs ?? []).map((log) => ({ id: log.id, type: "webhook_notification_log" })),
+      },
     },
   };
 }
@@ -51,12 +95,29 @@ export const referenceObjectResource: ResourceType<ResourceObject> = {
   relationships: {},
 };
 
-/** JSON:API type `webhook_notification`; includable: `webhook`, `reference_object` (R §3.16–3.17). */
-export const webhookNotificationResource: ResourceType<WebhookNotificationRow> = {
+/**
+ * JSON:API type `webhook_notification`; includable: `webhook`, `reference_object` (R §3.16–3.17) and
+ * `webhook_notification_logs`. `hydrate` reads the attempt logs of the rows that lack them in one D1 round trip.
+ */
+export const webhookNotificationResource: ResourceType<WebhookNotificationView> = {
   type: "webhook_notification",
   serializerName: "V2::WebhookNotificationSerializer",
+  hydrate: async (ctx, rows) => {
+    const missing = rows.filter((r) => r.logs === undefined).map((r) => r.id);
+    if (missing.length === 0) return rows;
+    const logs = await loadAttemptLogs(ctx, missing);
+    return rows.map((r) => (r.logs === undefined ? { ...r, logs: logs.get(r.id) ?? [] } : r));
+  },
   serialize: serializeWebhookNotification,
   relationships: {
+    webhook_notification_logs: {
+      target: () => webhookNotificationLogResource,
+      load: async (ctx, parents) => {
+        const missing = parents.filter((p) => p.logs === undefined).map((p) => p.id);
+        const loaded = missing.length > 0 ? await loadAttemptLogs(ctx, missing) : new Map();
+        return parents.flatMap((p) => p.logs ?? loaded.get(p.id) ?? []);
+      },
+    },
     webhook: {
       target: () => webhookResource,
       load: async (ctx, parents) => {

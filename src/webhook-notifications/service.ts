@@ -1,12 +1,16 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, ne, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client";
 import {
   containerUpdatedEvents,
   estimatedEvents,
   trackingRequests,
   transportEvents,
+  webhookDeliveries,
   webhookNotifications,
+  webhooks,
 } from "../db/schema";
+import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { parseEnumFilter, parseStringFilter } from "../lib/jsonapi/filters";
 import type { LoadContext } from "../lib/jsonapi/include";
@@ -17,6 +21,7 @@ import { ownedBy } from "../lib/tenant";
 import { serializeTrackingRequest } from "../tracking-requests/serializer";
 import { serializeTransportEvent } from "../transport-events/serializer";
 import { isWebhookEvent, WEBHOOK_EVENTS } from "../webhooks/catalog";
+import { enqueueNotifications, type WebhookDeliveryMessage } from "../webhooks/outbox";
 import {
   examplePayload,
   serializeContainerUpdatedEvent,
@@ -24,20 +29,143 @@ import {
   type WebhookPayloadDocument,
 } from "../webhooks/payloads";
 import { DELIVERY_STATUSES } from "./schemas";
-import type { WebhookNotificationRow } from "./serializer";
+import type { WebhookNotificationLogRow, WebhookNotificationRow, WebhookNotificationView } from "./serializer";
 
-/** One notification of the account. @throws ApiError 404 when absent or another account's. */
+/** Notification ids per attempt-log query: D1 binds at most 100 parameters per statement (the account is one). */
+const LOG_IDS_PER_STATEMENT = 80;
+
+/** The attempt rows of some notifications of the account, oldest first (by `seq`, then attempt and time). */
+function attemptLogQuery(db: Database, accountId: string, notificationIds: readonly string[]) {
+  const d = webhookDeliveries;
+  const n = webhookNotifications;
+  return db
+    .select(getTableColumns(d))
+    .from(d)
+    .innerJoin(n, eq(n.id, d.notificationId))
+    .where(and(inArray(d.notificationId, [...notificationIds]), ownedBy(n.accountId, accountId)))
+    .orderBy(asc(d.notificationId), asc(d.seq), asc(d.attempt), asc(d.createdAt));
+}
+
+/**
+ * The delivery attempts (`webhook_deliveries`) of some notifications, oldest first, by notification id; only
+ * notifications of `ctx.accountId` are read (the join checks the owner), and all of them in one D1 round trip.
+ */
+export async function loadAttemptLogs(
+  ctx: LoadContext,
+  notificationIds: readonly string[],
+): Promise<Map<string, WebhookNotificationLogRow[]>> {
+  const ids = [...new Set(notificationIds)];
+  const out = new Map<string, WebhookNotificationLogRow[]>();
+  if (ids.length === 0) return out;
+  const queries: BatchItem<"sqlite">[] = [];
+  for (let i = 0; i < ids.length; i += LOG_IDS_PER_STATEMENT) {
+    queries.push(attemptLogQuery(ctx.db, ctx.accountId, ids.slice(i, i + LOG_IDS_PER_STATEMENT)));
+  }
+  const [first, ...rest] = queries;
+  const results = (
+    first && rest.length === 0 ? [await first] : await ctx.db.batch(queries as [BatchItem<"sqlite">])
+  ) as WebhookNotificationLogRow[][];
+  for (const rows of results) {
+    for (const row of rows) {
+      const list = out.get(row.notificationId);
+      if (list) list.push(row);
+      else out.set(row.notificationId, [row]);
+    }
+  }
+  return out;
+}
+
+/**
+ * One notification of the account with its attempt log (`logs`, oldest first), read in one D1 round trip.
+ * @throws ApiError 404 when absent or another account's.
+ */
 export async function getWebhookNotification(
   db: Database,
   accountId: string,
   id: string,
-): Promise<WebhookNotificationRow> {
-  const [row] = await db
-    .select()
-    .from(webhookNotifications)
-    .where(and(ownedBy(webhookNotifications.accountId, accountId), eq(webhookNotifications.id, id)))
-    .limit(1);
+): Promise<WebhookNotificationView> {
+  const [rows, logs] = await db.batch([
+    db
+      .select()
+      .from(webhookNotifications)
+      .where(and(ownedBy(webhookNotifications.accountId, accountId), eq(webhookNotifications.id, id)))
+      .limit(1),
+    attemptLogQuery(db, accountId, [id]),
+  ]);
+  const [row] = rows;
   if (!row) throw ApiError.notFound("Couldn't find WebhookNotification");
+  return { ...row, logs };
+}
+
+/** What `resendWebhookNotification` needs. */
+export interface ResendDeps {
+  db: Database;
+  clock: Clock;
+  /** The `webhook-deliveries` producer. */
+  queue: Queue<WebhookDeliveryMessage>;
+}
+
+/**
+ * `POST /webhook_notifications/{id}/resend` (issue 11 §5; the reference has no replay, R §5.3): puts a `succeeded`
+ * or `failed` notification back on the queue as a new delivery round — `pending`, attempts from 0 (the whole retry
+ * schedule again), due now — with the same id (`data.id`, `webhook-id`) and the same stored body. The earlier
+ * attempts stay in its log. One conditional UPDATE decides (not pending, webhook active), so two concurrent resends
+ * queue it once. The message is sent after the update commits; if that send fails, the cron sweep re-queues the
+ * notification (its `next_attempt_at` has passed), as for any outbox row.
+ * @returns the notification as it is now (logs not read).
+ * @throws ApiError 404 when absent or another account's (a deleted webhook's notifications are deleted with it);
+ *   409 `already_pending` while it is still being delivered; 409 `webhook_inactive` when its webhook is inactive
+ *   (re-activate it with `PATCH /webhooks/{id}` `active: true` first).
+ */
+export async function resendWebhookNotification(
+  deps: ResendDeps,
+  accountId: string,
+  id: string,
+): Promise<WebhookNotificationRow> {
+  const n = webhookNotifications;
+  const nowIso = toIsoSeconds(deps.clock.now());
+  const [row] = await deps.db
+    .update(n)
+    .set({ deliveryStatus: "pending", attempts: 0, nextAttemptAt: nowIso, updatedAt: nowIso })
+    .where(
+      and(
+        ownedBy(n.accountId, accountId),
+        eq(n.id, id),
+        ne(n.deliveryStatus, "pending"),
+        // Qualified by hand: the outer row's column inside the subquery.
+        sql`EXISTS (SELECT 1 FROM webhooks w WHERE w.id = "webhook_notifications"."webhook_id" AND w.active = 1)`,
+      ),
+    )
+    .returning();
+  if (!row) {
+    const [existing] = await deps.db
+      .select({ status: n.deliveryStatus, active: webhooks.active })
+      .from(n)
+      .leftJoin(webhooks, eq(webhooks.id, n.webhookId))
+      .where(and(ownedBy(n.accountId, accountId), eq(n.id, id)))
+      .limit(1);
+    if (!existing) throw ApiError.notFound("Couldn't find WebhookNotification");
+    if (existing.status === "pending") {
+      throw new ApiError(409, [
+        {
+          detail:
+            "The notification is still being delivered (delivery_status pending); it can be resent once it has succeeded or failed.",
+          code: "already_pending",
+        },
+      ]);
+    }
+    if (!existing.active) {
+      throw new ApiError(409, [
+        {
+          detail:
+            "The notification's webhook is inactive; re-activate it (PATCH /webhooks/{id} with active: true) to resend.",
+          code: "webhook_inactive",
+        },
+      ]);
+    }
+    throw new ApiError(409, [{ detail: "The notification changed meanwhile; try again.", code: "conflict" }]);
+  }
+  await enqueueNotifications(deps.queue, [row.id]);
   return row;
 }
 

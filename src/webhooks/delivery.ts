@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase, type Database } from "../db/client";
 import { webhookDeliveries, webhookNotifications, webhooks } from "../db/schema";
@@ -35,6 +35,9 @@ import { parseAllowInsecureHosts } from "./ssrf";
  *    - a failure while the webhook has had no success for 5 days and has `failed` notifications → disabled
  *      (`disabled_reason: "failing_for_5_days"`).
  * A notification of a webhook that was disabled or deleted meanwhile is marked `failed` without sending.
+ * Deliveries are signed with the webhook's secret and, until its grace period ends, with the secret a rotation
+ * replaced (`previous_secret`, compared with the clock at each attempt); {@link dropExpiredWebhookSecrets} clears it
+ * afterwards. A notification's attempt log keeps its newest {@link MAX_LOGGED_ATTEMPTS} rows.
  * A consumer that dies mid-batch leaves its notifications claimed until the lease ends; the messages are redelivered
  * by the queue (or, if lost, re-queued by {@link sweepWebhookOutbox}) and delivered then — at least once: what was
  * sent before the crash but not recorded is sent again, with the same id.
@@ -48,6 +51,12 @@ export const SWEEP_GRACE_S = 120;
 
 /** Notifications the sweep re-queues per run (the rest wait for the next minute). */
 export const SWEEP_BATCH = 500;
+
+/**
+ * Attempts kept per notification in `webhook_deliveries` (its `webhook_notification_logs`): a whole round of
+ * {@link WEBHOOK_MAX_ATTEMPTS} plus the start of a resend; older rows are deleted as new ones are written.
+ */
+export const MAX_LOGGED_ATTEMPTS = 20;
 
 /** `webhooks.disabled_reason` values set by delivery. */
 export const DISABLED_REASON = {
@@ -88,6 +97,8 @@ interface NotificationState {
   webhookId: string;
   url: string | null;
   secret: string | null;
+  previousSecret: string | null;
+  previousSecretExpiresAt: string | null;
   headers: { name: string; value: string }[] | null;
   active: boolean | null;
   disabledReason: string | null;
@@ -107,6 +118,8 @@ function stateQuery(db: Database, ids: string[]) {
       webhookId: n.webhookId,
       url: webhooks.url,
       secret: webhooks.secret,
+      previousSecret: webhooks.previousSecret,
+      previousSecretExpiresAt: webhooks.previousSecretExpiresAt,
       headers: webhooks.headers,
       active: webhooks.active,
       disabledReason: webhooks.disabledReason,
@@ -129,6 +142,7 @@ interface AttemptRecord {
 /**
  * The INSERT of an attempt, written only while its notification exists: a webhook deleted while its notification
  * was being sent (DELETE /webhooks/{id} removes its notifications) must not make the whole batch's record fail.
+ * Its `seq` is one more than the notification's last (statements of a D1 batch run in order).
  */
 function attemptInsert(db: Database, a: AttemptRecord) {
   const n = webhookNotifications;
@@ -142,10 +156,48 @@ function attemptInsert(db: Database, a: AttemptRecord) {
         latencyMs: sql<number | null>`${a.latencyMs}`.as("latency_ms"),
         error: sql<string | null>`${a.error}`.as("error"),
         createdAt: sql<string>`${a.createdAt}`.as("created_at"),
+        // Qualified by hand: drizzle writes a select-list column bare, and a bare "id" would mean d.id in here.
+        seq: sql<number>`COALESCE((SELECT MAX(d.seq) FROM webhook_deliveries d WHERE d.notification_id = "webhook_notifications"."id"), 0) + 1`.as(
+          "seq",
+        ),
       })
       .from(n)
       .where(eq(n.id, a.notificationId)),
   );
+}
+
+/**
+ * Deletes all but the newest {@link MAX_LOGGED_ATTEMPTS} attempt rows of some notifications (one statement per
+ * {@link IDS_PER_STATEMENT} ids, reading `webhook_deliveries_notification_seq_idx`).
+ */
+function pruneAttemptLogs(db: Database, ids: readonly string[]): BatchItem<"sqlite">[] {
+  const d = webhookDeliveries;
+  const out: BatchItem<"sqlite">[] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+    out.push(
+      db
+        .delete(d)
+        .where(
+          and(
+            inArray(d.notificationId, ids.slice(i, i + IDS_PER_STATEMENT)),
+            sql`"webhook_deliveries"."seq" <= (SELECT MAX(k.seq) FROM webhook_deliveries k WHERE k.notification_id = "webhook_deliveries"."notification_id") - ${MAX_LOGGED_ATTEMPTS}`,
+          ),
+        ),
+    );
+  }
+  return out;
+}
+
+/**
+ * The secrets a delivery at `nowMs` is signed with besides the current one: the rotated-away secret while its grace
+ * period lasts (until `previous_secret_expires_at`, exclusive), else none.
+ */
+export function validPreviousSecrets(
+  state: { previousSecret: string | null; previousSecretExpiresAt: string | null },
+  nowMs: number,
+): string[] {
+  if (!state.previousSecret || !state.previousSecretExpiresAt) return [];
+  return nowMs < Date.parse(state.previousSecretExpiresAt) ? [state.previousSecret] : [];
 }
 
 /** The statements that mark a notification `failed` without an attempt (webhook gone or disabled), saying why. */
@@ -267,6 +319,7 @@ export async function deliverNotifications(
       sendWebhook({
         url,
         secret,
+        previousSecrets: validPreviousSecrets(state, nowMs),
         headers: state.headers ?? [],
         notificationId: id,
         body: claim.payload,
@@ -374,6 +427,7 @@ export async function deliverNotifications(
         ),
     );
   }
+  if (sent.length > 0) record.push(...pruneAttemptLogs(db, [...new Set(sent.map((s) => s.id))]));
   if (record.length > 0) await db.batch(record as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   return outcomes;
 }
@@ -491,4 +545,21 @@ export async function sweepWebhookOutbox(
       .where(and(inArray(n.id, ids.slice(i, i + 90)), eq(n.deliveryStatus, "pending")));
   }
   return enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, ids);
+}
+
+/**
+ * The cron's clean-up of secret rotations (`POST /webhooks/{id}/rotate_secret`): clears `previous_secret` of the
+ * webhooks whose grace period ended at or before `nowMs` (deliveries already ignore it then; this removes the secret
+ * itself). Reads `webhooks_previous_secret_expiry_idx`.
+ * @returns how many webhooks lost their previous secret.
+ */
+export async function dropExpiredWebhookSecrets(env: Pick<Env, "DB">, nowMs: number): Promise<number> {
+  const db = createDatabase(env.DB);
+  const w = webhooks;
+  const dropped = await db
+    .update(w)
+    .set({ previousSecret: null, previousSecretExpiresAt: null })
+    .where(and(isNotNull(w.previousSecretExpiresAt), lte(w.previousSecretExpiresAt, toIsoSeconds(nowMs))))
+    .returning({ id: w.id });
+  return dropped.length;
 }

@@ -15,6 +15,7 @@ import {
 } from "../lib/openapi";
 import {
   CreateWebhookBody,
+  RotateSecretBody,
   TriggerResultSchema,
   TriggerWebhookBody,
   UpdateWebhookBody,
@@ -28,6 +29,7 @@ import {
   deleteWebhook,
   getWebhook,
   listWebhooks,
+  rotateWebhookSecret,
   triggerWebhook,
   updateWebhook,
   type WebhookDeps,
@@ -151,9 +153,29 @@ const deleteRouteDef = createRoute({
   },
 });
 
+const rotateSecretRouteDef = createRoute({
+  method: "post",
+  path: "/webhooks/{id}/rotate_secret",
+  tags,
+  summary: "Rotate a webhook's signing secret",
+  description:
+    "Replaces the webhook's `secret` with a new generated one and answers 200 with the webhook. For a grace period (default 24 hours; body `{\"grace_period_seconds\": 0…604800}` to choose, 0 for none) every delivery's `webhook-signature` carries a `v1,` signature of the new secret and one of the replaced secret, space-separated (Standard Webhooks libraries accept a delivery when any signature matches), so receivers can switch when ready; `X-SVC-Webhook-Signature` uses the new secret at once. `previous_secret_expires_at` says when the replaced secret stops signing; the replaced secret is never shown. Rotating again within a grace period drops the older secret. The body is optional: a plain JSON object, not a JSON:API document.",
+  request: {
+    params: IdParam,
+    body: { content: jsonBodyContent(RotateSecretBody), required: false },
+  },
+  responses: {
+    200: { description: "The webhook with its new secret.", content: jsonApiContent(WebhookDocument) },
+    ...commonErrors,
+    ...notFoundResponse,
+    ...bodyErrors,
+  },
+});
+
 /**
- * Routes of `/webhooks` (R §3.14–3.15, DECISIONS.md §Webhooks). `/webhooks/events` and `/webhooks/trigger` are
- * registered before `/webhooks/{id}` so that they are never read as an id.
+ * Routes of `/webhooks` (R §3.14–3.15, DECISIONS.md §Webhooks) and `POST /webhooks/{id}/rotate_secret` (issue 11
+ * §5). `/webhooks/events` and `/webhooks/trigger` are registered before `/webhooks/{id}` so that they are never read
+ * as an id.
  */
 export const webhookRoutes = new OpenAPIHono<AppEnv>()
   .openapi(eventsRouteDef, (c) => sendJsonApi(c, { data: serializeEventCatalog(), links: { self: c.req.url } }))
@@ -196,6 +218,16 @@ export const webhookRoutes = new OpenAPIHono<AppEnv>()
       headers: a.headers,
     });
     return sendJsonApi(c, { data: webhookResource.serialize(row), links: { self: c.req.url } });
+  })
+  .openapi(rotateSecretRouteDef, async (c) => {
+    const body = c.req.valid("json");
+    const row = await rotateWebhookSecret(
+      webhookDeps(c),
+      c.var.principal.accountId,
+      c.req.valid("param").id,
+      body.grace_period_seconds,
+    );
+    return sendJsonApi(c, { data: webhookResource.serialize(row), links: { self: `/v2/webhooks/${row.id}` } });
   })
   .openapi(deleteRouteDef, async (c) => {
     await deleteWebhook(c.var.db, c.var.principal.accountId, c.req.valid("param").id);

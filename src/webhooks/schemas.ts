@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
+import { DEFAULT_SECRET_GRACE_S, MAX_SECRET_GRACE_S } from "./service";
 
 // Structure and types of webhook bodies are checked here (zod → 422 with pointers); the rules that need more than a
 // type (SSRF, the event catalog, header names and values, limits) are checked by the service, so that every failing
@@ -18,7 +19,7 @@ const HeaderInput = z.strictObject({
 
 const headersInput = z.array(HeaderInput).max(RAW_LIST_MAX).nullable().optional().openapi({
   description:
-    "Custom headers sent with every delivery (at most 20). Names are HTTP tokens, stored capitalised (`x-secret-sauce` → `X-Secret-Sauce`); names the service sets itself (Content-Type, User-Agent, Host, `webhook-*`, `X-SVC-*` …) are refused. Values are printable ASCII, at most 1024 characters. `null` or `[]` for none.",
+    "Custom headers sent with every delivery (at most 20). Names are HTTP tokens, stored and returned exactly as given (`x-secret-sauce` stays `x-secret-sauce`); names the service sets itself (Content-Type, User-Agent, Host, `webhook-*`, `X-SVC-*` …) and names given twice are refused, comparing without regard to case. Values are printable ASCII, at most 1024 characters. `null` or `[]` for none.",
 });
 
 const eventsInput = z
@@ -110,8 +111,29 @@ export const WebhookAttributes = z
     }),
     headers: z.array(WebhookHeaderSchema).nullable(),
     created_at: z.string(),
+    previous_secret_expires_at: z.string().nullable().openapi({
+      description:
+        "Extension. After `POST /webhooks/{id}/rotate_secret`: until when deliveries also carry a `webhook-signature` of the replaced secret (UTC). Null when no replaced secret is valid.",
+      example: "2030-01-02T06:00:00Z",
+    }),
   })
   .openapi("WebhookAttributes");
+
+/** Body of `POST /webhooks/{id}/rotate_secret`: optional; a plain object like the trigger's. */
+export const RotateSecretBody = z
+  .strictObject({
+    grace_period_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_SECRET_GRACE_S)
+      .optional()
+      .openapi({
+        description: `Seconds the replaced secret keeps signing deliveries (0 to ${MAX_SECRET_GRACE_S}, i.e. 7 days; default ${DEFAULT_SECRET_GRACE_S}, 24 hours). 0 stops it at once.`,
+        example: 3600,
+      }),
+  })
+  .openapi("RotateWebhookSecret");
 
 export const WebhookResourceSchema = resourceSchema("webhook", WebhookAttributes, "Webhook");
 export const WebhookDocument = singleDocumentSchema(WebhookResourceSchema, "WebhookDocument");

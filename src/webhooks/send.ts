@@ -31,6 +31,8 @@ export interface SendWebhookInput {
   url: string;
   /** Signing secret (`whsec_…`); null sends unsigned (trigger without a secret). */
   secret: string | null;
+  /** Rotated-away secrets still in their grace period: extra `webhook-signature` entries (see `deliveryHeaders`). */
+  previousSecrets?: readonly string[];
   /** The webhook's custom headers (reserved names are never overridden, see `deliveryHeaders`). */
   headers: { name: string; value: string }[];
   /** The notification id (`webhook-id`), the same on every retry. */
@@ -118,6 +120,7 @@ export async function sendWebhook(input: SendWebhookInput): Promise<WebhookAttem
   const timeoutMs = input.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const headerPairs = await deliveryHeaders({
     secret: input.secret,
+    previousSecrets: input.previousSecrets,
     notificationId: input.notificationId,
     body: input.body,
     nowMs: input.nowMs ?? Date.now(),

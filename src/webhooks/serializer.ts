@@ -8,8 +8,11 @@ export type WebhookRow = typeof webhooks.$inferSelect;
 
 /**
  * Serialises a webhook (R §1.13): `url`, `active`, `events`, `secret` (returned on create, get and list, as the
- * reference service does), `headers` (`[{name, value}]`, null when there are none) and `created_at`. No
- * relationships. The failure bookkeeping (`failing_since`, `disabled_reason`) stays internal.
+ * reference service does), `headers` (`[{name, value}]` with names as the client gave them, null when there are
+ * none), `created_at`, and our extension `previous_secret_expires_at`: after `POST /webhooks/{id}/rotate_secret`,
+ * until when deliveries are also signed with the replaced secret (UTC ISO seconds; null when there is none; a past
+ * time until the cron clears it means it has ended). The replaced secret itself is never shown. No relationships.
+ * The failure bookkeeping (`failing_since`, `disabled_reason`) stays internal.
  */
 export function serializeWebhook(row: WebhookRow): ResourceObject {
   return {
@@ -22,6 +25,7 @@ export function serializeWebhook(row: WebhookRow): ResourceObject {
       secret: row.secret,
       headers: row.headers.length > 0 ? row.headers : null,
       created_at: row.createdAt,
+      previous_secret_expires_at: row.previousSecretExpiresAt,
     },
     links: { self: `/v2/webhooks/${row.id}` },
   };

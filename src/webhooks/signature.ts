@@ -8,6 +8,9 @@
  *   of the attempt) and `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the
  *   base64-decoded part of the secret after `whsec_`, so the `standardwebhooks` libraries verify deliveries and
  *   receivers get replay protection (they reject timestamps more than 5 minutes off).
+ * During a secret rotation's grace period (`POST /webhooks/{id}/rotate_secret`), `webhook-signature` carries one
+ * `v1,` signature per valid secret, space-separated, the current secret's first (the Standard Webhooks format for
+ * key rotation); `X-SVC-Webhook-Signature` holds one value and uses the current secret only.
  */
 
 /** Header with the plain hex HMAC of the body (DECISIONS.md §Webhooks). */
@@ -16,7 +19,7 @@ export const PLAIN_SIGNATURE_HEADER = "X-SVC-Webhook-Signature";
 export const WEBHOOK_ID_HEADER = "webhook-id";
 /** Standard Webhooks timestamp header: Unix seconds of the attempt. */
 export const WEBHOOK_TIMESTAMP_HEADER = "webhook-timestamp";
-/** Standard Webhooks signature header: `v1,<base64>`. */
+/** Standard Webhooks signature header: `v1,<base64>`, several space-separated during a secret rotation. */
 export const WEBHOOK_SIGNATURE_HEADER = "webhook-signature";
 /** `User-Agent` of every delivery (DECISIONS.md §Webhooks). */
 export const WEBHOOK_USER_AGENT = "ContainerTrackingService-Webhook/1";
@@ -105,6 +108,11 @@ export async function standardWebhooksSignature(
 export interface SigningInput {
   /** The webhook's secret; null sends the delivery unsigned (only `POST /webhooks/trigger` without a secret). */
   secret: string | null;
+  /**
+   * Secrets replaced by a rotation whose grace period has not ended: each adds a `v1,` signature to
+   * `webhook-signature` after the current secret's (none by default). Ignored without `secret`.
+   */
+  previousSecrets?: readonly string[];
   /** The notification id: `webhook-id`, unchanged across retries. */
   notificationId: string;
   /** The exact body bytes sent (a JSON string). */
@@ -118,9 +126,10 @@ export interface SigningInput {
 /**
  * All headers of one delivery, as `[name, value]` pairs in sending order (DECISIONS.md §Webhooks):
  * `Content-Type: application/json`, `User-Agent`, `webhook-id`, `webhook-timestamp`, then (with a secret)
- * `webhook-signature` and `X-SVC-Webhook-Signature`, then the webhook's custom headers. A custom header whose name
- * is reserved ({@link RESERVED_HEADER_NAMES}) or is not a valid header name/value is skipped, so it can never
- * replace a signature.
+ * `webhook-signature` (the current secret's signature, then one per `previousSecrets`, space-separated) and
+ * `X-SVC-Webhook-Signature` (current secret only), then the webhook's custom headers, names as stored. A custom
+ * header whose name is reserved ({@link RESERVED_HEADER_NAMES}) or is not a valid header name/value is skipped, so
+ * it can never replace a signature.
  */
 export async function deliveryHeaders(input: SigningInput): Promise<[string, string][]> {
   const timestamp = Math.floor(input.nowMs / 1000);
@@ -131,10 +140,11 @@ export async function deliveryHeaders(input: SigningInput): Promise<[string, str
     [WEBHOOK_TIMESTAMP_HEADER, String(timestamp)],
   ];
   if (input.secret !== null && input.secret !== "") {
-    headers.push([
-      WEBHOOK_SIGNATURE_HEADER,
-      await standardWebhooksSignature(input.secret, input.notificationId, timestamp, input.body),
-    ]);
+    const secrets = [input.secret, ...(input.previousSecrets ?? []).filter((p) => p !== "" && p !== input.secret)];
+    const signatures = await Promise.all(
+      secrets.map((secret) => standardWebhooksSignature(secret, input.notificationId, timestamp, input.body)),
+    );
+    headers.push([WEBHOOK_SIGNATURE_HEADER, signatures.join(" ")]);
     headers.push([PLAIN_SIGNATURE_HEADER, await plainSignature(input.secret, input.body)]);
   }
   for (const h of input.customHeaders ?? []) {

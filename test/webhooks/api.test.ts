@@ -96,7 +96,7 @@ async function appFetch(
 }
 
 describe("POST /webhooks", () => {
-  it("creates a webhook (201) with a generated whsec_ secret, normalised url, deduplicated events, capitalised headers", async () => {
+  it("creates a webhook (201) with a generated whsec_ secret, normalised url, deduplicated events, headers as given", async () => {
     const account = await createAccount();
     const { res, json } = await apiJson<One>("/webhooks", {
       key: account.key,
@@ -114,7 +114,7 @@ describe("POST /webhooks", () => {
       url: "https://hooks.example.com/receive",
       active: true,
       events: ["tracking_request.succeeded", VESSEL_ARRIVED],
-      headers: [{ name: "X-Secret-Sauce", value: "sriracha" }],
+      headers: [{ name: "x-secret-sauce", value: "sriracha" }],
     });
     expect(data.attributes.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     const secret = String(data.attributes.secret);
@@ -427,7 +427,7 @@ describe("PATCH /webhooks/{id}", () => {
       method: "PATCH",
       body: patchBody({ headers: [{ name: "x-b", value: "2" }], active: false }),
     });
-    expect(headers.json.data.attributes).toMatchObject({ headers: [{ name: "X-B", value: "2" }], active: false });
+    expect(headers.json.data.attributes).toMatchObject({ headers: [{ name: "x-b", value: "2" }], active: false });
 
     const cleared = await apiJson<One>(`/webhooks/${webhook.id}`, {
       key: account.key,
