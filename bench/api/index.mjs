@@ -10,6 +10,13 @@
 //   POST /v2/tracking_requests                              unique request_number per request (scac TEST)
 //
 // Figures are reported as ratios to /health in the same run, which cancels most of the machine's speed.
+//
+// Then the many-tenants case (issue 11 §1; --tenants N, default 100, 0 skips it): a second wrangler dev at the
+// default limits of wrangler.toml (100/min), N accounts with their own containers, and GET /v2/containers/{id}
+// round-robin over their keys, so each request pays its own RateLimiter call (a different account's Durable Object
+// from the requests in flight beside it, so nothing coalesces, and no leases below 1 000/min) with its durable
+// write. N accounts allow N × 100 requests per rolling minute; the run reports 200s and 429s apart, and counts the
+// ratio only when no request was refused (a 429 skips D1 and would flatter it).
 // With --large, the first list page is measured again at 1 000 000 containers (fresh database), and its p50
 // latency is compared with the 10 000-container run: the page must not get slower as the table grows.
 import { rmSync, writeFileSync } from "node:fs";
@@ -33,6 +40,9 @@ export const usage = `bench api options (or the environment variable in brackets
   --warmup S            seconds of unrecorded load before each endpoint (BENCH_WARMUP, default 2)
   --connections N       concurrent connections (BENCH_CONNECTIONS, default 10)
   --rounds N            measure every endpoint N times, interleaved, and report medians (BENCH_ROUNDS, default 1)
+  --tenants N           accounts of the many-tenants case at the default limits; 0 skips it (BENCH_TENANTS,
+                        default 100)
+  --only-tenants        run only the many-tenants case (BENCH_ONLY_TENANTS=1)
   --port P              port of the bench's wrangler dev on 127.0.0.1 (BENCH_PORT, default 8788)
   --keep-state          keep .wrangler/bench-state* (with the API key in bench-api-key) and the source
                         snapshot .wrangler/bench-src afterwards
@@ -42,7 +52,15 @@ export const usage = `bench api options (or the environment variable in brackets
                         patched copy) instead of the working tree`;
 
 const ACCOUNT_ID = "00000000-0000-7000-8000-00000000b0b0";
-const TARGETS = { getById: 0.4, list: 0.3, largeListLatency: 1.5 };
+const TARGETS = { getById: 0.4, list: 0.3, largeListLatency: 1.5, tenantsGetById: 0.5 };
+/** Containers seeded per account of the many-tenants case. */
+const TENANT_CONTAINERS = 20;
+/** The default bucket's limit the many-tenants case runs at (wrangler.toml, SPEC.md §8). */
+const DEFAULT_LIMIT = 100;
+/** Account id of tenant `i` of the many-tenants case. */
+const tenantAccountId = (i) => `00000000-0000-7000-8001-${i.toString(16).padStart(12, "0")}`;
+/** An extra account that checks, before the load, that the limit in force is the default one. */
+const LIMIT_PROBE_ACCOUNT_ID = "00000000-0000-7000-8002-000000000001";
 const LIST_PATH = "/v2/containers?page[size]=30&include=shipment";
 
 function options(argv) {
@@ -59,6 +77,8 @@ function options(argv) {
     ref: { type: "string" },
     tree: { type: "string" },
     rounds: { type: "string" },
+    tenants: { type: "string" },
+    "only-tenants": { type: "boolean" },
   });
   return {
     containers: Math.floor(num("containers", "BENCH_CONTAINERS", 10_000, 30)),
@@ -68,6 +88,8 @@ function options(argv) {
     warmup: num("warmup", "BENCH_WARMUP", 2, 0),
     connections: Math.floor(num("connections", "BENCH_CONNECTIONS", 10)),
     rounds: Math.floor(num("rounds", "BENCH_ROUNDS", 1)),
+    tenants: Math.floor(num("tenants", "BENCH_TENANTS", 100, 0)),
+    onlyTenants: flag("only-tenants", "BENCH_ONLY_TENANTS"),
     port: Math.floor(num("port", "BENCH_PORT", 8788)),
     keepState: values["keep-state"] === true,
     check: flag("check", "BENCH_CHECK"),
@@ -249,8 +271,10 @@ async function phase(dev, e, opts, label) {
   const connections = e.connections ?? opts.connections;
   let r;
   for (let attempt = 1; ; attempt++) {
-    if (opts.warmup > 0) await load({ ...common, connections, duration: opts.warmup });
+    const warm = opts.warmup > 0 ? await load({ ...common, connections, duration: opts.warmup }) : undefined;
     r = await load({ ...common, connections, duration: opts.duration });
+    // Responses of the warm-up too: they count against rate limits (the many-tenants case).
+    r.warmupTotal = warm?.total ?? 0;
     if (!r.serverRestarted || attempt === 3) break;
     step(`${label}: ${e.name}: wrangler restarted the Worker during the run (a source file changed?); again`);
   }
@@ -301,6 +325,11 @@ async function measure(dev, list, opts, label) {
             p99: median(rounds.map((x) => x.p99)),
             mean: median(rounds.map((x) => x.mean)),
             total: rounds.reduce((a, x) => a + x.total, 0),
+            warmupTotal: rounds.reduce((a, x) => a + (x.warmupTotal ?? 0), 0),
+            statusCodes: rounds.reduce((a, x) => {
+              for (const [code, n] of Object.entries(x.statusCodes)) a[code] = (a[code] ?? 0) + n;
+              return a;
+            }, {}),
             non2xx: rounds.reduce((a, x) => a + x.non2xx, 0),
             errors: rounds.reduce((a, x) => a + x.errors, 0),
             serverCpuMsPerRequest: median(rounds.map((x) => x.serverCpuMsPerRequest)),
@@ -361,6 +390,119 @@ async function runAt(project, count, opts, which, runTag) {
 }
 
 /**
+ * Fresh database for the many-tenants case: migrations, reference data, `tenants` accounts with
+ * `TENANT_CONTAINERS` containers and one key each, and the limit-probe account.
+ */
+async function prepareTenants(project, persistDir, tenants) {
+  const t0 = performance.now();
+  wipePersistDir(persistDir);
+  await applyMigrations(persistDir, { cwd: project });
+  const { referenceSeedStatements } = await import(pathToFileURL(join(project, "src", "reference", "seed.ts")).href);
+  const db = openForBulkLoad(d1SqliteFile(persistDir));
+  try {
+    execStatements(db, referenceSeedStatements());
+    const accounts = Array.from({ length: tenants }, (_, i) => {
+      const key = generateTestKey();
+      const { sampleIds } = seedAccount(db, { accountId: tenantAccountId(i), key, containers: TENANT_CONTAINERS });
+      return { key, ids: sampleIds };
+    });
+    const probeKey = generateTestKey();
+    const probe = seedAccount(db, { accountId: LIMIT_PROBE_ACCOUNT_ID, key: probeKey, containers: 1 });
+    step(`seeded ${tenants} accounts with ${TENANT_CONTAINERS} containers each (${seconds(t0)})`);
+    return { accounts, probe: { key: probeKey, ids: probe.sampleIds } };
+  } finally {
+    db.close();
+  }
+}
+
+/** The many-tenants endpoint: GET /v2/containers/{id}, request n by account n mod N, each on its own container. */
+function tenantsEndpoint(accounts) {
+  let n = 0;
+  const next = () => {
+    const account = accounts[n % accounts.length];
+    const id = account.ids[Math.floor(n / accounts.length) % account.ids.length];
+    n++;
+    return { path: `/v2/containers/${id}`, headers: { authorization: `Token ${account.key}` } };
+  };
+  const first = next();
+  return {
+    id: "tenantsGetById",
+    name: `GET /v2/containers/{id}, ${accounts.length} accounts round-robin`,
+    expect: 200,
+    sample: () => ({ method: "GET", ...next() }),
+    load: {
+      path: first.path,
+      headers: first.headers,
+      setupRequest: (req) => {
+        const r = next();
+        return { ...req, path: r.path, headers: { ...req.headers, ...r.headers } };
+      },
+    },
+  };
+}
+
+/**
+ * Proves the limit in force is the default one and the RateLimiter enforces it: the probe account's first
+ * `DEFAULT_LIMIT` requests are admitted and the next one is refused with 429.
+ */
+async function checkDefaultLimit(baseUrl, probe) {
+  const statuses = [];
+  for (let i = 0; i <= DEFAULT_LIMIT; i++) {
+    const res = await fetch(`${baseUrl}/v2/containers/${probe.ids[0]}`, {
+      headers: { authorization: `Token ${probe.key}` },
+    });
+    await res.arrayBuffer();
+    statuses.push(res.status);
+  }
+  const admitted = statuses.filter((s) => s === 200).length;
+  if (admitted !== DEFAULT_LIMIT || statuses[DEFAULT_LIMIT] !== 429) {
+    throw new Error(
+      `limit check: ${admitted} of ${DEFAULT_LIMIT + 1} admitted, last ${statuses[DEFAULT_LIMIT]} ` +
+        `(expected ${DEFAULT_LIMIT} and a 429): is the default limit not ${DEFAULT_LIMIT}/min?`,
+    );
+  }
+  step(`limit check: ${DEFAULT_LIMIT} of ${DEFAULT_LIMIT + 1} requests of one account admitted, the last one 429`);
+}
+
+/** The many-tenants case: its own wrangler dev at the default limits, /health and the round-robin get-by-id. */
+async function runTenants(project, opts) {
+  const persistDir = join(ROOT, ".wrangler", "bench-state-tenants");
+  console.log("");
+  console.log(`== ${opts.tenants} accounts at the default limits (${DEFAULT_LIMIT}/min each) ==`);
+  const { accounts, probe } = await prepareTenants(project, persistDir, opts.tenants);
+  const t0 = performance.now();
+  const dev = await startDev({
+    cwd: project,
+    persistDir,
+    port: opts.port,
+    logFile: join(ROOT, "bench", "results", "wrangler-api-tenants.log"),
+  });
+  try {
+    step(`wrangler dev ready on ${dev.baseUrl}, limits from wrangler.toml (${seconds(t0)})`);
+    await checkDefaultLimit(dev.baseUrl, probe);
+    const health = endpoints("", [""], "tenants").find((e) => e.id === "health");
+    const tenants = tenantsEndpoint(accounts);
+    // One request per account first: a wrong key or id fails here rather than in the figures.
+    for (let i = 0; i < accounts.length; i++) await sanityCheck(dev.baseUrl, [tenants], 0);
+    const results = await measure(dev, [health, tenants], opts, `${opts.tenants} accounts`);
+    if (!dev.alive()) throw new Error("wrangler dev died during the run");
+    const r = results.find((x) => x.id === "tenantsGetById");
+    const perAccount = (r.total + (r.warmupTotal ?? 0)) / opts.tenants;
+    r.status200 = r.statusCodes["200"] ?? 0;
+    r.status429 = r.statusCodes["429"] ?? 0;
+    r.rps200 = r.status200 / r.durationSeconds;
+    step(
+      `${opts.tenants} accounts: ${r.status200} × 200 and ${r.status429} × 429 in the measured ${fmt(r.durationSeconds, 0)} s ` +
+        `(${fmt(r.rps200, 0)} admitted req/s; about ${fmt(perAccount, 0)} requests per account, limit ${DEFAULT_LIMIT} per rolling 60 s)`,
+    );
+    return { containers: opts.tenants * TENANT_CONTAINERS, tenants: opts.tenants, results };
+  } finally {
+    await dev.stop();
+    if (!opts.keepState) rmSync(persistDir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Throughput ratio to /health predicted from server CPU per request (`/health` CPU ÷ endpoint CPU): what the
  * ratio would be if the server were the only thing on the machine, CPU-bound. Less sensitive to other load.
  */
@@ -374,7 +516,7 @@ function printRun(run) {
   const health = run.results.find((r) => r.id === "health");
   console.log("");
   console.log(
-    `Results at ${group(run.containers)} containers (${run.results[0]?.connections} connections, ` +
+    `Results ${run.tenants ? `with ${run.tenants} accounts at the default limits` : `at ${group(run.containers)} containers`} (${run.results[0]?.connections} connections, ` +
       `${fmt(run.results[0]?.durationSeconds, 0)} s each` +
       `${run.results[0]?.rounds ? `, medians of ${run.results[0].rounds.length} rounds` : ""})`,
   );
@@ -432,40 +574,69 @@ export async function run(argv) {
 
 async function runAll(project, opts, m, runTag) {
   const runs = [];
-  const main = await runAt(
-    project,
-    opts.containers,
-    opts,
-    opts.large ? ["health", "getById", "list", "list@1", "create"] : ["health", "getById", "list", "create"],
-    runTag,
-  );
-  runs.push(main);
-  printRun(main);
+  let main;
+  if (!opts.onlyTenants) {
+    main = await runAt(
+      project,
+      opts.containers,
+      opts,
+      opts.large ? ["health", "getById", "list", "list@1", "create"] : ["health", "getById", "list", "create"],
+      runTag,
+    );
+    runs.push(main);
+    printRun(main);
+  }
   let large;
-  if (opts.large) {
+  if (main && opts.large) {
     large = await runAt(project, opts.largeContainers, opts, ["health", "getById", "list", "list@1"], runTag);
     runs.push(large);
     printRun(large);
   }
+  let tenants;
+  if (opts.tenants > 0) {
+    tenants = await runTenants(project, opts);
+    runs.push(tenants);
+    printRun(tenants);
+  }
 
   const by = (r, id) => r.results.find((x) => x.id === id);
-  const health = by(main, "health").rps;
-  const targets = [
-    {
-      name: "GET /containers/{id} req/s ÷ /health req/s",
-      value: by(main, "getById").rps / health,
+  const health = main ? by(main, "health").rps : Number.NaN;
+  const targets = !main
+    ? []
+    : [
+        {
+          name: "GET /containers/{id} req/s ÷ /health req/s",
+          value: by(main, "getById").rps / health,
+          op: "≥",
+          threshold: TARGETS.getById,
+          alt: cpuRatio(by(main, "health"), by(main, "getById")),
+        },
+        {
+          name: "GET /containers (list page) req/s ÷ /health req/s",
+          value: by(main, "list").rps / health,
+          op: "≥",
+          threshold: TARGETS.list,
+          alt: cpuRatio(by(main, "health"), by(main, "list")),
+        },
+      ];
+  if (tenants) {
+    const h = by(tenants, "health");
+    const t = by(tenants, "tenantsGetById");
+    targets.push({
+      name: `GET /containers/{id}, ${opts.tenants} accounts at ${DEFAULT_LIMIT}/min, req/s ÷ /health req/s`,
+      // Only a run with no 429 measures what it claims: every request admitted, each paying its RateLimiter call.
+      value: t.status429 === 0 ? t.rps / h.rps : Number.NaN,
       op: "≥",
-      threshold: TARGETS.getById,
-      alt: cpuRatio(by(main, "health"), by(main, "getById")),
-    },
-    {
-      name: "GET /containers (list page) req/s ÷ /health req/s",
-      value: by(main, "list").rps / health,
-      op: "≥",
-      threshold: TARGETS.list,
-      alt: cpuRatio(by(main, "health"), by(main, "list")),
-    },
-  ];
+      threshold: TARGETS.tenantsGetById,
+      alt: cpuRatio(h, t),
+    });
+    if (t.status429 > 0) {
+      console.log(
+        `\nwarning: the many-tenants run had ${t.status429} responses 429 (the load went over ${opts.tenants} × ` +
+          `${DEFAULT_LIMIT} per minute): its ratio is not counted; use more --tenants or a shorter --duration.`,
+      );
+    }
+  }
   if (large) {
     // p50 under the same load as the rest of the table. When the large run was too slow to measure under load,
     // its p50 is only known to exceed the phase's duration: the ratio is then a lower bound.

@@ -58,8 +58,11 @@ export function runWrangler(args, { cwd = ROOT } = {}) {
   });
 }
 
-/** What a snapshot of the Worker holds (paths relative to the project root). */
-const SNAPSHOT_PATHS = ["wrangler.toml", "src", "migrations", "package.json", "tsconfig.json"];
+/**
+ * What a snapshot of the Worker holds (paths relative to the project root); `public` is wrangler.toml's `[assets]`
+ * directory, which wrangler dev refuses to start without.
+ */
+const SNAPSHOT_PATHS = ["wrangler.toml", "src", "migrations", "public", "package.json", "tsconfig.json"];
 
 /**
  * Copies the Worker's sources (wrangler.toml, src/, migrations/) as they are now into `dir`, under .wrangler/, and
