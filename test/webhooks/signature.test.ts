@@ -1,5 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
+import { validPreviousSecrets } from "../../src/webhooks/delivery";
 import {
   deliveryHeaders,
   PLAIN_SIGNATURE_HEADER,
@@ -115,6 +116,38 @@ describe("signature headers of a delivery", () => {
     expect(headers.get("webhook-signature")).not.toContain("forged");
     expect(headers.has("injected")).toBe(false);
     expect(pairs.filter(([n]) => n.toLowerCase() === "content-type")).toHaveLength(1);
+  });
+
+  it("during a rotation's grace period webhook-signature carries the current and the previous secret's signatures", async () => {
+    const current = newSecret();
+    const previous = newSecret();
+    const nowMs = Date.now();
+    const headers = Object.fromEntries(
+      await deliveryHeaders({ secret: current, previousSecrets: [previous], notificationId: ID, body: BODY, nowMs }),
+    );
+    const signatures = (headers["webhook-signature"] ?? "").split(" ");
+    expect(signatures).toHaveLength(2);
+    expect(signatures.every((s) => /^v1,[A-Za-z0-9+/]+=*$/.test(s))).toBe(true);
+    // Either secret verifies with the library; a third does not. The hex header is the current secret's only.
+    expect(new Webhook(current).verify(BODY, headers)).toEqual(JSON.parse(BODY));
+    expect(new Webhook(previous).verify(BODY, headers)).toEqual(JSON.parse(BODY));
+    expect(() => new Webhook(newSecret()).verify(BODY, headers)).toThrow();
+    expect(await plainCheck(current, BODY, headers[PLAIN_SIGNATURE_HEADER] ?? "")).toBe(true);
+    expect(await plainCheck(previous, BODY, headers[PLAIN_SIGNATURE_HEADER] ?? "")).toBe(false);
+    // A previous secret equal to the current one, or empty, adds nothing.
+    const same = Object.fromEntries(
+      await deliveryHeaders({ secret: current, previousSecrets: [current, ""], notificationId: ID, body: BODY, nowMs }),
+    );
+    expect(same["webhook-signature"]?.split(" ")).toHaveLength(1);
+  });
+
+  it("a previous secret signs until its expiry, exclusive", () => {
+    const state = { previousSecret: "whsec_old", previousSecretExpiresAt: "2030-01-02T00:00:00Z" };
+    const expiresMs = Date.parse("2030-01-02T00:00:00Z");
+    expect(validPreviousSecrets(state, expiresMs - 1)).toEqual(["whsec_old"]);
+    expect(validPreviousSecrets(state, expiresMs)).toEqual([]);
+    expect(validPreviousSecrets({ previousSecret: null, previousSecretExpiresAt: null }, 0)).toEqual([]);
+    expect(validPreviousSecrets({ previousSecret: "whsec_old", previousSecretExpiresAt: null }, 0)).toEqual([]);
   });
 
   it("without a secret the delivery is unsigned but still identified", async () => {
