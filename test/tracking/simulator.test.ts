@@ -167,6 +167,22 @@ describe("planJourney: reference data", () => {
     }
   });
 
+  it("loads at real ports all over Asia and Europe, each with its IANA zone, the big hubs most often", () => {
+    const pols = new Map<string, number>();
+    for (const j of FLEET) {
+      const port = findPortByLocode(j.pol.locode);
+      expect(port?.code, j.pol.locode).toBe(j.pol.locode);
+      expect(j.pol.timeZone, j.pol.locode).toMatch(/^(Asia|Europe)\//);
+      expect(j.pol.timeZone).toBe(port?.timeZone);
+      pols.set(j.pol.locode, (pols.get(j.pol.locode) ?? 0) + 1);
+    }
+    // 360 journeys over some 400 origins weighted by their terminal count: many distinct POLs, none dominant.
+    expect(pols.size).toBeGreaterThan(100);
+    expect(Math.max(...pols.values())).toBeLessThan(FLEET.length / 10);
+    expect([...pols.keys()].some((c) => c.startsWith("CN"))).toBe(true);
+    expect([...pols.keys()].some((c) => /^(DE|NL|BE|FR|ES|IT|GB)/.test(c))).toBe(true);
+  });
+
   it("transships about 40 % and moves inland by rail about 30 % of journeys", () => {
     const ts = FLEET.filter((j) => j.transshipment).length / FLEET.length;
     const inland = FLEET.filter((j) => j.inland).length / FLEET.length;

@@ -17,6 +17,7 @@ import { equipmentFromSizeType } from "../../reference/equipment";
 import { PORTS } from "../../reference/generated/ports";
 import { SIZE_TYPES } from "../../reference/generated/size-types";
 import { TERMINALS } from "../../reference/generated/terminals";
+import { findPortByLocode } from "../../reference/locations";
 import { findShippingLine } from "../../reference/shipping-lines";
 import type { ContainerFacts, Milestone, MilestoneName, ShipmentFacts, TerminalObservation } from "../sources/types";
 
@@ -27,7 +28,7 @@ export interface JourneyPlace {
   /** UN/LOCODE. */
   locode: string;
   name: string;
-  /** IANA time zone; null when the reference data has none (most origin and transshipment ports). */
+  /** IANA time zone from the reference data (null only for a place it has no zone for). */
   timeZone: string | null;
 }
 
@@ -279,40 +280,30 @@ class Rng {
 const DAY_MS = 86_400_000;
 const REAL_MS_PER_SIMULATED_DAY_AT_SPEED_1 = 60_000;
 
-const portsByLocode = new Map(PORTS.map((p) => [p.code, p]));
+/** The port of a UN/LOCODE (current or alternative) as a place on the route, under its current code. */
+function placeOf(locode: string): JourneyPlace | null {
+  const port = findPortByLocode(locode);
+  return port ? { locode: port.code, name: port.name, timeZone: port.timeZone } : null;
+}
 
-// Major container origins and hubs by UN/LOCODE; only those present in the generated ports are used, with the
-// reference data's names.
-const ORIGIN_LOCODES = [
-  "CNSGH",
-  "CNNBO",
-  "CNYTN",
-  "CNSHK",
-  "CNQIN",
-  "CNXAM",
-  "CNTNJ",
-  "HKHKG",
-  "KRPUS",
-  "JPTYO",
-  "JPYOK",
-  "TWKHH",
-  "SGSIN",
-  "VNSGN",
-  "VNHPH",
-  "THLCH",
-  "MYPKG",
-  "IDJKT",
-  "INNSA",
-  "DEHAM",
-  "DEBRV",
-  "NLRTM",
-  "BEANR",
-  "FRLEH",
-  "ESVLC",
-  "ITGOA",
-  "TRMER",
-  "BRSSZ",
-];
+/**
+ * Origins (POLs): every port in Asia or Europe (by its IANA zone) with a listed container terminal in the SMDG
+ * list, weighted by its number of terminals, so the big hubs come up most (issue 12: real POLs, real zones).
+ */
+const ORIGINS: readonly (readonly [JourneyPlace, number])[] = (() => {
+  const terminalCount = new Map<string, number>();
+  for (const t of TERMINALS) {
+    if (t.smdgCode === null || t.validTo !== null || t.facilityType !== "ocean_terminal") continue;
+    terminalCount.set(t.portLocode, (terminalCount.get(t.portLocode) ?? 0) + 1);
+  }
+  return PORTS.flatMap((p) => {
+    const count = terminalCount.get(p.code);
+    if (!count || !p.timeZone || !/^(Asia|Europe)\//.test(p.timeZone)) return [];
+    return [[{ locode: p.code, name: p.name, timeZone: p.timeZone }, count] as const];
+  });
+})();
+
+// Transshipment hubs by UN/LOCODE (the world's largest relay ports); names and zones come from the reference data.
 const TRANSSHIPMENT_LOCODES = [
   "SGSIN",
   "MYTPP",
@@ -325,13 +316,6 @@ const TRANSSHIPMENT_LOCODES = [
   "KRPUS",
   "CNSHK",
 ];
-
-function placeOf(locode: string): JourneyPlace | null {
-  const port = portsByLocode.get(locode);
-  return port ? { locode, name: port.name, timeZone: port.timeZone } : null;
-}
-
-const ORIGINS: JourneyPlace[] = ORIGIN_LOCODES.flatMap((c) => placeOf(c) ?? []);
 const TRANSSHIPMENT_PORTS: JourneyPlace[] = TRANSSHIPMENT_LOCODES.flatMap((c) => placeOf(c) ?? []);
 
 /** A POD: a port whose terminals have both a CBP FIRMS code and an IANA time zone in the reference data. */
@@ -342,7 +326,7 @@ interface PodChoice {
 const POD_CHOICES: PodChoice[] = (() => {
   const byPort = new Map<string, JourneyFacility[]>();
   for (const t of TERMINALS) {
-    if (!t.firmsCode || !t.timeZone || !portsByLocode.has(t.portLocode)) continue;
+    if (!t.firmsCode || t.validTo !== null || !findPortByLocode(t.portLocode)) continue;
     const list = byPort.get(t.portLocode) ?? [];
     list.push({ code: t.firmsCode, name: t.name, timeZone: t.timeZone });
     byPort.set(t.portLocode, list);
@@ -357,21 +341,14 @@ const POD_CHOICES: PodChoice[] = (() => {
     });
 })();
 
-// Inland rail destinations. The generated ports hold sea ports only, so these come from this list (real
-// UN/LOCODEs of US inland rail hubs); a generated port with the same code and a time zone takes precedence.
-const INLAND_LIST: readonly { locode: string; name: string; timeZone: string }[] = [
-  { locode: "USCHI", name: "Chicago", timeZone: "America/Chicago" },
-  { locode: "USMEM", name: "Memphis", timeZone: "America/Chicago" },
-  { locode: "USDAL", name: "Dallas", timeZone: "America/Chicago" },
-  { locode: "USKCK", name: "Kansas City", timeZone: "America/Chicago" },
-  { locode: "USCLE", name: "Cleveland", timeZone: "America/New_York" },
-  { locode: "USCMH", name: "Columbus", timeZone: "America/New_York" },
-];
+// Inland rail destinations: the US inland rail points of scripts/data/inland-rail.csv, with the reference data's
+// names and zones.
+const INLAND_LOCODES = ["USCHI", "USMEM", "USDAL", "USKCK", "USCLE", "USCMH"];
 
 /** Inland destinations the simulator routes rail legs to, with IANA time zones. */
-export const INLAND_DESTINATIONS: readonly (JourneyPlace & { timeZone: string })[] = INLAND_LIST.map((d) => {
-  const port = portsByLocode.get(d.locode);
-  return port?.timeZone ? { locode: d.locode, name: port.name, timeZone: port.timeZone } : d;
+export const INLAND_DESTINATIONS: readonly (JourneyPlace & { timeZone: string })[] = INLAND_LOCODES.flatMap((c) => {
+  const place = placeOf(c);
+  return place?.timeZone ? [{ ...place, timeZone: place.timeZone }] : [];
 });
 
 // Class I railroads by the coast of the POD (R §1.1 examples: CSXT, NSRR, BNSF).
@@ -620,7 +597,7 @@ export function planJourney(input: JourneyInput): Journey {
 
   // Route.
   const route = stream("route");
-  const pol = route.pick(ORIGINS);
+  const pol = route.weighted(ORIGINS);
   const podChoice = route.pick(POD_CHOICES);
   const podTerminal = route.pick(podChoice.terminals);
   const hasTransshipment = route.chance(0.4);
