@@ -2,8 +2,10 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { createDatabase } from "../../src/db/client";
 import type { Env } from "../../src/env";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
+import { loadAttemptLogs } from "../../src/webhook-notifications/service";
 import { deliverNotification, dropExpiredWebhookSecrets, MAX_LOGGED_ATTEMPTS } from "../../src/webhooks/delivery";
 import type { WebhookDeliveryMessage } from "../../src/webhooks/outbox";
 import { WEBHOOK_MAX_ATTEMPTS } from "../../src/webhooks/schedule";
@@ -447,6 +449,22 @@ describe("POST /webhook_notifications/{id}/resend", () => {
     });
     expect(unknown.status).toBe(404);
     expect((await api(`/webhook_notifications/${n.id}/resend`, { method: "POST" })).status).toBe(401);
+  });
+});
+
+describe("loadAttemptLogs", () => {
+  it("reads the logs of more ids than one statement may bind (several queries, one batch), only the account's", async () => {
+    const account = await createAccount();
+    const other = await createAccount("Other");
+    const webhook = await createWebhook(account);
+    const n = await insertNotification(asTestWebhook(account, webhook));
+    await deliverAt(n.id, Date.UTC(2030, 0, 7, 6, 0, 0), 500);
+    const ids = [...Array.from({ length: 119 }, () => crypto.randomUUID()), n.id];
+    const db = createDatabase(env.DB);
+    const logs = await loadAttemptLogs({ db, accountId: account.accountId }, ids);
+    expect([...logs.keys()]).toEqual([n.id]);
+    expect(logs.get(n.id)?.map((l) => l.statusCode)).toEqual([500]);
+    expect((await loadAttemptLogs({ db, accountId: other.accountId }, ids)).size).toBe(0);
   });
 });
 
