@@ -19,7 +19,7 @@
 // ratio only when no request was refused (a 429 skips D1 and would flatter it).
 // With --large, the first list page is measured again at 1 000 000 containers (fresh database), and its p50
 // latency is compared with the 10 000-container run: the page must not get slower as the table grows.
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -43,6 +43,9 @@ export const usage = `bench api options (or the environment variable in brackets
   --tenants N           accounts of the many-tenants case at the default limits; 0 skips it (BENCH_TENANTS,
                         default 100)
   --only-tenants        run only the many-tenants case (BENCH_ONLY_TENANTS=1)
+  --tenants-shm         keep the many-tenants case's Durable Object SQLite files on /dev/shm: local workerd
+                        fsyncs every commit on its thread, which a disk makes the bottleneck; this shows the cost
+                        without it (BENCH_TENANTS_SHM=1)
   --port P              port of the bench's wrangler dev on 127.0.0.1 (BENCH_PORT, default 8788)
   --keep-state          keep .wrangler/bench-state* (with the API key in bench-api-key) and the source
                         snapshot .wrangler/bench-src afterwards
@@ -79,6 +82,7 @@ function options(argv) {
     rounds: { type: "string" },
     tenants: { type: "string" },
     "only-tenants": { type: "boolean" },
+    "tenants-shm": { type: "boolean" },
   });
   return {
     containers: Math.floor(num("containers", "BENCH_CONTAINERS", 10_000, 30)),
@@ -90,6 +94,7 @@ function options(argv) {
     rounds: Math.floor(num("rounds", "BENCH_ROUNDS", 1)),
     tenants: Math.floor(num("tenants", "BENCH_TENANTS", 100, 0)),
     onlyTenants: flag("only-tenants", "BENCH_ONLY_TENANTS"),
+    tenantsShm: flag("tenants-shm", "BENCH_TENANTS_SHM"),
     port: Math.floor(num("port", "BENCH_PORT", 8788)),
     keepState: values["keep-state"] === true,
     check: flag("check", "BENCH_CHECK"),
@@ -468,8 +473,19 @@ async function checkDefaultLimit(baseUrl, probe) {
 async function runTenants(project, opts) {
   const persistDir = join(ROOT, ".wrangler", "bench-state-tenants");
   console.log("");
-  console.log(`== ${opts.tenants} accounts at the default limits (${DEFAULT_LIMIT}/min each) ==`);
+  console.log(
+    `== ${opts.tenants} accounts at the default limits (${DEFAULT_LIMIT}/min each)` +
+      `${opts.tenantsShm ? ", Durable Object storage on tmpfs" : ""} ==`,
+  );
   const { accounts, probe } = await prepareTenants(project, persistDir, opts.tenants);
+  let shmDir;
+  if (opts.tenantsShm) {
+    if (!existsSync("/dev/shm")) throw new Error("--tenants-shm needs /dev/shm");
+    // Where wrangler dev keeps Durable Object storage under --persist-to; D1 stays on disk.
+    shmDir = mkdtempSync("/dev/shm/bench-api-do-");
+    symlinkSync(shmDir, join(persistDir, "v3", "do"));
+    step(`Durable Object storage on ${shmDir} (tmpfs)`);
+  }
   const t0 = performance.now();
   const dev = await startDev({
     cwd: project,
@@ -495,9 +511,15 @@ async function runTenants(project, opts) {
       `${opts.tenants} accounts: ${r.status200} × 200 and ${r.status429} × 429 in the measured ${fmt(r.durationSeconds, 0)} s ` +
         `(${fmt(r.rps200, 0)} admitted req/s; about ${fmt(perAccount, 0)} requests per account, limit ${DEFAULT_LIMIT} per rolling 60 s)`,
     );
-    return { containers: opts.tenants * TENANT_CONTAINERS, tenants: opts.tenants, results };
+    return {
+      containers: opts.tenants * TENANT_CONTAINERS,
+      tenants: opts.tenants,
+      durableObjectStorage: shmDir ? "tmpfs" : "disk",
+      results,
+    };
   } finally {
     await dev.stop();
+    if (shmDir) rmSync(shmDir, { recursive: true, force: true });
     if (!opts.keepState) rmSync(persistDir, { recursive: true, force: true });
   }
 }
