@@ -6,11 +6,13 @@ import type { AppEnv } from "./env";
 import { inferRoutes } from "./infer/routes";
 import { ApiError, errorDocument } from "./lib/errors";
 import { JSON_API_MEDIA_TYPE } from "./lib/jsonapi/document";
+import { allowedMethods } from "./lib/routing";
 import { validationError } from "./lib/validation";
 import { requireApiKey } from "./middleware/auth";
 import { jsonBody } from "./middleware/body";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
+import { strictQuery } from "./middleware/strict-query";
 import { partyRoutes } from "./parties/routes";
 import { portRoutes } from "./ports/routes";
 import { shipmentRoutes } from "./shipments/routes";
@@ -72,6 +74,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
     if (PUBLIC_V2_PATHS.has(c.req.path)) return next();
     return rateLimit(c, next);
   });
+  // After auth and rate limit (an unknown parameter costs a request like any other), before the body is read.
+  v2.use(
+    "*",
+    strictQuery(() => v2.openAPIRegistry.definitions, "/v2"),
+  );
   v2.use("*", jsonBody);
   // Registered through the OpenAPI registry so that /v2/openapi.json lists it (it answers without a key).
   v2.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
@@ -108,7 +115,15 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // The API reference page; its script is a static asset (public/docs/assets/, issue 11 §4).
   app.get("/docs", docsPage);
 
-  app.notFound((c) => errorResponse(ApiError.notFound("No route matches this path."), c.get("requestId")));
+  // A known path with a method it does not have → 405 with `Allow` (RFC 9110 §15.5.6); OPTIONS on a known path → 204
+  // with `Allow` (RFC 9110 §9.3.7; no CORS: the API is not called from browsers). Unknown paths stay 404.
+  app.notFound((c) => {
+    const allow = allowedMethods(app.router, c.req.path);
+    if (allow.length === 0) return errorResponse(ApiError.notFound("No route matches this path."), c.get("requestId"));
+    if (c.req.method === "OPTIONS") return c.body(null, 204, { Allow: allow.join(", ") });
+    const detail = `${c.req.method} is not allowed on this path; allowed: ${allow.join(", ")}.`;
+    return errorResponse(new ApiError(405, [{ detail }], { Allow: allow.join(", ") }), c.get("requestId"));
+  });
   app.onError((err, c) => {
     const id = c.get("requestId");
     if (err instanceof ApiError) return errorResponse(err, id);

@@ -862,8 +862,8 @@ describe("hostile query parameters on every list endpoint", () => {
     );
     for (const [i, res] of responses.entries()) {
       const label = QUERY_HOSTILE[i]?.[0] ?? "";
-      // Unknown parameters are ignored (DECISIONS.md §Wire format).
-      const json = await expectJsonApi(res, known ? [200, 400] : [200], label);
+      // Unknown parameters are refused, not ignored (DECISIONS.md §Wire format, changed 2026-11-25).
+      const json = await expectJsonApi(res, known ? [200, 400] : [400], label);
       if (res.status === 400) {
         expectErrorDocument(json, 400);
         expect(json.errors[0]?.source?.parameter, label).toBe(param);
@@ -878,11 +878,18 @@ describe("hostile query parameters on every list endpoint", () => {
     const params = new URLSearchParams();
     for (const [label, value] of HOSTILE) params.append(`filter[${label}]`, value);
     for (const [, value] of HOSTILE.slice(0, 8)) params.append(value, value);
-    const json = await expectJsonApi(await api(`${path}?${params}`, { key }), [200]);
-    expect(Array.isArray(json.data)).toBe(true);
+    const json = await expectJsonApi(await api(`${path}?${params}`, { key }), [400]);
+    expectErrorDocument(json, 400);
+    // Each unknown name is reported once, named as the server decodes it (a lone surrogate arrives as U+FFFD).
+    const decoded = new URLSearchParams(params.toString());
+    expect(json.errors.map((e) => e.source?.parameter)).toEqual([...new Set(decoded.keys())]);
     // The same, unencoded where the URL parser allows it.
-    const raw = await api(`${path}?q=' OR 1=1 --&filter[x]="; DROP TABLE containers; --&🚢=مرحبا`, { key });
-    await expectJsonApi(raw, [200]);
+    const raw = await expectJsonApi(
+      await api(`${path}?q=' OR 1=1 --&filter[x]="; DROP TABLE containers; --&🚢=مرحبا`, { key }),
+      [400],
+    );
+    expectErrorDocument(raw, 400);
+    expect(raw.errors.map((e) => e.source?.parameter)).toEqual(["q", "filter[x]", "🚢"]);
   });
 
   it("an injection string as a filter matches nothing instead of everything", async () => {
@@ -940,20 +947,21 @@ describe("hostile query parameters and ids on every get endpoint", () => {
     // The shipment and container ids are made up, so those answer 404; the others exist.
     const expected = path === "/shipments" || path === "/containers" ? 404 : 200;
     await expectJsonApi(plain, [expected], "plain");
+    // An endpoint without `include` refuses it like any parameter it does not declare.
     const requests = QUERY_HOSTILE.flatMap(([label, value]) => [
-      [`include ${label}`, queryOf("include", value), [400, expected]] as const,
-      [`value ${label}`, queryOf("foo", value), [expected]] as const,
-      [`name ${label}`, queryOf(value, "1"), [expected]] as const,
+      [`include ${label}`, queryOf("include", value), include ? [400, expected] : [400], "include"] as const,
+      [`value ${label}`, queryOf("foo", value), [400], "foo"] as const,
+      [`name ${label}`, queryOf(value, "1"), [400], [...new URLSearchParams(queryOf(value, "1")).keys()][0]] as const,
     ]);
     const responses = await Promise.all(
       requests.map(([, query]) => api(`${path}/${encodeURIComponent(realId)}?${query}`, { key })),
     );
     for (const [i, res] of responses.entries()) {
-      const [label, , allowed] = requests[i] ?? ["", "", []];
+      const [label, , allowed, parameter] = requests[i] ?? ["", "", [], ""];
       const json = await expectJsonApi(res, [...allowed], label);
       if (res.status === 400) {
         expectErrorDocument(json, 400);
-        expect(json.errors[0]?.source?.parameter, label).toBe("include");
+        expect(json.errors[0]?.source?.parameter, label).toBe(parameter);
       }
     }
   });
@@ -1029,9 +1037,9 @@ describe("routes and paging limits", () => {
       const json = await expectJsonApi(res, [404], url);
       expectErrorDocument(json, 404);
     }
-    // A method a path does not have is a client error too.
+    // A method a path does not have is a 405 (test/strict-queries.test.ts checks its Allow header).
     for (const method of ["DELETE", "PUT"]) {
-      await expectJsonApi(await api("/containers", { key, method }), [404, 405], method);
+      await expectJsonApi(await api("/containers", { key, method }), [405], method);
     }
   });
 

@@ -116,11 +116,11 @@ describe("GET /tracking_requests: filters", () => {
     expect((await list(account, "?filter[status]=created&filter[request_type]=container")).json.data).toEqual([]);
   });
 
-  it("an unknown filter is ignored", async () => {
+  it("an unknown filter → 400 naming it (DECISIONS.md §Wire format: refused, not ignored)", async () => {
     const { account } = await seededAccount();
     const { status, json } = await list(account, "?filter[colour]=blue");
-    expect(status).toBe(200);
-    expect(json.data).toHaveLength(4);
+    expect(status).toBe(400);
+    expect(json.errors?.map((e) => [e.source?.parameter, e.code])).toEqual([["filter[colour]", "unknown_parameter"]]);
   });
 
   const invalid: [string, string][] = [
