@@ -11,6 +11,7 @@ import {
   jsonApiContent,
   listQuery,
   notFoundResponse,
+  pathIdParam,
   sendJsonApi,
 } from "../lib/openapi";
 import { RawEventListDocument } from "../raw-events/schemas";
@@ -36,12 +37,7 @@ const RAW_EVENT_INCLUDES = ["location", "vessel", "container"];
  * (R §0.4: "returns `included` (location ports and vessels) even without an `include` parameter").
  */
 const RAW_EVENT_DEFAULT_INCLUDE = "location,vessel";
-const IdParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
+const IdParam = pathIdParam("Container");
 
 const listRouteDef = createRoute({
   method: "get",
@@ -76,12 +72,7 @@ const getRouteDef = createRoute({
   tags,
   summary: "Get a container",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
+    params: pathIdParam("Container"),
     query: z.object({ include: includeQuery(INCLUDES) }),
   },
   responses: {

@@ -66,6 +66,29 @@ export function jsonApiContent<T extends z.ZodType>(schema: T) {
   return { [JSON_API_MEDIA_TYPE]: { schema } };
 }
 
+/** Longest id a path takes: ids are UUIDs (36 characters), SCACs or UN/LOCODEs; a longer one is no id of ours. */
+export const MAX_PATH_ID_LENGTH = 64;
+
+/**
+ * A path parameter naming one `model` (`{id}`, or `{scac}` for shipping lines). An id longer than
+ * `MAX_PATH_ID_LENGTH` cannot exist, so it answers, without a read, the very 404 an unknown id gets
+ * (`Couldn't find <model>`, R §3): the app's validation hook turns a path parameter's issue into a 404 whose detail
+ * is the issue's message (src/lib/validation.ts; issue 11 §2).
+ * @param model the model name of the service's own 404 (`Container`, `ShippingLine` …).
+ * @param name the parameter's name in the path.
+ */
+export function pathId(model: string, name: string) {
+  return z
+    .string()
+    .max(MAX_PATH_ID_LENGTH, { error: `Couldn't find ${model}` })
+    .openapi({ param: { name, in: "path" } });
+}
+
+/** The `{id}` path parameters of a `model`'s routes (see `pathId`). */
+export function pathIdParam(model: string) {
+  return z.object({ id: pathId(model, "id") });
+}
+
 /** `page[number]`, `page[size]` and `include` query parameters, as documented for list endpoints. */
 export const listQuery = {
   "page[number]": z.string().optional().openapi({ description: "1-based page number (default 1).", example: "1" }),

@@ -18,11 +18,13 @@ import {
   listDocumentSchema,
   listQuery,
   notFoundResponse,
+  pathIdParam,
   resourceSchema,
   sendJsonApi,
   singleDocumentSchema,
 } from "../lib/openapi";
 import { ownedBy } from "../lib/tenant";
+import { freeText } from "../lib/validation";
 import { partyResource } from "./serializer";
 
 const tags = ["Parties"];
@@ -31,7 +33,7 @@ const CreatePartyBody = z
   .strictObject({
     data: z.strictObject({
       type: z.literal("party"),
-      attributes: z.strictObject({ company_name: z.string().max(255) }),
+      attributes: z.strictObject({ company_name: freeText(255) }),
     }),
   })
   .openapi("CreateParty");
@@ -68,12 +70,7 @@ const getRouteDef = createRoute({
   tags,
   summary: "Get a party",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
+    params: pathIdParam("Party"),
   },
   responses: {
     200: { description: "The party.", content: jsonApiContent(singleDocumentSchema(PartySchema, "PartyDocument")) },

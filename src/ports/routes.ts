@@ -12,6 +12,7 @@ import {
   includeQuery,
   jsonApiContent,
   notFoundResponse,
+  pathIdParam,
   resourceSchema,
   sendJsonApi,
   singleDocumentSchema,
@@ -41,12 +42,7 @@ const getRouteDef = createRoute({
   tags: ["Reference data"],
   summary: "Get a port by UN/LOCODE or id",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" }, example: "USLAX" }),
-    }),
+    params: pathIdParam("Port"),
     query: z.object({ include: includeQuery(["terminals"]) }),
   },
   responses: {

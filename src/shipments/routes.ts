@@ -12,6 +12,7 @@ import {
   jsonBodyContent,
   listQuery,
   notFoundResponse,
+  pathIdParam,
   sendJsonApi,
 } from "../lib/openapi";
 import { ShipmentActionBody, ShipmentDocument, ShipmentListDocument, UpdateShipmentBody } from "./schemas";
@@ -58,12 +59,7 @@ const getRouteDef = createRoute({
   tags,
   summary: "Get a shipment",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
+    params: pathIdParam("Shipment"),
     query: z.object({ include: includeQuery(INCLUDES) }),
   },
   responses: {
@@ -73,12 +69,7 @@ const getRouteDef = createRoute({
   },
 });
 
-const IdParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
+const IdParam = pathIdParam("Shipment");
 
 const patchRouteDef = createRoute({
   method: "patch",

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
+import { freeText } from "../lib/validation";
 
 const ts = () => z.string().nullable().openapi({ format: "date-time" });
 
@@ -49,11 +50,11 @@ export const ShipmentListDocument = listDocumentSchema(ShipmentResourceSchema, "
 
 const MAX_LIST_ITEMS = 50;
 const MAX_REF_LENGTH = 255;
-const stringList = z.array(z.string().max(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
+const stringList = z.array(freeText(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
 
 /**
  * Body of `PATCH /shipments/{id}` (R §3.12): `ref_numbers` and/or `tags`, each replacing the shipment's list
- * (at most 50 items of at most 255 characters, as on tracking requests). `data.id`, when sent, must be the id
+ * (at most 50 items of at most 255 characters, no control characters, as on tracking requests). `data.id`, when sent, must be the id
  * in the path.
  */
 export const UpdateShipmentBody = z

@@ -10,6 +10,7 @@ import {
   listDocumentSchema,
   listQuery,
   notFoundResponse,
+  pathId,
   resourceSchema,
   sendJsonApi,
   singleDocumentSchema,
@@ -61,12 +62,7 @@ const getRouteDef = createRoute({
   tags,
   summary: "Get a shipping line by SCAC (or alternative SCAC, or id)",
   request: {
-    params: z.object({
-      scac: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "scac", in: "path" } }),
-    }),
+    params: z.object({ scac: pathId("ShippingLine", "scac") }),
   },
   responses: {
     200: {

@@ -12,6 +12,7 @@ import {
   includeQuery,
   jsonApiContent,
   notFoundResponse,
+  pathIdParam,
   resourceSchema,
   sendJsonApi,
   singleDocumentSchema,
@@ -49,12 +50,7 @@ const getRouteDef = createRoute({
   tags: ["Reference data"],
   summary: "Get a terminal",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
+    params: pathIdParam("Terminal"),
     query: z.object({ include: includeQuery(["port"]) }),
   },
   responses: {

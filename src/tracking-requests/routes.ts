@@ -12,6 +12,7 @@ import {
   jsonBodyContent,
   listQuery,
   notFoundResponse,
+  pathIdParam,
   sendJsonApi,
 } from "../lib/openapi";
 import { sourcesFor } from "../tracking/sources";
@@ -27,12 +28,7 @@ import { trackingRequestResource } from "./serializer";
 import { createTrackingRequest, getTrackingRequest, listTrackingRequests, updateTrackingRequest } from "./service";
 
 const tags = ["Tracking requests"];
-const IdParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
+const IdParam = pathIdParam("TrackingRequest");
 /** `tracked_object` is included unless the client asks otherwise (R §0.4). */
 const DEFAULT_INCLUDE = "tracked_object";
 

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
+import { freeText } from "../lib/validation";
 
 /** Request types accepted on create: SPEC.md §4.4 plus the reference spelling `booking_number` (DECISIONS.md). */
 export const REQUEST_TYPES = ["bill_of_lading", "booking", "booking_number", "container"] as const;
@@ -18,7 +19,8 @@ export const MAX_NUMBER_LENGTH = 64;
 const MAX_LIST_ITEMS = 50;
 const MAX_REF_LENGTH = 255;
 
-const stringList = z.array(z.string().max(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
+/** Reference numbers and tags: free text, no control characters (`freeText`). */
+const stringList = z.array(freeText(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
 
 /**
  * Body of `POST /tracking_requests` (SPEC.md §4.4, R §3.6). Structure and types are checked here; the
@@ -68,7 +70,7 @@ export const UpdateTrackingRequestBody = z
       id: z.string().max(64).optional(),
       attributes: z.strictObject({
         ref_numbers: stringList.optional(),
-        ref_number: z.string().max(MAX_REF_LENGTH).optional(),
+        ref_number: freeText(MAX_REF_LENGTH).optional(),
         shipment_tags: stringList.optional(),
       }),
     }),

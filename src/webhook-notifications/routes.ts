@@ -11,6 +11,7 @@ import {
   jsonApiContent,
   listQuery,
   notFoundResponse,
+  pathIdParam,
   sendJsonApi,
 } from "../lib/openapi";
 import {
@@ -81,12 +82,7 @@ const getRouteDef = createRoute({
   description:
     "`include=reference_object` adds the resource the notification is about as it was delivered (a tracking_request, transport_event, container_updated_event, estimated_event …); `include=webhook` adds the webhook.",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
+    params: pathIdParam("WebhookNotification"),
     query: z.object({ include: includeQuery(NOTIFICATION_INCLUDES) }),
   },
   responses: {
@@ -103,14 +99,7 @@ const resendRouteDef = createRoute({
   summary: "Resend a webhook notification",
   description:
     "Puts a `succeeded` or `failed` notification back on the delivery queue and answers 202 with it (`delivery_status: pending`): a new delivery round with the whole retry schedule, the same `data.id` and `webhook-id`, and the same body, signed afresh. Receivers that deduplicate on `data.id` see a duplicate. The earlier attempts stay in `webhook_notification_logs`. 409 with code `already_pending` while it is still being delivered, `webhook_inactive` when its webhook is inactive (re-activate it first). No body.",
-  request: {
-    params: z.object({
-      id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
-  },
+  request: { params: pathIdParam("WebhookNotification") },
   responses: {
     202: { description: "Queued for delivery.", content: jsonApiContent(WebhookNotificationDocument) },
     ...commonErrors,

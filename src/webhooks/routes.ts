@@ -11,6 +11,7 @@ import {
   jsonBodyContent,
   listQuery,
   notFoundResponse,
+  pathIdParam,
   sendJsonApi,
 } from "../lib/openapi";
 import {
@@ -37,12 +38,7 @@ import {
 import { parseAllowInsecureHosts } from "./ssrf";
 
 const tags = ["Webhooks"];
-const IdParam = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
+const IdParam = pathIdParam("Webhook");
 
 /** The service's dependencies for this request (the allow list comes from `WEBHOOK_ALLOW_INSECURE_HOSTS`). */
 function webhookDeps(c: Context<AppEnv>): WebhookDeps {

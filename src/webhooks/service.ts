@@ -14,6 +14,7 @@ import { newId } from "../lib/ids";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
+import { CONTROL_CHARACTER_CODE, hasControlCharacter } from "../lib/validation";
 import { isWebhookEvent } from "./catalog";
 import { examplePayload } from "./payloads";
 import { sendWebhook } from "./send";
@@ -141,7 +142,7 @@ export function validateEvents(events: readonly string[], pointer: string): { ev
 /**
  * Checks custom headers: at most `MAX_WEBHOOK_HEADERS`; each name an RFC 7230 token of at most
  * `MAX_HEADER_NAME_LENGTH` characters, not reserved (`isReservedHeaderName`), not repeated (case-insensitive);
- * each value non-blank printable ASCII (no CR/LF) of at most `MAX_HEADER_VALUE_LENGTH` characters after trimming.
+ * each value non-blank printable ASCII (no control character, `control_character`) of at most `MAX_HEADER_VALUE_LENGTH` characters after trimming.
  * Errors point at `<pointer>/<index>/name|value` (or `<pointer>` for the count).
  * Names are stored exactly as given (issue 11 §5; the reference service capitalises them, R §1.13, which changed
  * what clients read back); only the comparisons for reserved and repeated names ignore case.
@@ -197,6 +198,13 @@ export function validateHeaders(
         detail: `Header value must be at most ${MAX_HEADER_VALUE_LENGTH} characters.`,
         source: { pointer: valuePointer },
         code: "too_long",
+      });
+    } else if (hasControlCharacter(header.value)) {
+      // The shared free-text rule (src/lib/validation.ts): TAB and every other C0 control or DEL, even around the value.
+      errors.push({
+        detail: "Header value must not contain control characters (U+0000–U+001F, U+007F).",
+        source: { pointer: valuePointer },
+        code: CONTROL_CHARACTER_CODE,
       });
     } else if (!HEADER_VALUE.test(value)) {
       errors.push({

@@ -152,7 +152,7 @@ describe("POST /webhooks", () => {
       ["/data/attributes/events/2", "not_recognized"],
       ["/data/attributes/headers/0/name", "reserved"],
       ["/data/attributes/headers/1/name", "invalid"],
-      ["/data/attributes/headers/2/value", "invalid"],
+      ["/data/attributes/headers/2/value", "control_character"],
     ]);
     for (const error of json.errors ?? []) {
       expect(error).toMatchObject({ status: "422", title: "Unprocessable Entity" });
@@ -235,7 +235,7 @@ describe("POST /webhooks", () => {
       ["/data/attributes/headers/4/value", "blank"],
       ["/data/attributes/headers/5/value", "too_long"],
       ["/data/attributes/headers/6/value", "invalid"],
-      ["/data/attributes/headers/7/value", "invalid"],
+      ["/data/attributes/headers/7/value", "control_character"],
       ["/data/attributes/headers/8/name", "too_long"],
     ]);
 
