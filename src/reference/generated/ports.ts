@@ -2,7 +2,8 @@
 import type { PortRecord } from "../types.ts";
 
 /** Ports by UN/LOCODE with stable ids, coordinates and IANA time zones, sorted by code. */
-export const PORTS: readonly PortRecord[] = [
+export const PORTS: readonly PortRecord[] = JSON.parse(String.raw`
+[
 {"id":"6174f291-6e9d-57a9-af33-dacf761aef2a","code":"AEAJM","alternativeCodes":[],"name":"Ajman","city":"Ajman","stateAbbr":null,"countryCode":"AE","latitude":"25.405217","longitude":"55.513643","timeZone":"Asia/Dubai"},
 {"id":"57aa1517-b5f3-5c48-92aa-fad0b8b48193","code":"AEAUH","alternativeCodes":[],"name":"Abu Dhabi","city":"Abu Dhabi","stateAbbr":null,"countryCode":"AE","latitude":"24.47","longitude":"54.37","timeZone":"Asia/Dubai"},
 {"id":"d68eba0a-7cbe-517c-919e-e7dec73cd851","code":"AEDXB","alternativeCodes":[],"name":"Dubai","city":"Dubai","stateAbbr":null,"countryCode":"AE","latitude":"25.25","longitude":"55.27","timeZone":"Asia/Dubai"},
@@ -1760,4 +1761,5 @@ export const PORTS: readonly PortRecord[] = [
 {"id":"0a013c77-f3b8-5e3e-a463-b34d601d3f95","code":"ZWBUQ","alternativeCodes":[],"name":"Bulawayo","city":"Bulawayo","stateAbbr":null,"countryCode":"ZW","latitude":"-20.132507","longitude":"28.626479","timeZone":"Africa/Harare"},
 {"id":"287a8e87-e022-5595-a723-c9a95879ec7c","code":"ZWHRE","alternativeCodes":[],"name":"Harare","city":"Harare","stateAbbr":null,"countryCode":"ZW","latitude":"-17.825166","longitude":"31.03351","timeZone":"Africa/Harare"},
 {"id":"fede39af-74d6-5042-8cdb-d668dacaeaf7","code":"ZWUTA","alternativeCodes":[],"name":"Mutare","city":"Mutare","stateAbbr":null,"countryCode":"ZW","latitude":"-18.975771","longitude":"32.650351","timeZone":"Africa/Harare"}
-];
+]
+`);
