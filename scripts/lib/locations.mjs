@@ -286,7 +286,7 @@ export function compileLocations(io) {
   const inlandRows = readProjectCsv(inlandFile, ["kind", "code", "name", "locode", "time_zone"]);
   const ramps = [];
   inlandRows.forEach((r, i) => {
-    const line = i + 4;
+    const line = i + 6; // four comment lines and the header
     if (!LOCODE.test(r.locode ?? "")) fail(inlandFile, line, `bad UN/LOCODE ${JSON.stringify(r.locode)}`);
     if (!/^[A-Za-z_]+\/[A-Za-z_]+$/.test(r.time_zone ?? ""))
       fail(inlandFile, line, `bad time zone ${JSON.stringify(r.time_zone)}`);
@@ -305,6 +305,9 @@ export function compileLocations(io) {
           timeZone: null,
         });
       }
+      const port = ports.get(r.locode);
+      port.city ??= r.city || null;
+      port.stateAbbr ??= r.state_abbr || null;
       if (!sourceZone.has(r.locode)) sourceZone.set(r.locode, r.time_zone);
     } else if (r.kind === "ramp") {
       if (!/^[A-Z]{2}[A-Z2-9]{3}[A-Z]{2,4}$/.test(r.code ?? "")) fail(inlandFile, line, `bad ramp code ${r.code}`);
