@@ -109,6 +109,12 @@ export const shipments = sqliteTable(
     destinationTimezone: text("destination_timezone"),
     lineTrackingLastAttemptedAt: text("line_tracking_last_attempted_at"),
     lineTrackingLastSucceededAt: text("line_tracking_last_succeeded_at"),
+    /**
+     * Why the latest line-tracking attempt failed (an extension, issue 13 §1): `shipping_line_unreachable`,
+     * `unrecognized_response`, or `shipping_line_credentials_rejected` (the line refused our credentials: a
+     * configuration error); null when it succeeded.
+     */
+    lineTrackingFailedReason: text("line_tracking_failed_reason"),
     lineTrackingStoppedAt: text("line_tracking_stopped_at"),
     lineTrackingStoppedReason: text("line_tracking_stopped_reason"),
     createdAt: text("created_at").notNull(),

@@ -1,0 +1,1 @@
+ALTER TABLE `shipments` ADD `line_tracking_failed_reason` text;
