@@ -792,6 +792,7 @@ const LIST_PARAMS: Record<string, string[]> = {
     "filter[created_at][end]",
     "filter[updated_at][start]",
     "filter[updated_at][end]",
+    "q",
   ],
   "/shipments": [
     "include",
@@ -803,6 +804,8 @@ const LIST_PARAMS: Record<string, string[]> = {
     "filter[pod_locode]",
     "filter[updated_at][start]",
     "filter[updated_at][end]",
+    "filter[customer_id]",
+    "q",
   ],
   "/containers": [
     "include",
@@ -817,6 +820,8 @@ const LIST_PARAMS: Record<string, string[]> = {
     "filter[updated_at][end]",
     "filter[pickup_lfd][start]",
     "filter[pickup_lfd][end]",
+    "filter[customer_id]",
+    "filter[customer_name]",
   ],
   "/shipping_lines": ["page[number]", "page[size]", "search"],
   "/parties": ["page[number]", "page[size]"],
@@ -889,7 +894,9 @@ describe("hostile query parameters on every list endpoint", () => {
       [400],
     );
     expectErrorDocument(raw, 400);
-    expect(raw.errors.map((e) => e.source?.parameter)).toEqual(["q", "filter[x]", "🚢"]);
+    // `q` is a parameter of some lists (the reference's deprecated search), refused by the others.
+    const unknown = ["q", "filter[x]", "🚢"].filter((name) => !LIST_PARAMS[path]?.includes(name));
+    expect(raw.errors.map((e) => e.source?.parameter)).toEqual(unknown);
   });
 
   it("an injection string as a filter matches nothing instead of everything", async () => {
@@ -902,6 +909,7 @@ describe("hostile query parameters on every list endpoint", () => {
     for (const [param, values] of [
       ["filter[request_number]", ["' OR 1=1 --", "' OR '1'='1", "%", "TEST' --"]],
       ["filter[scac]", ["'OR 1=1", "' OR ''", "%", "_%"]],
+      ["q", ["' OR 1=1 --", "' OR '1'='1", "%", "_%", "ORIGINAL%"]],
     ] as const) {
       for (const value of values) {
         const { res, json } = await apiJson<{ data: unknown[]; meta: { total: number } }>(

@@ -360,3 +360,83 @@ describe("free text refuses C0 control characters and DEL", () => {
     expect(await snapshot(account.accountId)).toBe(before);
   });
 });
+
+describe("the reference's other list parameters are implemented, not ignored", () => {
+  /** Two shipments of one account, the first with a customer, a reference number and a container. */
+  async function seeded() {
+    const account = await createAccount();
+    const party = await apiJson<{ data: { id: string } }>("/parties", {
+      key: account.key,
+      body: { data: { type: "party", attributes: { company_name: `Acme Corp ${uniqueNumber()}` } } },
+    });
+    const partyId = party.json.data.id;
+    const companyName = (
+      await env.DB.prepare("SELECT company_name FROM parties WHERE id = ?1")
+        .bind(partyId)
+        .first<{ company_name: string }>()
+    )?.company_name;
+    const [withCustomer, other] = [crypto.randomUUID(), crypto.randomUUID()];
+    const insertShipment = (id: string, bl: string, customerId: string | null, refNumbers: string[]) =>
+      env.DB.prepare(
+        `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, customer_id, ref_numbers, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?3, 'TEST', ?4, ?5, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
+      ).bind(id, account.accountId, bl, customerId, JSON.stringify(refNumbers));
+    const insertContainer = (shipmentId: string, number: string) =>
+      env.DB.prepare(
+        `INSERT INTO containers (id, account_id, shipment_id, number, current_status, scac, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, 'new', 'TEST', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
+      ).bind(crypto.randomUUID(), account.accountId, shipmentId, number);
+    await env.DB.batch([
+      insertShipment(withCustomer, "BLWITHCUSTOMER1", partyId, ["PO-77"]),
+      insertShipment(other, "BLOTHER2", null, ["PO-88"]),
+      insertContainer(withCustomer, "MSCU1234566"),
+      insertContainer(other, "MSCU7654321"),
+    ]);
+    return { account, partyId, companyName: companyName ?? "", withCustomer, other };
+  }
+
+  async function ids(key: string, path: string): Promise<string[]> {
+    const { res, json } = await apiJson<{ data: { id: string }[] }>(path, { key });
+    expect(res.status, path).toBe(200);
+    return json.data.map((d) => d.id);
+  }
+
+  it("GET /shipments: filter[customer_id] and the deprecated q (tracked number, reference number, container number)", async () => {
+    const { account, partyId, withCustomer } = await seeded();
+    const key = account.key;
+    expect(await ids(key, `/shipments?filter[customer_id]=${partyId}`)).toEqual([withCustomer]);
+    expect(await ids(key, `/shipments?filter[customer_id]=${crypto.randomUUID()}`)).toEqual([]);
+    for (const q of ["blwithcustomer1", "po-77", "PO-77", "MSCU 123456-6", "mscu1234566"]) {
+      expect(await ids(key, `/shipments?${new URLSearchParams({ q })}`), q).toEqual([withCustomer]);
+    }
+    for (const q of ["PO", "%", "_", "MSCU"]) {
+      expect(await ids(key, `/shipments?${new URLSearchParams({ q })}`), q).toEqual([]);
+    }
+  });
+
+  it("GET /containers: filter[customer_id] and filter[customer_name]", async () => {
+    const { account, partyId, companyName, withCustomer } = await seeded();
+    const key = account.key;
+    const ofCustomer = await ids(key, `/containers?filter[shipment_id]=${withCustomer}`);
+    expect(ofCustomer).toHaveLength(1);
+    expect(await ids(key, `/containers?filter[customer_id]=${partyId}`)).toEqual(ofCustomer);
+    const byName = new URLSearchParams({ "filter[customer_name]": companyName.toUpperCase() });
+    expect(await ids(key, `/containers?${byName}`)).toEqual(ofCustomer);
+    expect(await ids(key, "/containers?filter[customer_name]=Nobody")).toEqual([]);
+    expect(await ids(key, `/containers?filter[customer_id]=${crypto.randomUUID()}`)).toEqual([]);
+  });
+
+  it("GET /tracking_requests: the deprecated q (request number or reference number)", async () => {
+    const { key } = await createAccount();
+    const number = uniqueNumber();
+    const { json } = await apiJson<{ data: { id: string } }>("/tracking_requests", {
+      key,
+      body: trackingRequestBody({ request_number: number, scac: "TEST", ref_numbers: ["Order-5"] }),
+    });
+    await createTrackingRequest(key);
+    for (const q of [number, number.toLowerCase(), "order-5", "ORDER-5"]) {
+      expect(await ids(key, `/tracking_requests?${new URLSearchParams({ q })}`), q).toEqual([json.data.id]);
+    }
+    expect(await ids(key, "/tracking_requests?q=Order")).toEqual([]);
+  });
+});

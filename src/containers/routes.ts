@@ -58,6 +58,11 @@ const listRouteDef = createRoute({
       "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
       "filter[pickup_lfd][start]": z.string().optional().openapi({ description: "ISO 8601" }),
       "filter[pickup_lfd][end]": z.string().optional().openapi({ description: "ISO 8601" }),
+      "filter[customer_id]": z.string().optional().openapi({ description: "Id of the shipment's customer party." }),
+      "filter[customer_name]": z
+        .string()
+        .optional()
+        .openapi({ description: "Company name of the shipment's customer party (case-insensitive)." }),
     }),
   },
   responses: {

@@ -1,8 +1,8 @@
-import { and, eq, gte, lte } from "drizzle-orm";
+import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { placeholder, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
-import { containers, shipments } from "../db/schema";
+import { containers, parties, shipments } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
@@ -62,7 +62,9 @@ export async function getContainerView(
 /**
  * A page of the account's containers, newest first, with the filters of DECISIONS.md §Wire format:
  * `filter[number]`, `filter[status]`, `filter[shipment_id]`, `filter[pod_locode]`, `filter[scac]`,
- * `filter[updated_at][start|end]`, `filter[pickup_lfd][start|end]`. The page, its total, the rows' linkage and
+ * `filter[updated_at][start|end]`, `filter[pickup_lfd][start|end]`, and the reference's `filter[customer_id]` and
+ * `filter[customer_name]` (R §3.1: the customer party of the container's shipment, by id or by company name compared
+ * case-insensitively). The page, its total, the rows' linkage and
  * the prefetched includes are read in one D1 round trip, as a cached query shape (`listPage`).
  * @throws ApiError 400 for an invalid filter value.
  */
@@ -82,6 +84,8 @@ export async function listContainers(
   const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
   const lfdStart = parseTimeBound(params, "filter[pickup_lfd][start]");
   const lfdEnd = parseTimeBound(params, "filter[pickup_lfd][end]");
+  const customerId = parseStringFilter(params, "filter[customer_id]", 64);
+  const customerName = parseStringFilter(params, "filter[customer_name]", 255);
   const t = containers;
   const prefetch = prefetchPlan(containerResource, include);
   const result = await listPage(
@@ -99,6 +103,18 @@ export async function listContainers(
       listFilter("updated_at.end", updatedEnd, (v) => lte(t.updatedAt, v)),
       listFilter("pickup_lfd.start", lfdStart, (v) => gte(t.pickupLfd, v)),
       listFilter("pickup_lfd.end", lfdEnd, (v) => lte(t.pickupLfd, v)),
+      listFilter(
+        "customer_id",
+        customerId,
+        (v) =>
+          sql`EXISTS (SELECT 1 FROM ${shipments} WHERE ${shipments.id} = ${t.shipmentId} AND ${shipments.customerId} = ${v})`,
+      ),
+      listFilter(
+        "customer_name",
+        customerName,
+        (v) =>
+          sql`EXISTS (SELECT 1 FROM ${shipments} JOIN ${parties} ON ${parties.id} = ${shipments.customerId} WHERE ${shipments.id} = ${t.shipmentId} AND lower(${parties.companyName}) = lower(${v}))`,
+      ),
     ],
     page,
     {

@@ -45,6 +45,11 @@ const listRouteDef = createRoute({
       "filter[pod_locode]": z.string().optional(),
       "filter[updated_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
       "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
+      "filter[customer_id]": z.string().optional().openapi({ description: "Id of the customer party." }),
+      q: z.string().optional().openapi({
+        description:
+          "Deprecated (kept for the reference's clients): the tracked number, a reference number or a container number, matched whole.",
+      }),
     }),
   },
   responses: {

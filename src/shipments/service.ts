@@ -1,4 +1,4 @@
-import { and, eq, gte, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, gte, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { placeholder, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
@@ -40,10 +40,26 @@ export async function getShipment(db: Database, accountId: string, id: string): 
 }
 
 /**
+ * The deprecated `q` of `GET /shipments` (R §3.11): the shipment's tracked number, one of its reference numbers, or the
+ * number of one of its containers equals `q` (numbers normalised as stored, reference numbers compared
+ * case-insensitively). Whole values, not substrings: `q` is a lookup, and LIKE wildcards in it mean nothing.
+ */
+function shipmentSearch(q: string) {
+  const containerNumber = q.replace(/[\s-]/g, "").toUpperCase();
+  return or(
+    eq(shipments.normalizedNumber, normalizeRequestNumber(q)),
+    sql`EXISTS (SELECT 1 FROM json_each(${shipments.refNumbers}) WHERE lower(value) = lower(${q}))`,
+    sql`EXISTS (SELECT 1 FROM ${containers} WHERE ${containers.shipmentId} = ${shipments.id} AND ${containers.number} = ${containerNumber})`,
+  );
+}
+
+/**
  * A page of the account's shipments, newest first, with the filters of DECISIONS.md §Wire format:
  * `number` (the tracked BL/booking number), `filter[tracking_stopped]`, `filter[scac]`, `filter[pod_locode]`,
- * `filter[updated_at][start|end]`. The page, its total and the rows' linkage are read in one D1 round trip, as a
- * cached query shape (`listPage`).
+ * `filter[updated_at][start|end]`, and the reference's `filter[customer_id]` (the customer party) and deprecated `q`
+ * (R §3.11: the BL/booking number, a reference number or a container number, each matched whole, case-insensitively).
+ * The page, its total and the rows' linkage are read in one D1 round trip, as a cached query shape (`listPage`; with
+ * `q`, built for the request).
  * @throws ApiError 400 for an invalid filter value.
  */
 export async function listShipments(db: Database, accountId: string, params: URLSearchParams, page: PageRequest) {
@@ -53,6 +69,8 @@ export async function listShipments(db: Database, accountId: string, params: URL
   const podLocode = parseStringFilter(params, "filter[pod_locode]", 5);
   const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
   const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
+  const customerId = parseStringFilter(params, "filter[customer_id]", 64);
+  const q = parseStringFilter(params, "q", 255);
   const t = shipments;
   const result = await listPage(
     db,
@@ -69,6 +87,8 @@ export async function listShipments(db: Database, accountId: string, params: URL
       listFilter("pod_locode", podLocode?.toUpperCase(), (v) => eq(t.portOfDischargeLocode, v)),
       listFilter("updated_at.start", updatedStart, (v) => gte(t.updatedAt, v)),
       listFilter("updated_at.end", updatedEnd, (v) => lte(t.updatedAt, v)),
+      listFilter("customer_id", customerId, (v) => eq(t.customerId, v)),
+      q === undefined ? undefined : shipmentSearch(q),
     ],
     page,
     { key: "linkage", build: (pageIds, account) => [...shipmentLinkageQueries(db, account, pageIds)] },

@@ -65,6 +65,10 @@ const listRouteDef = createRoute({
       "filter[created_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
       "filter[updated_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
       "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
+      q: z.string().optional().openapi({
+        description:
+          "Deprecated (kept for the reference's clients): the request number or a reference number, matched whole.",
+      }),
     }),
   },
   responses: {

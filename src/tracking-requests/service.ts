@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, lte } from "drizzle-orm";
+import { and, eq, gte, inArray, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { parties, trackingRequests } from "../db/schema";
 import type { TrackingRequestMessage } from "../env";
@@ -208,7 +208,8 @@ export async function getTrackingRequest(db: Database, accountId: string, id: st
 /**
  * A page of the account's tracking requests, newest first, with the filters of DECISIONS.md §Wire format:
  * `filter[request_number]`, `filter[status]`, `filter[scac]`, `filter[request_type]`,
- * `filter[created_at][start|end]`, `filter[updated_at][start|end]`.
+ * `filter[created_at][start|end]`, `filter[updated_at][start|end]`, and the reference's deprecated `q` (R §3.7: the
+ * request number or one of the reference numbers equals `q`, case-insensitively; whole values, not substrings).
  * @throws ApiError 400 for an invalid filter value.
  */
 export async function listTrackingRequests(
@@ -225,6 +226,7 @@ export async function listTrackingRequests(
   const createdEnd = parseTimeBound(params, "filter[created_at][end]");
   const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
   const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
+  const q = parseStringFilter(params, "q", 255);
   const t = trackingRequests;
   return listPage(
     db,
@@ -240,6 +242,12 @@ export async function listTrackingRequests(
       createdEnd !== undefined ? lte(t.createdAt, createdEnd) : undefined,
       updatedStart !== undefined ? gte(t.updatedAt, updatedStart) : undefined,
       updatedEnd !== undefined ? lte(t.updatedAt, updatedEnd) : undefined,
+      q !== undefined
+        ? or(
+            eq(t.normalizedNumber, normalizeRequestNumber(q)),
+            sql`EXISTS (SELECT 1 FROM json_each(${t.refNumbers}) WHERE lower(value) = lower(${q}))`,
+          )
+        : undefined,
     ],
     page,
   );
