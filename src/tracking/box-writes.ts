@@ -283,7 +283,7 @@ export async function boxUpdateStatements(
                   estimated: m.estimated,
                   actualOn: m.estimated ? null : m.timestamp.slice(0, 10),
                   estimatedOn: m.estimated ? m.timestamp.slice(0, 10) : null,
-                  location: location?.name ?? null,
+                  location: location?.name ?? m.locationName ?? null,
                   locationLocode: m.locationLocode,
                   vesselName: m.vesselName,
                   vesselImo: m.vesselImo,

@@ -313,6 +313,8 @@ interface NormalisedEvent {
   /** The merged call it belongs to, set by {@link buildJourney}. */
   call: Call | null;
   locode: string | null;
+  /** DCSA `locationName` of the event's place, when given. */
+  locationName: string | null;
   facilityCode: string | null;
   facilityTypeCode: string | null;
   /** Container number (equipment events only). */
@@ -362,6 +364,7 @@ function normaliseTransport(e: TransportEvent, raw: unknown): NormalisedEvent {
     transportCall: e.transportCall,
     call: null,
     locode,
+    locationName: clean(e.transportCall.location?.locationName),
     facilityCode: callFacility(e.transportCall),
     facilityTypeCode: upper(e.transportCall.facilityTypeCode),
     equipment: null,
@@ -385,6 +388,7 @@ function normaliseEquipment(e: EquipmentEvent, raw: unknown): NormalisedEvent {
     transportCall: e.transportCall ?? null,
     call: null,
     locode,
+    locationName: clean(e.eventLocation?.locationName) ?? clean(e.transportCall?.location?.locationName),
     facilityCode: upper(e.eventLocation?.facilityCode) ?? callFacility(e.transportCall),
     facilityTypeCode: upper(e.facilityTypeCode) ?? upper(e.transportCall?.facilityTypeCode),
     equipment: e.equipmentReference ? e.equipmentReference.replace(/\s+/g, "").toUpperCase() || null : null,
@@ -638,6 +642,7 @@ function toMilestone(e: NormalisedEvent, event: MilestoneName): Milestone {
     estimated: e.classifier !== "ACT",
     timestamp: toIsoSeconds(e.atMs),
     locationLocode: e.locode ?? call?.locode ?? null,
+    locationName: e.locationName,
     facilityCode: e.facilityCode ?? call?.facilityCode ?? null,
     vesselName: onVessel ? call.vesselName : null,
     vesselImo: onVessel ? call.vesselImo : null,

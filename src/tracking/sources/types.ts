@@ -42,6 +42,11 @@ export interface Milestone {
   timestamp: string;
   /** UN/LOCODE of where it happened. */
   locationLocode: string | null;
+  /**
+   * The place's name as the source gives it (DCSA `locationName`), when it does: the raw event's `location` for a
+   * UN/LOCODE the reference data does not know (issue 12: kept as given). Absent or null otherwise.
+   */
+  locationName?: string | null;
   /** Facility code of the terminal or ramp (CBP FIRMS, SMDG or BIC facility code), when known. */
   facilityCode: string | null;
   vesselName: string | null;
