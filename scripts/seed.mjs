@@ -2,11 +2,14 @@
 // `npm run seed [-- --remote]`: applies the D1 migrations and upserts the reference data (ports, terminals compiled
 // from ../shared/data into src/reference/generated) into the local database, or the deployed one with --remote.
 // Idempotent: run it after every `npm run data`. `npm start` does the same for the local database.
-import { referenceSeedStatements } from "../src/reference/seed.ts";
+import { referenceSeedRowCounts, referenceSeedStatements } from "../src/reference/seed.ts";
 import { applyMigrations, d1ExecuteStatements } from "./lib/wrangler.mjs";
 
 const remote = process.argv.includes("--remote");
 await applyMigrations({ remote });
 const statements = referenceSeedStatements();
 await d1ExecuteStatements(statements, { remote });
-console.log(`seed: ${statements.length} reference rows upserted into the ${remote ? "remote" : "local"} D1 database`);
+const rows = referenceSeedRowCounts();
+console.log(
+  `seed: ${rows.ports} ports and ${rows.terminals} terminals upserted (${statements.length} statements; unchanged rows untouched) into the ${remote ? "remote" : "local"} D1 database`,
+);

@@ -126,11 +126,14 @@ async function setUp({ rotateKey }) {
   key ??= generateApiKey("test");
 
   // Imported here, not at the top: Node strips TypeScript types only from 22.18 on, and checkNode() says so first.
-  const { referenceSeedStatements } = await import("../src/reference/seed.ts");
+  const { referenceSeedRowCounts, referenceSeedStatements } = await import("../src/reference/seed.ts");
   const seed = referenceSeedStatements();
+  const rows = referenceSeedRowCounts();
   // One wrangler run for the seed and the dev key: each run costs seconds.
   const results = await d1ExecuteStatements([...seed, ...devKeyStatements(key, { revokeOthers: rotateKey })]);
-  console.log(`✓ reference data: ${seed.length} ports and terminals upserted`);
+  console.log(
+    `✓ reference data: ${rows.ports} ports and ${rows.terminals} terminals upserted (unchanged rows untouched)`,
+  );
 
   if (!devKeyIsActive(results)) {
     console.log("! the saved dev key was revoked; making a new one");

@@ -110,6 +110,11 @@ export function referenceSeedStatements(): string[] {
   ];
 }
 
+/** How many rows the reference seed holds: one per compiled port and terminal. */
+export function referenceSeedRowCounts(): { ports: number; terminals: number } {
+  return { ports: PORTS.length, terminals: TERMINALS.length };
+}
+
 /** Applies the reference seed to a D1 database in one batch (tests, and any Worker-side bootstrap). */
 export async function seedReferenceData(d1: D1Database): Promise<void> {
   await d1.batch(referenceSeedStatements().map((sql) => d1.prepare(sql)));
