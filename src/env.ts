@@ -8,6 +8,8 @@ export interface Env {
   TRACKER: DurableObjectNamespace<import("./tracking/tracker").Tracker>;
   /** The MCP session agents (src/mcp/agent.ts): one Durable Object per `mcp-session-id`. */
   MCP_OBJECT: DurableObjectNamespace<import("./mcp/agent").TrackingMcpAgent>;
+  /** OAuth tokens of upstream credentials (src/tracking/sources/credentials.ts): one object per credential. */
+  CREDENTIALS: DurableObjectNamespace<import("./tracking/sources/credentials").Credentials>;
   TRACKING_REQUESTS_QUEUE: Queue<TrackingRequestMessage>;
   TERMINAL_POLLS_QUEUE: Queue<TerminalPollMessage>;
   WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
@@ -25,7 +27,10 @@ export interface Env {
   SIMULATOR_ENABLED?: string;
   /** Simulated days per real minute of the simulator's clock (default 1). */
   SIMULATION_SPEED?: string;
-  /** JSON object of DCSA Track & Trace sources per SCAC: `{"MAEU":{"baseUrl":"https://…","headers":{…}}}`. */
+  /**
+   * Worker secret: JSON object of DCSA Track & Trace sources per SCAC, `{"MAEU":{"baseUrl":"https://…","auth":{…}}}`
+   * (src/tracking/sources/dcsa.ts `parseDcsaSources`; README "Connecting a real carrier").
+   */
   DCSA_SOURCES?: string;
   /**
    * Comma-separated host names `/mcp` answers besides loopback (DNS-rebinding guard, src/mcp/http.ts), e.g.

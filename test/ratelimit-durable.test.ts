@@ -29,12 +29,14 @@ function maxInAnyWindow(times: number[]): number {
 }
 
 /** Rows the object keeps in its storage for `bucket` (admissions, reservations), read inside the object. */
-async function storedRows(stub: ReturnType<typeof freshStub>, bucket: string): Promise<{ entries: number }> {
+async function storedRows(
+  stub: ReturnType<typeof freshStub>,
+  bucket: string,
+): Promise<{ entries: number; reservations: number }> {
   return runInDurableObject(stub, (_instance: RateLimiter, state) => {
-    const row = state.storage.sql
-      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM rate_limit_entries WHERE bucket = ?", bucket)
-      .one();
-    return { entries: row.n };
+    const count = (table: string) =>
+      state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE bucket = ?`, bucket).one().n;
+    return { entries: count("rate_limit_entries"), reservations: count("rate_limit_reservations") };
   });
 }
 
@@ -136,6 +138,22 @@ describe("the window survives eviction of the RateLimiter", () => {
     expect((await stub.hit("default", 0, T0 + 300)).count).toBe(4);
     // The uses count at their own times: T0 and T0 + 10 ms have left at T0 + 60 010 ms.
     expect((await stub.hit("default", 0, T0 + 60_010)).count).toBe(2);
+    expect(await storedRows(stub, "default")).toMatchObject({ reservations: 0 });
+  });
+
+  it("an abandoned lease stays reserved across evictions until leaseUntil + 60 s, then leaves storage too", async () => {
+    const stub = freshStub();
+    const [first] = await stub.hitMany([{ bucket: "default", limit: 1_000, nowMs: T0 }], { acceptLeases: true });
+    expect(first?.lease).toMatchObject({ credits: 10, leaseUntil: T0 + 1_000 });
+    expect(await storedRows(stub, "default")).toEqual({ entries: 1, reservations: 1 });
+    await evictDurableObject(stub);
+    // Stamped at leaseUntil: still counted 60 s after the hit at T0 has left.
+    expect(await stub.hit("default", 10, T0 + 60_500)).toEqual({ allowed: false, count: 10, retryAfterSeconds: 1 });
+    await evictDurableObject(stub);
+    expect((await stub.hit("default", 0, T0 + 61_000)).count).toBe(0);
+    expect(await storedRows(stub, "default")).toMatchObject({ reservations: 0 });
+    await evictDurableObject(stub);
+    expect((await stub.hit("default", 0, T0 + 61_001)).count).toBe(0);
   });
 
   it("keeps its storage bounded: entries that left the window are pruned", async () => {
@@ -149,7 +167,8 @@ describe("the window survives eviction of the RateLimiter", () => {
       }));
       await stub.hitMany(hits);
     }
-    const { entries } = await storedRows(stub, "default");
+    const { entries, reservations } = await storedRows(stub, "default");
+    expect(reservations).toBe(0);
     // At most the limit counted in the window, plus the prune batch still to delete.
     expect(entries).toBeGreaterThanOrEqual(100);
     expect(entries).toBeLessThanOrEqual(100 + 128);

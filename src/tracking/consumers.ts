@@ -183,7 +183,9 @@ export async function processTrackingRequest(deps: TrackingDeps, message: Tracki
         .update(trackingRequests)
         .set({
           isRetrying: true,
-          failedReason: result.reason,
+          // The request keeps the reference's enum (R §2.2); the shipment-level reason is ours (issue 13 §1).
+          failedReason:
+            result.reason === "shipping_line_credentials_rejected" ? "shipping_line_unreachable" : result.reason,
           retryCount: tries,
           nextAttemptAt: toIsoSeconds(nowMs + lookupRetryDelaySeconds(tries) * 1000),
           updatedAt: now,

@@ -511,6 +511,7 @@ function exampleRows() {
     lineTrackingLastSucceededAt: EXAMPLE_NOW,
     lineTrackingStoppedAt: null,
     lineTrackingStoppedReason: null,
+    lineTrackingFailedReason: null,
     createdAt: "2025-05-08T09:12:44Z",
     updatedAt: EXAMPLE_NOW,
     containerIds: [EXAMPLE_IDS.container],

@@ -126,7 +126,11 @@ describe("parseDcsaSources", () => {
   it("reads SCAC → base URL and headers, upper-casing the SCAC and dropping the trailing slash", () => {
     const configs = parseDcsaSources(CONFIG_JSON);
     expect([...configs.keys()]).toEqual(["MAEU"]);
-    expect(configs.get("MAEU")).toEqual({ baseUrl: BASE, headers: { "Consumer-Key": CONSUMER_KEY } });
+    expect(configs.get("MAEU")).toEqual({
+      baseUrl: BASE,
+      auth: { type: "headers", headers: { "Consumer-Key": CONSUMER_KEY } },
+      subscriptions: false,
+    });
   });
 
   it("allows http only on localhost and 127.0.0.1, and defaults headers to none", () => {
@@ -137,7 +141,11 @@ describe("parseDcsaSources", () => {
         CMDU: { baseUrl: "http://dcsa.example.test" },
       }),
     );
-    expect(configs.get("ONEY")).toEqual({ baseUrl: "http://127.0.0.1:8788", headers: {} });
+    expect(configs.get("ONEY")).toEqual({
+      baseUrl: "http://127.0.0.1:8788",
+      auth: { type: "headers", headers: {} },
+      subscriptions: false,
+    });
     expect(configs.get("HLCU")?.baseUrl).toBe("http://localhost:9000/dcsa");
     expect(configs.has("CMDU")).toBe(false);
     expect(warn).toHaveBeenCalledWith(expect.stringContaining("CMDU"));
@@ -737,9 +745,12 @@ describe("temporary failures", () => {
     expect(await lookup(server.fetch, request("container", BOX_A))).toEqual(unreachable);
   });
 
-  it.each([401, 403])("HTTP %d → shipping_line_unreachable, logged as misconfiguration", async (status) => {
+  it.each([401, 403])("HTTP %d → shipping_line_credentials_rejected, logged as misconfiguration", async (status) => {
     const server = recordingFetch(() => json({ statusCode: status }, status));
-    expect(await lookup(server.fetch, request("container", BOX_A))).toEqual(unreachable);
+    expect(await lookup(server.fetch, request("container", BOX_A))).toEqual({
+      kind: "temporary_failure",
+      reason: "shipping_line_credentials_rejected",
+    });
     expect(error).toHaveBeenCalledWith(expect.stringContaining(String(status)));
     expect(error.mock.calls.flat().join(" ")).not.toContain(CONSUMER_KEY);
   });

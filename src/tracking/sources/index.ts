@@ -1,5 +1,6 @@
 import type { Env } from "../../env";
 import { SANDBOX_SCAC } from "../../reference/shipping-lines";
+import { tokenBrokerFor } from "./credentials";
 import { createDcsaSource, parseDcsaSources } from "./dcsa";
 import { createSandboxSource, createSandboxTerminalSource, SANDBOX_LIFECYCLE_CONTAINER_NUMBERS } from "./sandbox";
 import { createSimulatorSource, parseSimulationSpeed, SIMULATED_SCACS } from "./simulator";
@@ -30,10 +31,12 @@ let cached: { key: string; registry: SourceRegistry } | null = null;
 
 /**
  * Builds (and caches per configuration) the source registry from the environment: the sandbox always, a
- * DCSA Track & Trace source per SCAC of `DCSA_SOURCES`, and the journey simulator when `SIMULATOR_ENABLED`
- * is "true" (played at `SIMULATION_SPEED`).
+ * DCSA Track & Trace source per SCAC of `DCSA_SOURCES` (OAuth tokens through `CREDENTIALS` when bound), and the
+ * journey simulator when `SIMULATOR_ENABLED` is "true" (played at `SIMULATION_SPEED`).
  */
-export function sourcesFor(env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED">): SourceRegistry {
+export function sourcesFor(
+  env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED"> & Partial<Pick<Env, "CREDENTIALS">>,
+): SourceRegistry {
   const key = `${env.DCSA_SOURCES ?? ""}|${env.SIMULATOR_ENABLED ?? ""}|${env.SIMULATION_SPEED ?? ""}`;
   if (cached?.key === key) return cached.registry;
   const speed = parseSimulationSpeed(env.SIMULATION_SPEED);
@@ -42,7 +45,8 @@ export function sourcesFor(env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED" |
   const supportedScacs = new Set<string>(["TEST"]);
   const dcsa = parseDcsaSources(env.DCSA_SOURCES);
   if (dcsa.size > 0) {
-    carriers.push(createDcsaSource(dcsa));
+    // OAuth tokens through the Credentials Durable Object when bound: one token request per credential at a time.
+    carriers.push(createDcsaSource(dcsa, { tokens: tokenBrokerFor(env) }));
     for (const scac of dcsa.keys()) supportedScacs.add(scac);
   }
   const simulated = new Set<string>();
