@@ -44,7 +44,7 @@ export interface RateLimitDecision extends SlidingLogDecision {
  *
  * Cost: an admitted call writes one row (a settlement one more statement); a refused call writes nothing. Measured
  * in the Workers test pool: ~0.4 ms more per admitted call than a refused one with the storage on tmpfs; on a disk,
- * local workerd fsyncs each commit on its one thread (~6 ms here), which bench/README.md § many tenants reports.
+ * local workerd fsyncs each commit on its one thread (~6 ms here; bench/README.md, session 4 of bench/api).
  */
 export class RateLimiter extends DurableObject<Env> {
   private readonly logs = new Map<string, SlidingLog>();
