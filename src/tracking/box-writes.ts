@@ -140,7 +140,8 @@ export async function loadBoxWebhookContext(db: Database, subs: Subscription[]):
  * The D1 statements of one box update, for one batch (DESIGN.md §4 step 4): every subscribed container row
  * gets the same state in one UPDATE, every subscribed shipment row the shipment state, and each event becomes
  * a row per container. Event rows have ids derived from the container and the fact, and are inserted with
- * ON CONFLICT DO NOTHING, so replaying an update (a retried message, a Tracker that restarted between its
+ * ON CONFLICT DO NOTHING (an actual milestone's row: DO UPDATE of its time, place and vessel, so a corrected actual
+ * is updated in place), so replaying an update (a retried message, a Tracker that restarted between its
  * D1 write and its own bookkeeping) writes nothing twice.
  *
  * With `update.webhooks`, the batch also writes the webhook outbox (DECISIONS.md §Webhooks): for each subscribed
@@ -247,13 +248,34 @@ export async function boxUpdateStatements(
             invalidatedAt: null,
             createdAt: nowIso,
           };
-          statements.push(db.insert(transportEvents).values(row).onConflictDoNothing());
+          const actual = e.milestone !== null && !e.milestone.estimated;
+          statements.push(
+            actual
+              ? // A corrected actual updates its row in place (same id, the new time and what goes with it).
+                db
+                  .insert(transportEvents)
+                  .values(row)
+                  .onConflictDoUpdate({
+                    target: transportEvents.id,
+                    set: {
+                      timestamp: row.timestamp,
+                      timezone: row.timezone,
+                      locationId: row.locationId,
+                      terminalId: row.terminalId,
+                      vesselName: row.vesselName,
+                      vesselImo: row.vesselImo,
+                      voyageNumber: row.voyageNumber,
+                    },
+                  })
+              : db.insert(transportEvents).values(row).onConflictDoNothing(),
+          );
           if (announced) {
             announce({
               accountId: sub.accountId,
               event: e.event,
               reference: { id: row.id, type: "transport_event" },
-              dedupKey: `${e.event}:${row.id}`,
+              // A correction is news of its own: one more notification, once (its id derives from the new time).
+              dedupKey: e.revision ? `${e.event}:${row.id}:${e.revision}` : `${e.event}:${row.id}`,
               included: () =>
                 transportEventIncluded({
                   event: row,
@@ -264,16 +286,18 @@ export async function boxUpdateStatements(
           }
           const m = e.milestone;
           if (m) {
-            let index = rawIndexByKey.get(e.key);
+            // The carrier's correction is a report of its own in the raw feed, next to the one it corrects.
+            const rawKey = e.revision ? `${e.key}|${e.revision}` : e.key;
+            let index = rawIndexByKey.get(rawKey);
             if (index === undefined) {
               index = rawIndex++;
-              rawIndexByKey.set(e.key, index);
+              rawIndexByKey.set(rawKey, index);
             }
             statements.push(
               db
                 .insert(rawEvents)
                 .values({
-                  id: await deterministicId(`raw_event:${sub.containerId}:${e.key}`),
+                  id: await deterministicId(`raw_event:${sub.containerId}:${rawKey}`),
                   accountId: sub.accountId,
                   containerId: sub.containerId,
                   index,

@@ -1,5 +1,6 @@
 import { type Changeset, containerChangeset } from "./changeset";
 import type { ContainerState, ShipmentState } from "./derive";
+import { isVesselMilestone, legacyMilestoneKeys, milestoneIdentity } from "./identity";
 import type { Milestone, MilestoneName } from "./sources/types";
 
 /** Where an event's information came from (`data_source` of R §1.9). */
@@ -17,6 +18,12 @@ export interface TransportEventRecord {
   event: string;
   /** Stable identity of the fact, so recording it twice writes one row (ids are derived from it). */
   key: string;
+  /**
+   * Null when the fact is recorded for the first time. For a corrected actual (same identity, new time, see
+   * src/tracking/identity.ts) the corrected time: the row of `key` is updated in place, and the announcement of the
+   * correction is a notification of its own (its id derives from this), so receivers hear of it exactly once.
+   */
+  revision: string | null;
   timestamp: string | null;
   locationLocode: string | null;
   facilityCode: string | null;
@@ -59,9 +66,49 @@ export type EngineEvent =
   | EstimatedArrivalRecord
   | PodTerminalChangedRecord;
 
-/** The key identifying a milestone: the upstream event id when there is one, else what/where/when. */
+/**
+ * The key identifying an actual milestone: its identity (what, where, on which transport; never the upstream event
+ * id nor the time), see {@link milestoneIdentity}.
+ */
 export function milestoneKey(m: Milestone): string {
-  return m.sourceEventId ? `src:${m.sourceEventId}|${m.event}` : `${m.event}|${m.locationLocode ?? ""}|${m.timestamp}`;
+  return milestoneIdentity(m);
+}
+
+/** What the engine recorded of one actual milestone. */
+export interface RecordedActual {
+  /** The key its rows were written under (their ids derive from it): its identity, or a pre-identity key. */
+  key: string;
+  /** Its time as last recorded (UTC ISO). */
+  timestamp: string;
+}
+
+/** Recorded actual milestones by identity ({@link milestoneIdentity}). */
+export type RecordedActuals = Readonly<Record<string, RecordedActual>>;
+
+/**
+ * The actual milestones of a report, one per identity, oldest first. A source that reports one move twice with two
+ * times (the original and its correction) lists the correction later or with the later time; the later wins.
+ */
+function actualsByIdentity(sorted: Milestone[]): Map<string, Milestone> {
+  const byIdentity = new Map<string, Milestone>();
+  for (const m of sorted) if (!m.estimated) byIdentity.set(milestoneIdentity(m), m);
+  return byIdentity;
+}
+
+/**
+ * How the previous update recorded the milestone of `identity`: from the recorded actuals, else (a snapshot written
+ * before identities existed) adopted from a pre-identity key, at the time reported now.
+ */
+function recordedOf(
+  identity: string,
+  m: Milestone,
+  actuals: RecordedActuals | undefined,
+  legacyKeys: ReadonlySet<string>,
+): RecordedActual | null {
+  const recorded = actuals?.[identity];
+  if (recorded) return recorded;
+  const legacy = legacyMilestoneKeys(m).find((k) => legacyKeys.has(k));
+  return legacy ? { key: legacy, timestamp: m.timestamp } : null;
 }
 
 /** Estimates announced as `container.transport.estimated.*` when their time changes. */
@@ -103,17 +150,20 @@ const DATA_SOURCE_OF_VALUE: Record<string, DataSource> = {
   "container.pickup_lfd_line.changed": "shipping_line",
 };
 
-function fromMilestone(m: Milestone, event: string, key: string): TransportEventRecord {
+function fromMilestone(m: Milestone, event: string, key: string, revision: string | null = null): TransportEventRecord {
+  // Rail, truck and gate moves carry their own mode, never a vessel (whatever a source attached to them).
+  const onVessel = isVesselMilestone(m.event);
   return {
     kind: "transport_event",
     event,
     key,
+    revision,
     timestamp: m.timestamp,
     locationLocode: m.locationLocode,
     facilityCode: m.facilityCode,
-    vesselName: m.vesselName,
-    vesselImo: m.vesselImo,
-    voyageNumber: m.voyageNumber,
+    vesselName: onVessel ? m.vesselName : null,
+    vesselImo: onVessel ? m.vesselImo : null,
+    voyageNumber: onVessel ? m.voyageNumber : null,
     value: null,
     dataSource: "shipping_line",
     milestone: m,
@@ -124,14 +174,18 @@ function fromMilestone(m: Milestone, event: string, key: string): TransportEvent
 export interface PreviousSnapshot {
   state: ContainerState | null;
   shipment: ShipmentState | null;
-  /** Keys of facts already recorded (milestones and estimates). */
+  /** Keys of facts already recorded: estimates (and, in snapshots older than identities, milestones). */
   recordedKeys: ReadonlySet<string>;
+  /** Actual milestones recorded so far, by identity; absent in snapshots older than identities. */
+  recordedActuals?: RecordedActuals;
 }
 
 /**
  * The events one update of a box produces (DESIGN.md §4 step 4), by diffing the new derived state and the
  * carrier's milestones against the previous snapshot:
- * - each actual milestone not recorded before → its transport event;
+ * - each actual milestone whose identity (src/tracking/identity.ts) was not recorded before → its transport event;
+ *   one recorded before at another time → the same event corrected (same key, `revision` = the new time); one
+ *   recorded at the same time → nothing, whatever its upstream id (a re-issued event updates nothing);
  * - each estimate (POL departure, POD arrival, inland arrival) whose time changed →
  *   `container.transport.estimated.*`;
  * - availability turning true/false → `container.transport.available|not_available` (terminal data);
@@ -151,12 +205,10 @@ export function diffEvents(
   const events: EngineEvent[] = [];
   const seen = new Set(previous.recordedKeys);
   const sorted = byTime(milestones);
-  for (const m of sorted) {
-    if (m.estimated) continue;
-    const key = milestoneKey(m);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    events.push(fromMilestone(m, m.event, key));
+  for (const [identity, m] of actualsByIdentity(sorted)) {
+    const recorded = recordedOf(identity, m, previous.recordedActuals, previous.recordedKeys);
+    if (!recorded) events.push(fromMilestone(m, m.event, identity));
+    else if (recorded.timestamp !== m.timestamp) events.push(fromMilestone(m, m.event, recorded.key, m.timestamp));
   }
   if (previous.state) {
     for (const latest of currentEstimates(sorted)) {
@@ -226,6 +278,7 @@ function terminalEvent(
     kind: "transport_event",
     event,
     key,
+    revision: null,
     timestamp: state.terminalCheckedAt ?? nowIso,
     locationLocode: state.podLocode,
     facilityCode: null,
@@ -239,19 +292,32 @@ function terminalEvent(
 }
 
 /**
- * The keys to remember for the next diff after an update that saw `milestones` and announced `events`: every
- * milestone recorded so far, and the current time of each estimate (also on the first snapshot, whose estimates
- * are starting values, not changes). An estimate the update did not see keeps its last known time.
+ * The keys to remember for the next diff after an update that saw `milestones`: the current time of each estimate
+ * (also on the first snapshot, whose estimates are starting values, not changes). An estimate the update did not see
+ * keeps its last known time. Actual milestones are remembered by {@link recordedActualsAfter}; pre-identity keys of
+ * older snapshots are kept, so their milestones can still be adopted.
  */
-export function recordedKeysAfter(
-  previous: ReadonlySet<string>,
-  events: EngineEvent[],
-  milestones: Milestone[],
-): Set<string> {
+export function recordedKeysAfter(previous: ReadonlySet<string>, milestones: Milestone[]): Set<string> {
   const current = currentEstimates(byTime(milestones));
   const replaced = current.map((m) => `est|${m.event}|`);
   const keys = new Set([...previous].filter((k) => !replaced.some((prefix) => k.startsWith(prefix))));
-  for (const e of events) if (e.kind === "transport_event" && e.milestone && !e.milestone.estimated) keys.add(e.key);
   for (const m of current) keys.add(estimateKey(m));
   return keys;
+}
+
+/**
+ * The actual milestones to remember after an update that saw `milestones` (and recorded what {@link diffEvents}
+ * returned for them): each identity with the key its rows carry and its time as now recorded. A milestone the update
+ * did not see stays as it was (a source that stops reporting an event does not retract it).
+ */
+export function recordedActualsAfter(
+  previous: PreviousSnapshot,
+  milestones: Milestone[],
+): Record<string, RecordedActual> {
+  const next: Record<string, RecordedActual> = { ...previous.recordedActuals };
+  for (const [identity, m] of actualsByIdentity(byTime(milestones))) {
+    const recorded = recordedOf(identity, m, previous.recordedActuals, previous.recordedKeys);
+    next[identity] = { key: recorded?.key ?? identity, timestamp: m.timestamp };
+  }
+  return next;
 }

@@ -9,7 +9,15 @@ import { enqueueNotifications } from "../webhooks/outbox";
 import { benchEngineMode, countingD1, type D1Counter } from "./bench-trace";
 import { boxUpdateStatements, loadBoxWebhookContext, type Subscription } from "./box-writes";
 import { type ContainerState, deriveContainerState, deriveShipmentState, type ShipmentState } from "./derive";
-import { diffEvents, type EngineEvent, recordedKeysAfter } from "./events";
+import {
+  diffEvents,
+  type EngineEvent,
+  type PreviousSnapshot,
+  type RecordedActuals,
+  recordedActualsAfter,
+  recordedKeysAfter,
+} from "./events";
+import { milestoneIdentity } from "./identity";
 import { facilitiesToPoll, hasInlandLeg, nextPollDelayMs, pollRetryDelayMs } from "./schedule";
 import { sourcesFor } from "./sources";
 import type {
@@ -82,6 +90,12 @@ interface TrackerSnapshot {
   state: ContainerState | null;
   shipmentState: ShipmentState | null;
   recordedKeys: string[];
+  /**
+   * Actual milestones recorded so far, by identity (src/tracking/identity.ts): the key their rows carry and their
+   * recorded time. Absent in snapshots written before identities existed (their milestone keys are in
+   * `recordedKeys`, and are adopted from there).
+   */
+  recordedActuals?: RecordedActuals;
   rawCount: number;
   consecutiveFailures: number;
   /**
@@ -373,16 +387,29 @@ export class Tracker extends DurableObject<Env> {
     const nowIso = toIsoSeconds(nowMs);
     const previousKeys = new Set(snap.recordedKeys);
     const milestones = container.milestones ?? [];
-    const events: EngineEvent[] = diffEvents(
-      { state: snap.state, shipment: snap.shipmentState, recordedKeys: previousKeys },
-      milestones,
-      state,
-      shipmentState,
-      nowIso,
-    );
+    const previous: PreviousSnapshot = {
+      state: snap.state,
+      shipment: snap.shipmentState,
+      recordedKeys: previousKeys,
+      ...(snap.recordedActuals ? { recordedActuals: snap.recordedActuals } : {}),
+    };
+    const events: EngineEvent[] = diffEvents(previous, milestones, state, shipmentState, nowIso);
+    const recordedActuals = recordedActualsAfter(previous, milestones);
+    // A joining row gets the whole history, each actual under the key the other rows carry (a row that rejoins finds
+    // its own rows again instead of a copy).
     const historyEvents =
       joining.length > 0
-        ? diffEvents({ state: null, shipment: null, recordedKeys: new Set() }, milestones, state, shipmentState, nowIso)
+        ? diffEvents(
+            { state: null, shipment: null, recordedKeys: new Set() },
+            milestones,
+            state,
+            shipmentState,
+            nowIso,
+          ).map((e) =>
+            e.kind === "transport_event" && e.milestone && !e.milestone.estimated
+              ? { ...e, key: recordedActuals[milestoneIdentity(e.milestone)]?.key ?? e.key }
+              : e,
+          )
         : [];
     const delay = partialFailure
       ? pollRetryDelayMs(snap.consecutiveFailures + 1, this.speedUp(snap.box))
@@ -424,7 +451,8 @@ export class Tracker extends DurableObject<Env> {
       terminal: terminalObservation,
       state,
       shipmentState,
-      recordedKeys: [...recordedKeysAfter(previousKeys, [...events, ...historyEvents], milestones)],
+      recordedKeys: [...recordedKeysAfter(previousKeys, milestones)],
+      recordedActuals,
       rawCount: snap.rawCount + rawCount,
       consecutiveFailures: partialFailure ? snap.consecutiveFailures + 1 : 0,
       carrierCheckedAt,

@@ -242,6 +242,7 @@ describe("the spec's own example events", () => {
       {
         event: "container.transport.vessel_arrived",
         estimated: false,
+        modeOfTransport: "VESSEL",
         timestamp: "2019-11-11T23:11:00Z",
         locationLocode: "FRPAR",
         facilityCode: "ADT",

@@ -13,6 +13,7 @@ import {
   type EngineEvent,
   milestoneKey,
   type PreviousSnapshot,
+  recordedActualsAfter,
   recordedKeysAfter,
   type TransportEventRecord,
 } from "../../src/tracking/events";
@@ -74,7 +75,8 @@ function play(...moments: Moment[]): EngineEvent[][] {
     previous = {
       state: next.state,
       shipment: next.shipment,
-      recordedKeys: recordedKeysAfter(previous.recordedKeys, events, next.milestones),
+      recordedKeys: recordedKeysAfter(previous.recordedKeys, next.milestones),
+      recordedActuals: recordedActualsAfter(previous, next.milestones),
     };
     return events;
   });
@@ -281,17 +283,14 @@ describe("diffEvents: estimates and the shipment ETA", () => {
   it("a replay of the same update gives the same estimate key (written once)", () => {
     const before = derive({ milestones: [LOADED, eta(22)] });
     const after = derive({ milestones: [LOADED, eta(20)] });
-    const first = diffEvents(
-      { state: null, shipment: null, recordedKeys: new Set() },
-      before.milestones,
-      before.state,
-      before.shipment,
-      NOW,
-    );
     const previous: PreviousSnapshot = {
       state: before.state,
       shipment: before.shipment,
-      recordedKeys: recordedKeysAfter(new Set(), first, before.milestones),
+      recordedKeys: recordedKeysAfter(new Set(), before.milestones),
+      recordedActuals: recordedActualsAfter(
+        { state: null, shipment: null, recordedKeys: new Set() },
+        before.milestones,
+      ),
     };
     const once = diffEvents(previous, after.milestones, after.state, after.shipment, LATER);
     const again = diffEvents(previous, after.milestones, after.state, after.shipment, LATER);
@@ -346,41 +345,92 @@ describe("diffEvents: milestones", () => {
     expect(again).toEqual([]);
   });
 
-  it("keys dedupe by upstream event id and event: one id with two different events keeps both", () => {
+  it("identity is what/where/which vessel, not the upstream id: a re-issued event under a new id is not news", () => {
     const a = milestone("container.transport.vessel_discharged", t(20, 18), POD, { id: "evt-1" });
+    const reissued = milestone("container.transport.vessel_discharged", t(20, 18), POD, { id: "evt-9001" });
     const b = milestone("container.transport.full_out", t(23), POD, { id: "evt-1" });
-    const repeat = milestone("container.transport.vessel_discharged", t(20, 19), POD, { id: "evt-1" });
+    expect(milestoneKey(a)).toBe(milestoneKey(reissued));
     expect(milestoneKey(a)).not.toBe(milestoneKey(b));
-    expect(milestoneKey(a)).toBe(milestoneKey(repeat));
-    const [first] = play({ milestones: [LOADED, a, b, repeat] });
+    const [first, second] = play({ milestones: [LOADED, a, b] }, { milestones: [LOADED, reissued, b] });
     expect(names(first ?? [])).toEqual([
       "container.transport.vessel_loaded",
       "container.transport.vessel_discharged",
       "container.transport.full_out",
     ]);
+    expect(second).toEqual([]);
   });
 
-  it("without upstream ids, the same event at the same place and time is one fact", () => {
-    const twin = milestone("container.transport.vessel_loaded", t(1), POL);
+  it("a corrected actual (same identity, new time) is the same event with the new time, announced once", () => {
+    const corrected = milestone("container.transport.vessel_discharged", t(20, 21), POD, { id: "evt-corr" });
+    const [first, fixed, again] = play(
+      { milestones: AT_POD },
+      { milestones: [LOADED, DEPARTED, ARRIVED, corrected] },
+      { milestones: [LOADED, DEPARTED, ARRIVED, corrected] },
+    );
+    const original = transport(first ?? []).find((e) => e.event === "container.transport.vessel_discharged");
+    expect(transport(fixed ?? [])).toHaveLength(1);
+    expect(transport(fixed ?? [])[0]).toMatchObject({
+      event: "container.transport.vessel_discharged",
+      key: original?.key,
+      revision: t(20, 21),
+      timestamp: t(20, 21),
+    });
+    expect(original?.revision).toBeNull();
+    expect(again).toEqual([]);
+  });
+
+  it("the same move at another place or from another vessel is another event", () => {
+    const otherVessel = { ...LOADED, vesselName: "OTHER", vesselImo: "9000009", voyageNumber: "002W" };
     const elsewhere = milestone("container.transport.vessel_loaded", t(1), "SGSIN");
-    const [first] = play({ milestones: [LOADED, twin, elsewhere] });
-    expect(transport(first ?? []).map((e) => e.locationLocode)).toEqual([POL, "SGSIN"]);
+    const [first] = play({ milestones: [LOADED, otherVessel, elsewhere] });
+    expect(transport(first ?? []).map((e) => [e.locationLocode, e.vesselImo])).toEqual([
+      [POL, LOADED.vesselImo],
+      [POL, "9000009"],
+      ["SGSIN", elsewhere.vesselImo],
+    ]);
   });
 
-  it("recordedKeysAfter remembers milestones and estimates, not value changes", () => {
+  it("truck and rail moves never carry a vessel, whatever the source attached", () => {
+    const fullOut = { ...milestone("container.transport.full_out", t(23), POD), vesselName: "X", voyageNumber: "1E" };
+    const [first] = play({ milestones: [fullOut] });
+    expect(transport(first ?? [])[0]).toMatchObject({ vesselName: null, vesselImo: null, voyageNumber: null });
+  });
+
+  it("a snapshot older than identities adopts its recorded milestones instead of recording them again", () => {
+    const a = milestone("container.transport.vessel_discharged", t(20, 18), POD, { id: "evt-1" });
+    const next = derive({ milestones: [a] });
+    const previous: PreviousSnapshot = {
+      state: next.state,
+      shipment: next.shipment,
+      recordedKeys: new Set(["src:evt-1|container.transport.vessel_discharged"]),
+    };
+    expect(transport(diffEvents(previous, [a], next.state, next.shipment, LATER))).toEqual([]);
+    expect(recordedActualsAfter(previous, [a])).toEqual({
+      [milestoneKey(a)]: { key: "src:evt-1|container.transport.vessel_discharged", timestamp: a.timestamp },
+    });
+  });
+
+  it("recordedKeysAfter remembers estimates, recordedActualsAfter the actual milestones with their times", () => {
     const [, second] = play(
       { milestones: [LOADED, eta(20)], terminal: known({}) },
       { milestones: [LOADED, DEPARTED, eta(21)], terminal: known({ pickupLfd: t(24) }) },
     );
-    const keys = recordedKeysAfter(new Set([`est|container.transport.vessel_arrived|${POD}|${t(20)}`]), second ?? [], [
+    const keys = recordedKeysAfter(new Set([`est|container.transport.vessel_arrived|${POD}|${t(20)}`]), [
       LOADED,
       DEPARTED,
       eta(21),
     ]);
-    // LOADED was not announced by this update, so it is not added here; the old estimate is replaced.
-    expect([...keys].sort()).toEqual(
-      [milestoneKey(DEPARTED), `est|container.transport.vessel_arrived|${POD}|${t(21)}`].sort(),
-    );
+    // The old estimate is replaced.
+    expect([...keys]).toEqual([`est|container.transport.vessel_arrived|${POD}|${t(21)}`]);
+    const actuals = recordedActualsAfter({ state: null, shipment: null, recordedKeys: new Set() }, [
+      LOADED,
+      DEPARTED,
+      eta(21),
+    ]);
+    expect(actuals).toEqual({
+      [milestoneKey(LOADED)]: { key: milestoneKey(LOADED), timestamp: LOADED.timestamp },
+      [milestoneKey(DEPARTED)]: { key: milestoneKey(DEPARTED), timestamp: DEPARTED.timestamp },
+    });
     expect(transport(second ?? []).map((e) => e.event)).toContain("container.pickup_lfd.changed");
   });
 

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { toIsoSeconds } from "../../lib/clock";
 import { canonicalFacilityCode, findPortByLocode } from "../../reference/locations";
+import { milestoneIdentity } from "../identity";
 import type {
   CarrierSource,
   ContainerFacts,
@@ -461,8 +462,10 @@ function attachCall(calls: Map<string, Call>, e: NormalisedEvent): void {
   let key: string;
   let mode: string;
   if (tc) {
-    key = tc.transportCallID;
     mode = tc.modeOfTransport.toUpperCase();
+    // A call is one mode's: a truck or rail move that reuses a vessel call's id is not merged into it (it would
+    // take the vessel's name and voyage, or lend the vessel call its mode).
+    key = `${mode}:${tc.transportCallID}`;
   } else if ((e.code === "LOAD" || e.code === "DISC") && e.locode) {
     // A LOAD/DISC without its transport call is, in practice, a vessel move at that port.
     key = `at:${e.locode}`;
@@ -636,10 +639,12 @@ function voyageFor(call: Call | null, code: string): string | null {
 
 function toMilestone(e: NormalisedEvent, event: MilestoneName): Milestone {
   const call = e.call;
-  const onVessel = call !== null && (call.mode === "VESSEL" || call.mode === "BARGE");
+  const mode = call?.mode ?? null;
+  const onVessel = call !== null && (mode === "VESSEL" || mode === "BARGE");
   return {
     event,
     estimated: e.classifier !== "ACT",
+    modeOfTransport: mode === "VESSEL" || mode === "BARGE" || mode === "RAIL" || mode === "TRUCK" ? mode : null,
     timestamp: toIsoSeconds(e.atMs),
     locationLocode: e.locode ?? call?.locode ?? null,
     locationName: e.locationName,
@@ -847,10 +852,19 @@ function buildContainer(
     const current = newestEstimate.get(key);
     if (!current || p.e.createdMs >= current.e.createdMs) newestEstimate.set(key, p);
   }
-  const kept = new Set([...newestEstimate.values()]);
+  // One actual per identity (src/tracking/identity.ts): a carrier that corrects the time of a move reports it again;
+  // the newest report wins, the older ones are kept as raw only.
+  const newestActual = new Map<string, { e: NormalisedEvent; m: Milestone }>();
+  for (const p of produced) {
+    if (p.m.estimated) continue;
+    const key = milestoneIdentity(p.m);
+    const current = newestActual.get(key);
+    if (!current || p.e.createdMs >= current.e.createdMs) newestActual.set(key, p);
+  }
+  const kept = new Set([...newestEstimate.values(), ...newestActual.values()]);
   const milestones: Milestone[] = [];
   for (const p of produced) {
-    if (p.m.estimated && !kept.has(p)) unmapped.add(p.e.raw);
+    if (!kept.has(p)) unmapped.add(p.e.raw);
     else milestones.push(p.m);
   }
   milestones.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
@@ -1020,7 +1034,9 @@ const notFoundFor = (request: LookupRequest): LookupResult =>
  * seen at yet); SHIPMENT events produce no milestone. Vessel calls: POL = first LOAD/DEPA, POD = last ARRI/DISC,
  * others transshipment; BARGE → `feeder_*`; RAIL after the POD → `rail_*`, with the last rail arrival the inland
  * destination; gates per {@link mapGate}; `ACT` → actual, `EST`/`PLN` → estimated, the newest estimate per call
- * wins. Every event received ends up in a milestone's `raw` or in an `unmappedEvents` list.
+ * wins, and one actual per identity (src/tracking/identity.ts: a corrected time is reported again, the newest report
+ * wins). A call is one mode's (`modeOfTransport` + `transportCallID`): truck and rail moves never take a vessel from a
+ * vessel call that shares their id. Every event received ends up in a milestone's `raw` or in an `unmappedEvents` list.
  */
 export function createDcsaSource(
   configs: ReadonlyMap<string, DcsaSourceConfig>,

@@ -39,6 +39,11 @@ export interface Milestone {
   event: MilestoneName;
   /** `false` for actual events (DCSA `ACT`), `true` for estimates and plans (`EST`, `PLN`). */
   estimated: boolean;
+  /**
+   * How the box moved (DCSA TNT 2.2 `modeOfTransport` of the event's own transport call), when the source says;
+   * null or absent otherwise. Only `VESSEL` and `BARGE` moves name a vessel.
+   */
+  modeOfTransport?: "VESSEL" | "BARGE" | "RAIL" | "TRUCK" | null;
   timestamp: string;
   /** UN/LOCODE of where it happened. */
   locationLocode: string | null;
