@@ -7,6 +7,15 @@ import { z } from "zod";
 import { toIsoSeconds } from "../../lib/clock";
 import { canonicalFacilityCode, findPortByLocode } from "../../reference/locations";
 import { milestoneIdentity } from "../identity";
+import {
+  authorizedFetch,
+  createTokenBroker,
+  headerRecordSchema,
+  isCredentialUrl,
+  type SourceAuth,
+  sourceAuthSchema,
+  type TokenBroker,
+} from "./auth";
 import type {
   CarrierSource,
   ContainerFacts,
@@ -22,8 +31,16 @@ import type {
 export interface DcsaSourceConfig {
   /** Base URL without trailing slash; `/v2/events` is appended. https (http only for localhost / 127.0.0.1). */
   baseUrl: string;
-  /** Extra request headers, typically the credential (e.g. `Consumer-Key`). Secret: never logged. */
-  headers: Record<string, string>;
+  /**
+   * How requests are authorised (src/tracking/sources/auth.ts): static headers (the older top-level `headers` form
+   * reads as `{"type":"headers"}`), an API key, or OAuth 2.0 client credentials. Secret: never logged.
+   */
+  auth: SourceAuth;
+  /**
+   * `subscriptions: true`: the carrier offers TNT 2.2 event subscriptions to be used besides polling (issue 13 §4).
+   * Parsed and validated only; nothing subscribes yet.
+   */
+  subscriptions: boolean;
 }
 
 /** Limits of one lookup; the defaults suit production, tests shorten them. */
@@ -34,6 +51,11 @@ export interface DcsaSourceOptions {
   timeoutMs?: number;
   /** `limit` query parameter, events per page (default 100). */
   pageSize?: number;
+  /**
+   * OAuth token broker shared by the lookups (src/tracking/sources/auth.ts); default: a per-isolate broker of this
+   * source. `sourcesFor` passes the one backed by the `Credentials` Durable Object.
+   */
+  tokens?: TokenBroker;
 }
 
 /**
@@ -51,39 +73,30 @@ export const DCSA_PAGE_SIZE = 100;
 // ---------------------------------------------------------------------------------------------------------------
 // Configuration
 
-/** RFC 9110 token: a header name `Headers` accepts. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-function isAllowedBaseUrl(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.username || url.password || url.search || url.hash) return false;
-  if (url.protocol === "https:") return true;
-  return url.protocol === "http:" && (url.hostname === "localhost" || url.hostname === "127.0.0.1");
-}
-
-const sourceConfigSchema = z.object({
-  baseUrl: z
-    .string()
-    .refine(isAllowedBaseUrl, "must be an https URL without credentials, query or fragment (http only for localhost)"),
-  headers: z
-    .record(
-      z.string().regex(HEADER_NAME, "not a valid header name"),
-      z.string().refine((v) => !/[\r\n\0]/.test(v), "header values cannot contain line breaks"),
-    )
-    .default({}),
-});
+const sourceConfigSchema = z
+  .strictObject({
+    baseUrl: z
+      .string()
+      .refine(
+        (v) => isCredentialUrl(v),
+        "must be an https URL without credentials, query or fragment (http only for localhost)",
+      ),
+    headers: headerRecordSchema.optional(),
+    auth: sourceAuthSchema.optional(),
+    subscriptions: z.boolean().default(false),
+  })
+  .refine((c) => !(c.headers && c.auth), "give either headers or auth, not both");
 
 /**
- * Parses the `DCSA_SOURCES` secret: a JSON object keyed by SCAC,
- * `{"MAEU":{"baseUrl":"https://…","headers":{"Consumer-Key":"…"}}}`. SCACs are upper-cased; base URLs lose any
- * trailing slash. An invalid entry (not 2–4 letters, base URL not https — http is allowed only for localhost and
- * 127.0.0.1 —, headers not a string→string record) is skipped with a `console.warn` naming the SCAC (never the
- * header values). Never throws: unset, blank or malformed JSON configures nothing.
+ * Parses the `DCSA_SOURCES` secret: a JSON object keyed by SCAC, each entry `{"baseUrl":"https://…","auth":{…},
+ * "subscriptions"?:boolean}` with `auth` one of `{"type":"headers","headers":{…}}`,
+ * `{"type":"api_key","apiKey":"…","header"?:"X-API-KEY"}` or `{"type":"oauth2_client_credentials","tokenUrl":"https://…",
+ * "clientId":"…","clientSecret":"…","scope"?:"…","extraHeaders"?:{…},"clientAuth"?:"body"|"basic"}` (issue 13 §3,
+ * src/tracking/sources/auth.ts). The older form `{"baseUrl":"…","headers":{…}}` still works (static headers); no
+ * `auth` and no `headers` means no credentials. SCACs are upper-cased; base URLs lose any trailing slash. An invalid
+ * entry (not 2–4 letters, base URL not https — http is allowed only for localhost and 127.0.0.1 —, an unknown key,
+ * a bad `auth`, both `headers` and `auth`) is skipped with a `console.warn` naming the SCAC and the fields at fault
+ * (never a value). Never throws: unset, blank or malformed JSON configures nothing.
  */
 export function parseDcsaSources(json: string | undefined): Map<string, DcsaSourceConfig> {
   const configs = new Map<string, DcsaSourceConfig>();
@@ -111,7 +124,12 @@ export function parseDcsaSources(json: string | undefined): Map<string, DcsaSour
       console.warn(`DCSA_SOURCES: skipping ${scac}: ${problems}`);
       continue;
     }
-    configs.set(scac, { baseUrl: result.data.baseUrl.replace(/\/+$/, ""), headers: result.data.headers });
+    const { baseUrl, headers, auth, subscriptions } = result.data;
+    configs.set(scac, {
+      baseUrl: baseUrl.replace(/\/+$/, ""),
+      auth: auth ?? { type: "headers", headers: headers ?? {} },
+      subscriptions,
+    });
   }
   return configs;
 }
@@ -893,10 +911,14 @@ function buildContainer(
 type FetchOutcome =
   | { kind: "ok"; events: unknown[] }
   | { kind: "not_found" }
-  | { kind: "temporary_failure"; reason: "shipping_line_unreachable" | "unrecognized_response" };
+  | {
+      kind: "temporary_failure";
+      reason: "shipping_line_unreachable" | "unrecognized_response" | "shipping_line_credentials_rejected";
+    };
 
 const unreachable = { kind: "temporary_failure", reason: "shipping_line_unreachable" } as const;
 const unrecognized = { kind: "temporary_failure", reason: "unrecognized_response" } as const;
+const credentialsRejected = { kind: "temporary_failure", reason: "shipping_line_credentials_rejected" } as const;
 
 /** The TNT 2.2 query parameter for a request type. */
 function filterFor(
@@ -942,7 +964,7 @@ async function fetchAllEvents(
   const first = new URL(`${config.baseUrl}/v2/events`);
   first.searchParams.set(filterFor(request.requestType), request.number);
   first.searchParams.set("limit", String(limits.pageSize));
-  const headers = new Headers(config.headers);
+  const headers = new Headers();
   headers.set("API-Version", DCSA_API_VERSION);
   headers.set("Accept", "application/json");
 
@@ -958,11 +980,20 @@ async function fetchAllEvents(
     let response: Response;
     let body: string;
     try {
-      response = await ctx.fetch(url.href, { method: "GET", headers, signal: AbortSignal.timeout(limits.timeoutMs) });
+      const sent = await authorizedFetch(
+        config.auth,
+        url.href,
+        { method: "GET", headers, timeoutMs: limits.timeoutMs },
+        { fetch: ctx.fetch, nowMs: ctx.nowMs, tokens: limits.tokens, label: `DCSA ${scac}` },
+      );
+      if (sent.kind === "rejected") return credentialsRejected;
+      if (sent.kind === "unreachable") return unreachable;
+      if (sent.kind === "unrecognized") return unrecognized;
+      response = sent.response;
       if (response.status === 404 && page === 0) return { kind: "not_found" };
       if (response.status === 401 || response.status === 403) {
         console.error(`DCSA ${scac}: ${url.origin} answered ${response.status}: check the DCSA_SOURCES credentials`);
-        return unreachable;
+        return credentialsRejected;
       }
       if (response.status >= 500 || response.status === 429 || response.status === 408) {
         console.warn(`DCSA ${scac}: ${url.origin} answered ${response.status}`);
@@ -1020,12 +1051,15 @@ const notFoundFor = (request: LookupRequest): LookupResult =>
  * The DCSA Track & Trace 2.2 carrier source for the configured SCACs (see {@link parseDcsaSources}); a SCAC is
  * supported iff configured. A lookup GETs `{baseUrl}/v2/events?<filter>=<number>&limit=100` — `equipmentReference`
  * for containers, `transportDocumentReference` for BLs, `carrierBookingReference` for bookings — with the
- * configured headers, `API-Version: 2` and `Accept: application/json`, through `ctx.fetch` only, following
+ * configured `auth` applied (src/tracking/sources/auth.ts `authorizedFetch`: headers, API key, or an OAuth bearer
+ * token from `options.tokens`), `API-Version: 2` and `Accept: application/json`, through `ctx.fetch` only, following
  * `Next-Page` (at most `maxPages` pages, each with a `timeoutMs` timeout).
  *
  * Outcomes: 404, an empty list or only SHIPMENT events → `not_found` for a container, `awaiting_manifest` for a
- * BL/booking; 5xx, 408, 429, network error or timeout → `temporary_failure` `shipping_line_unreachable`; 401/403 →
- * the same, logged with `console.error` (misconfiguration); any other status, a body that is not JSON or not a list
+ * BL/booking; 5xx, 408, 429, network error or timeout → `temporary_failure` `shipping_line_unreachable`; 401/403
+ * (after one retry with a new token for OAuth), or a token endpoint refusing the client →
+ * `shipping_line_credentials_rejected`, logged with `console.error` (misconfiguration, no secret in the line); a
+ * token endpoint unreachable → `shipping_line_unreachable`; any other status, a body that is not JSON or not a list
  * of TNT 2.2 events, a Next-Page off the configured origin, or paging past the cap → `temporary_failure`
  * `unrecognized_response`. Never throws.
  *
@@ -1046,6 +1080,7 @@ export function createDcsaSource(
     maxPages: options.maxPages ?? DCSA_MAX_PAGES,
     timeoutMs: options.timeoutMs ?? DCSA_TIMEOUT_MS,
     pageSize: options.pageSize ?? DCSA_PAGE_SIZE,
+    tokens: options.tokens ?? createTokenBroker(),
   };
   return {
     name: "Shipping line",

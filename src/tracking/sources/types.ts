@@ -154,7 +154,15 @@ export type LookupResult =
   | { kind: "not_found" }
   | { kind: "failed"; reason: "not_found" | "invalid_number" | "booking_cancelled" | "data_unavailable" }
   | { kind: "awaiting_manifest" }
-  | { kind: "temporary_failure"; reason: "shipping_line_unreachable" | "unrecognized_response" };
+  | {
+      kind: "temporary_failure";
+      /**
+       * `shipping_line_credentials_rejected` (issue 13 §1): the line refused our credentials (HTTP 401/403, or its
+       * token endpoint refused the client): a configuration error, shown on the shipment and retried with backoff.
+       * A tracking request still shows the reference's `shipping_line_unreachable` for it.
+       */
+      reason: "shipping_line_unreachable" | "unrecognized_response" | "shipping_line_credentials_rejected";
+    };
 
 /** What sources get from the engine: time and the (injected) network. */
 export interface SourceContext {
