@@ -76,6 +76,37 @@ describe("sandbox numbers through the tracking-request consumer", () => {
     expect(resource.relationships?.tracked_object?.data).toEqual({ id: row.shipment_id, type: "shipment" });
   });
 
+  it("TEST-TR-SUCCEEDED boxes show the transport events behind their timestamps, and the same vessel everywhere", async () => {
+    const account = await createAccount();
+    const clock = new FakeClock(FUTURE_T0);
+    const message = await request(account, "TEST-TR-SUCCEEDED", clock);
+    await lookup(message, clock, recordingQueue());
+    const row = await requestRow(message.trackingRequestId);
+    const { json: shipment } = await apiJson<One>(`/shipments/${row.shipment_id}`, { key: account.key });
+    const s = shipment.data.attributes ?? {};
+    for (const c of await containersOfShipment(row.shipment_id ?? "")) {
+      const { res, json } = await apiJson<{ data: { attributes: Record<string, unknown> }[] }>(
+        `/containers/${c.id}/transport_events`,
+        { key: account.key },
+      );
+      expect(res.status).toBe(200);
+      const events = json.data.map((e) => [
+        e.attributes.event,
+        e.attributes.timestamp,
+        e.attributes.location_locode,
+        e.attributes.voyage_number,
+      ]);
+      expect(events).toEqual([
+        ["container.transport.empty_out", c.empty_out_at, "CNYTN", null],
+        ["container.transport.full_in", c.pol_full_in_at, "CNYTN", null],
+        ["container.transport.vessel_loaded", c.pol_vessel_loaded_at, "CNYTN", s.pod_voyage_number],
+        ["container.transport.vessel_departed", c.pol_vessel_departed_at, "CNYTN", s.pod_voyage_number],
+      ]);
+      expect(events.every(([, at]) => typeof at === "string")).toBe(true);
+      expect(c.pol_vessel_departed_at).toBe(s.pol_atd_at);
+    }
+  });
+
   it.each(["bill_of_lading", "container"])(
     "TEST-TR-FAILED (%s) → failed with not_found, no shipment, no retry",
     async (requestType) => {

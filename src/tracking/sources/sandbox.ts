@@ -4,8 +4,11 @@ import { SANDBOX_SCAC } from "../../reference/shipping-lines";
 import { journeyAt, sandboxLifecycleJourney, terminalAt } from "../simulator/journey";
 import type {
   CarrierSource,
+  ContainerFacts,
   LookupRequest,
   LookupResult,
+  Milestone,
+  MilestoneName,
   ShipmentFacts,
   SourceContext,
   TerminalPollResult,
@@ -35,23 +38,108 @@ export const SANDBOX_LIFECYCLE_CONTAINER_NUMBERS: readonly string[] = [
   withCheckDigit("TSTU200001"),
 ];
 
-/** A static shipment (times relative to when tracking started, so polls see no change) on the water from Yantian (CNYTN) to Los Angeles (USLAX, Fenix Marine Services, Y257). */
+/** The vessel of the static sandbox shipment, from its POL to its POD (no transshipment). */
+const SANDBOX_VESSEL = { name: "SANDBOX EXPRESS", imo: "9811000", voyageNumber: "001E" } as const;
+
+/**
+ * The journey of the static sandbox shipment, one step per milestone, in days relative to when tracking started:
+ * empty out and full in at Yantian (CNYTN), loaded and departed on {@link SANDBOX_VESSEL}, due at Los Angeles
+ * (USLAX, Fenix Marine Services, Y257) in 4 days. Every timestamp and transport event the sandbox reports comes
+ * from this one list, so they cannot disagree (issue 13 item 6).
+ */
+const STATIC_STEPS: readonly {
+  event: MilestoneName;
+  day: number;
+  estimated: boolean;
+  locode: string;
+  facilityCode: string | null;
+  onVessel: boolean;
+  wording: string;
+}[] = [
+  {
+    event: "container.transport.empty_out",
+    day: -15,
+    estimated: false,
+    locode: "CNYTN",
+    facilityCode: null,
+    onVessel: false,
+    wording: "Gate out empty",
+  },
+  {
+    event: "container.transport.full_in",
+    day: -13,
+    estimated: false,
+    locode: "CNYTN",
+    facilityCode: null,
+    onVessel: false,
+    wording: "Gate in full",
+  },
+  {
+    event: "container.transport.vessel_loaded",
+    day: -11,
+    estimated: false,
+    locode: "CNYTN",
+    facilityCode: null,
+    onVessel: true,
+    wording: "Loaded on vessel",
+  },
+  {
+    event: "container.transport.vessel_departed",
+    day: -10,
+    estimated: false,
+    locode: "CNYTN",
+    facilityCode: null,
+    onVessel: true,
+    wording: "Vessel departure",
+  },
+  {
+    event: "container.transport.vessel_arrived",
+    day: 4,
+    estimated: true,
+    locode: "USLAX",
+    facilityCode: "Y257",
+    onVessel: true,
+    wording: "Estimated vessel arrival",
+  },
+];
+
+/** The milestones of one static sandbox box, from {@link STATIC_STEPS}, oldest first. */
+function staticMilestones(number: string, containerNumber: string, nowMs: number): Milestone[] {
+  return STATIC_STEPS.map((s) => {
+    const timestamp = toIsoSeconds(nowMs + s.day * DAY_MS);
+    const short = s.event.slice("container.transport.".length);
+    return {
+      event: s.event,
+      estimated: s.estimated,
+      modeOfTransport: s.onVessel ? "VESSEL" : "TRUCK",
+      timestamp,
+      locationLocode: s.locode,
+      facilityCode: s.facilityCode,
+      vesselName: s.onVessel ? SANDBOX_VESSEL.name : null,
+      vesselImo: s.onVessel ? SANDBOX_VESSEL.imo : null,
+      voyageNumber: s.onVessel ? SANDBOX_VESSEL.voyageNumber : null,
+      originalEvent: s.wording,
+      sourceEventId: `sandbox/${number}/${containerNumber}/${short}${s.estimated ? "/est" : ""}`,
+      raw: { source: "sandbox", number, container: containerNumber, event: short, estimated: s.estimated, timestamp },
+    };
+  });
+}
+
+/** The time of the step of `event` (actual, or estimated with `estimated`) among `milestones`, or null. */
+function timeOf(milestones: Milestone[], event: MilestoneName, estimated = false): string | null {
+  return milestones.find((m) => m.event === event && m.estimated === estimated)?.timestamp ?? null;
+}
+
+/**
+ * A static shipment (times relative to when tracking started, so polls see no change) on the water from Yantian
+ * (CNYTN) to Los Angeles (USLAX, Fenix Marine Services, Y257). Its boxes' milestones come from {@link STATIC_STEPS}
+ * and every timestamp of the shipment and its boxes (`empty_out_at`, `pol_full_in_at`, `pol_atd_at`, `pod_eta_at`,
+ * …) is read back from those milestones, so `GET /containers/{id}/transport_events` shows the moves behind them.
+ */
 function staticShipment(number: string, nowMs: number): ShipmentFacts {
-  const at = (days: number) => toIsoSeconds(nowMs + days * DAY_MS);
-  return {
-    billOfLadingNumber: number,
-    portOfLadingLocode: "CNYTN",
-    portOfDischargeLocode: "USLAX",
-    podTerminalCode: "Y257",
-    destinationLocode: null,
-    podVesselName: "SANDBOX EXPRESS",
-    podVesselImo: "9811000",
-    podVoyageNumber: "001E",
-    polEtdAt: at(-10),
-    polAtdAt: at(-10),
-    podEtaAt: at(4),
-    podAtaAt: null,
-    containers: SANDBOX_CONTAINER_NUMBERS.map((containerNumber, i) => ({
+  const containers = SANDBOX_CONTAINER_NUMBERS.map((containerNumber, i): ContainerFacts => {
+    const milestones = staticMilestones(number, containerNumber, nowMs);
+    return {
       number: containerNumber,
       sizeTypeCode: i === 0 ? "45G1" : "42G1",
       sealNumber: `SB${100200 + i}`,
@@ -59,11 +147,29 @@ function staticShipment(number: string, nowMs: number): ShipmentFacts {
       equipmentLength: 40,
       equipmentHeight: i === 0 ? "high_cube" : "standard",
       weightInLbs: 22_046 + i * 1_000,
-      emptyOutAt: at(-15),
-      polFullInAt: at(-13),
-      polVesselLoadedAt: at(-11),
-      polVesselDepartedAt: at(-10),
-    })),
+      emptyOutAt: timeOf(milestones, "container.transport.empty_out"),
+      polFullInAt: timeOf(milestones, "container.transport.full_in"),
+      polVesselLoadedAt: timeOf(milestones, "container.transport.vessel_loaded"),
+      polVesselDepartedAt: timeOf(milestones, "container.transport.vessel_departed"),
+      milestones,
+    };
+  });
+  const milestones = containers[0]?.milestones ?? [];
+  const departedAt = timeOf(milestones, "container.transport.vessel_departed");
+  return {
+    billOfLadingNumber: number,
+    portOfLadingLocode: "CNYTN",
+    portOfDischargeLocode: "USLAX",
+    podTerminalCode: "Y257",
+    destinationLocode: null,
+    podVesselName: SANDBOX_VESSEL.name,
+    podVesselImo: SANDBOX_VESSEL.imo,
+    podVoyageNumber: SANDBOX_VESSEL.voyageNumber,
+    polEtdAt: departedAt,
+    polAtdAt: departedAt,
+    podEtaAt: timeOf(milestones, "container.transport.vessel_arrived", true),
+    podAtaAt: null,
+    containers,
   };
 }
 
