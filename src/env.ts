@@ -43,6 +43,13 @@ export interface Env {
    */
   WEBHOOK_ALLOW_INSECURE_HOSTS?: string;
   /**
+   * Comma-separated addresses or CIDR ranges `GET /v2/webhooks/ips` publishes as the sources of deliveries
+   * (src/webhooks/source-ips.ts). Empty by default: a Worker's requests leave from Cloudflare's shared ranges.
+   */
+  WEBHOOK_SOURCE_IPS?: string;
+  /** ISO 8601 date-time `WEBHOOK_SOURCE_IPS` last changed (`last_updated` of `GET /v2/webhooks/ips`). */
+  WEBHOOK_SOURCE_IPS_UPDATED_AT?: string;
+  /**
    * Bench instrumentation of the poll path (`trace` or `noop`, src/tracking/bench-trace.ts), set only by
    * `npm run bench -- engine`; unset everywhere else, where it changes nothing.
    */

@@ -29,10 +29,11 @@ import { partyResource } from "./serializer";
 
 const tags = ["Parties"];
 const PartySchema = resourceSchema("party", z.object({ company_name: z.string(), created_at: z.string() }), "Party");
+/** Body of `POST /parties` (R §1.12): `data.type` may be omitted, as in the reference's schema and examples. */
 const CreatePartyBody = z
   .strictObject({
     data: z.strictObject({
-      type: z.literal("party"),
+      type: z.literal("party").optional(),
       attributes: z.strictObject({ company_name: freeText(255) }),
     }),
   })

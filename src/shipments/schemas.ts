@@ -55,12 +55,13 @@ const stringList = z.array(freeText(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
 /**
  * Body of `PATCH /shipments/{id}` (R §3.12): `ref_numbers` and/or `tags`, each replacing the shipment's list
  * (at most 50 items of at most 255 characters, no control characters, as on tracking requests). `data.id`, when sent, must be the id
- * in the path.
+ * in the path. `data.type` may be omitted (the reference's schema requires only `attributes`, issue 15); when
+ * present it must be `shipment` (422 otherwise).
  */
 export const UpdateShipmentBody = z
   .strictObject({
     data: z.strictObject({
-      type: z.literal("shipment"),
+      type: z.literal("shipment").optional(),
       id: z.string().max(64).optional(),
       attributes: z.strictObject({
         ref_numbers: stringList.optional().openapi({ example: ["PO-12345"] }),
@@ -77,7 +78,7 @@ export const UpdateShipmentBody = z
 export const ShipmentActionBody = z
   .strictObject({
     data: z.strictObject({
-      type: z.literal("shipment"),
+      type: z.literal("shipment").optional(),
       id: z.string().max(64).optional(),
     }),
   })

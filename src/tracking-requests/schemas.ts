@@ -61,12 +61,13 @@ export const CreateTrackingRequestBody = z
 
 /**
  * Body of `PATCH /tracking_requests/{id}`: `ref_numbers` (array), or the reference spec's singular
- * `ref_number` (R §3.9), replacing the request's reference numbers.
+ * `ref_number` (R §3.9), replacing the request's reference numbers. `data.type` may be omitted (issue 15); when
+ * present it must be `tracking_request`. (Create, by contrast, requires it: R §3.6.)
  */
 export const UpdateTrackingRequestBody = z
   .strictObject({
     data: z.strictObject({
-      type: z.literal("tracking_request"),
+      type: z.literal("tracking_request").optional(),
       id: z.string().max(64).optional(),
       attributes: z.strictObject({
         ref_numbers: stringList.optional(),

@@ -23,6 +23,7 @@ import {
   WebhookDocument,
   WebhookEventCatalogDocument,
   WebhookListDocument,
+  WebhookSourceIpsSchema,
 } from "./schemas";
 import { serializeEventCatalog, webhookResource } from "./serializer";
 import {
@@ -35,6 +36,7 @@ import {
   updateWebhook,
   type WebhookDeps,
 } from "./service";
+import { webhookSourceIps } from "./source-ips";
 import { parseAllowInsecureHosts } from "./ssrf";
 
 const tags = ["Webhooks"];
@@ -58,6 +60,22 @@ const eventsRouteDef = createRoute({
     "Every event a webhook can subscribe to, grouped by category (`webhook_event_category` resources with `name` and `events: [{name, description}]`).",
   responses: {
     200: { description: "The catalog by category.", content: jsonApiContent(WebhookEventCatalogDocument) },
+    ...commonErrors,
+  },
+});
+
+const ipsRouteDef = createRoute({
+  method: "get",
+  path: "/webhooks/ips",
+  tags,
+  summary: "List the addresses webhook deliveries come from",
+  description:
+    "`{webhook_notification_ips, last_updated}` (a plain JSON object, as the reference serves it): the addresses or CIDR ranges the operator configured in `WEBHOOK_SOURCE_IPS` and the date in `WEBHOOK_SOURCE_IPS_UPDATED_AT`. On Cloudflare Workers deliveries leave from Cloudflare's shared egress ranges, which are not this service's alone, so the default list is empty and `last_updated` null: verify the delivery signature instead of the sender's address.",
+  responses: {
+    200: {
+      description: "The configured delivery addresses.",
+      content: { "application/json": { schema: WebhookSourceIpsSchema } },
+    },
     ...commonErrors,
   },
 });
@@ -170,11 +188,12 @@ const rotateSecretRouteDef = createRoute({
 
 /**
  * Routes of `/webhooks` (R §3.14–3.15, DECISIONS.md §Webhooks) and `POST /webhooks/{id}/rotate_secret` (issue 11
- * §5). `/webhooks/events` and `/webhooks/trigger` are registered before `/webhooks/{id}` so that they are never read
- * as an id.
+ * §5). `/webhooks/events`, `/webhooks/ips` and `/webhooks/trigger` are registered before `/webhooks/{id}` so that they
+ * are never read as an id.
  */
 export const webhookRoutes = new OpenAPIHono<AppEnv>()
   .openapi(eventsRouteDef, (c) => sendJsonApi(c, { data: serializeEventCatalog(), links: { self: c.req.url } }))
+  .openapi(ipsRouteDef, (c) => c.json(webhookSourceIps(c.env), 200))
   .openapi(triggerRouteDef, async (c) => {
     const body = c.req.valid("json");
     const result = await triggerWebhook(

@@ -36,11 +36,14 @@ const urlInput = z.string().max(RAW_URL_MAX).openapi({
   example: "https://hooks.example.com/container-updates",
 });
 
-/** Body of `POST /webhooks` (R §3.14): `url` and `events` required, `active` defaults to true. */
+/**
+ * Body of `POST /webhooks` (R §3.14): `url` and `events` required, `active` defaults to true. `data.type` may be
+ * omitted (issue 15); when present it must be `webhook`.
+ */
 export const CreateWebhookBody = z
   .strictObject({
     data: z.strictObject({
-      type: z.literal("webhook"),
+      type: z.literal("webhook").optional(),
       attributes: z.strictObject({
         url: urlInput,
         active: z.boolean().optional().openapi({ description: "Default true." }),
@@ -51,11 +54,11 @@ export const CreateWebhookBody = z
   })
   .openapi("CreateWebhook");
 
-/** Body of `PATCH /webhooks/{id}` (R §3.14): any of `url`, `events`, `active`, `headers`. */
+/** Body of `PATCH /webhooks/{id}` (R §3.14): any of `url`, `events`, `active`, `headers`; `data.type` optional. */
 export const UpdateWebhookBody = z
   .strictObject({
     data: z.strictObject({
-      type: z.literal("webhook"),
+      type: z.literal("webhook").optional(),
       id: z.string().max(64).optional(),
       attributes: z.strictObject({
         url: urlInput.optional(),
@@ -153,3 +156,16 @@ export const WebhookEventCategorySchema = z
 export const WebhookEventCatalogDocument = z
   .object({ data: z.array(WebhookEventCategorySchema), links: z.object({ self: z.string() }) })
   .openapi("WebhookEventCatalog");
+
+/** Body of `GET /webhooks/ips` (R §3.14, src/webhooks/source-ips.ts): not JSON:API, as the reference serves it. */
+export const WebhookSourceIpsSchema = z
+  .object({
+    webhook_notification_ips: z
+      .array(z.string())
+      .openapi({ description: "IPv4/IPv6 addresses or CIDR ranges deliveries leave from (configured)." }),
+    last_updated: z
+      .string()
+      .nullable()
+      .openapi({ format: "date-time", description: "When the list last changed; null when not configured." }),
+  })
+  .openapi("WebhookSourceIps");
