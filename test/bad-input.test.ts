@@ -133,6 +133,8 @@ interface WriteEndpoint {
   setup: (account: TestAccount) => Promise<string>;
   validBody: (id: string) => unknown;
   created: number;
+  /** Whether an absent `data.type` is refused: only where the reference's schema requires it (issue 15 item 2). */
+  typeRequired: boolean;
 }
 
 const WRITES: WriteEndpoint[] = [
@@ -142,6 +144,7 @@ const WRITES: WriteEndpoint[] = [
     setup: async () => "/tracking_requests",
     validBody: () => trackingRequestBody({ request_number: uniqueNumber(), scac: "TEST" }),
     created: 201,
+    typeRequired: true,
   },
   {
     name: "PATCH /tracking_requests/{id}",
@@ -149,6 +152,7 @@ const WRITES: WriteEndpoint[] = [
     setup: async ({ key }) => `/tracking_requests/${await createTrackingRequest(key)}`,
     validBody: () => ({ data: { type: "tracking_request", attributes: { ref_numbers: ["CHANGED"] } } }),
     created: 200,
+    typeRequired: false,
   },
   {
     name: "POST /parties",
@@ -156,6 +160,7 @@ const WRITES: WriteEndpoint[] = [
     setup: async () => "/parties",
     validBody: () => ({ data: { type: "party", attributes: { company_name: `Party ${uniqueNumber()}` } } }),
     created: 201,
+    typeRequired: false,
   },
 ];
 
@@ -396,13 +401,22 @@ describe.each(WRITES)("$name: malformed bodies", (endpoint) => {
       expectErrorDocument(json, 422);
       expect(json.errors.map((e) => e.source?.pointer)).toContain("/data/type");
     }
+    expect(await snapshot(account.accountId)).toBe(before);
+  });
+
+  it("data.type absent → 422 at /data/type only where the reference requires it, else accepted", async () => {
+    const account = await createAccount();
+    const path = await endpoint.setup(account);
+    const before = await snapshot(account.accountId);
+    const good = endpoint.validBody(path) as { data: Record<string, unknown> };
     const missing = { data: { ...good.data } };
     delete missing.data.type;
-    const json = await expectJsonApi(
-      await api(path, { key: account.key, method: endpoint.method, body: missing }),
-      [422],
-      "no type",
-    );
+    const res = await api(path, { key: account.key, method: endpoint.method, body: missing });
+    if (!endpoint.typeRequired) {
+      expect(res.status).toBe(endpoint.created);
+      return;
+    }
+    const json = await expectJsonApi(res, [422], "no type");
     expectErrorDocument(json, 422);
     expect(json.errors.map((e) => e.source?.pointer)).toContain("/data/type");
     expect(await snapshot(account.accountId)).toBe(before);
