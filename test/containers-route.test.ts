@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, apiJson, createAccount } from "./helpers/api";
 import type { One, Resource } from "./helpers/tracking";
@@ -190,6 +191,36 @@ describe("GET /containers/{id}/route with the routing feature", () => {
     expect([pol.attributes.location_locode, pod.attributes.location_locode]).toEqual(["CNYTN", "USLAX"]);
     expect(resolve(json, toOne(pod, "inbound_vessel"))?.attributes.name).toBe("SANDBOX EXPRESS");
     expect(json.data.attributes.total_legs).toBe(1);
+  });
+});
+
+describe("GET /containers/{id}/route with a retired UN/LOCODE", () => {
+  it("a POL reported as CNSGH is Shanghai: named, zoned and its port (code CNSHA) included (issue 12)", async () => {
+    const [shanghai] = (await trackedAccounts([["routing"]])) as [TrackedAccount];
+    const box = boxOf(shanghai, 0);
+    await seedTransshipmentJourney(shanghai, box);
+    // The carrier names the POL by its retired code, on the shipment and on the events; the name comes from the lookup.
+    await env.DB.batch([
+      env.DB.prepare(
+        "UPDATE transport_events SET location_locode = 'CNSGH', location_id = NULL WHERE container_id = ?1 AND location_locode = 'CNYTN'",
+      ).bind(box),
+      env.DB.prepare(
+        "UPDATE shipments SET port_of_lading_locode = 'CNSGH', port_of_lading_id = NULL, port_of_lading_name = NULL WHERE id = ?1",
+      ).bind(shanghai.shipmentId),
+    ]);
+    const { res, json } = await apiJson<One>(`/containers/${box}/route?include=port,route_location`, {
+      key: shanghai.account.key,
+    });
+    expect(res.status).toBe(200);
+    const refs = json.data.relationships?.route_locations?.data;
+    if (!Array.isArray(refs)) throw new Error("route_locations linkage is not a list");
+    const pol = resolve(json, refs[0]);
+    expect(pol?.attributes).toMatchObject({
+      role: "port_of_lading",
+      location_locode: "CNSGH",
+      location_name: "Shanghai",
+    });
+    expect(resolve(json, toOne(pol, "port"))?.attributes).toMatchObject({ code: "CNSHA", time_zone: "Asia/Shanghai" });
   });
 });
 

@@ -17,6 +17,7 @@ import { ApiError } from "../lib/errors";
 import { deterministicId } from "../lib/ids";
 import type { JsonApiDocument, Linkage, ResourceObject } from "../lib/jsonapi/types";
 import { type PortRow, serializePort } from "../ports/serializer";
+import { findPortByLocode } from "../reference/locations";
 import { vesselIdForImo } from "../vessels/serializer";
 import type { ContainerRoute, RouteLeg, VesselRef } from "./route";
 import type { RouteAttributes, RouteLocationAttributes, VesselAttributes } from "./route-schemas";
@@ -116,6 +117,8 @@ export async function routeDocument(
 ): Promise<JsonApiDocument> {
   const { route } = loaded;
   const portByCode = new Map(loaded.ports.map((p) => [p.code, p]));
+  // A stop keeps the UN/LOCODE its events name; a retired one (CNSGH) finds the port under its current code (CNSHA).
+  const portOf = (locode: string) => portByCode.get(findPortByLocode(locode)?.code ?? locode);
   const routeId = await deterministicId(`route:${route.container_id}`);
   const vessels = new Map<string, VesselRef>();
   const vesselLink = async (v: VesselRef | null | undefined): Promise<Linkage | null> => {
@@ -129,7 +132,7 @@ export async function routeDocument(
   for (const [i, stop] of route.stops.entries()) {
     const inbound: RouteLeg | undefined = route.legs[i - 1];
     const outbound: RouteLeg | undefined = route.legs[i];
-    const port = stop.locode ? portByCode.get(stop.locode) : undefined;
+    const port = stop.locode ? portOf(stop.locode) : undefined;
     const portLink: Linkage | null = port ? { id: port.id, type: "port" } : null;
     const attributes: z.infer<typeof RouteLocationAttributes> = {
       role: stop.role,
@@ -180,7 +183,7 @@ export async function routeDocument(
     if (include.ports) {
       const seen = new Set<string>();
       for (const stop of route.stops) {
-        const port = stop.locode ? portByCode.get(stop.locode) : undefined;
+        const port = stop.locode ? portOf(stop.locode) : undefined;
         if (!port || seen.has(port.id)) continue;
         seen.add(port.id);
         included.push(serializePort(port));

@@ -9,6 +9,7 @@ import type { Database } from "../db/client";
 import { accounts, containers, ports, shipments, transportEvents } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { ownedBy } from "../lib/tenant";
+import { findPortByLocode } from "../reference/locations";
 import {
   buildContainerRoute,
   ROUTING_ENTITLEMENT,
@@ -132,25 +133,27 @@ export async function getContainerRoute(db: Database, accountId: string, contain
   for (const c of [shipment.portOfLadingLocode, shipment.portOfDischargeLocode, shipment.destinationLocode]) {
     if (c) codes.add(c);
   }
+  // Events keep the UN/LOCODE as the carrier gave it; the reference table holds each port under its current code.
+  const current = (code: string) => findPortByLocode(code)?.code ?? code;
   const portRows =
     codes.size > 0
       ? await db
           .select()
           .from(ports)
-          .where(inArray(ports.code, [...codes]))
+          .where(inArray(ports.code, [...new Set([...codes].map(current))]))
       : [];
-  const names = new Map(portRows.map((p) => [p.code, p.name]));
+  const byCode = new Map(portRows.map((p) => [p.code, p]));
   const events: RouteEvent[] = eventRows.map((r) => ({
     event: r.event,
     timestamp: r.timestamp,
     timezone: r.timezone,
     locode: r.locode,
-    location_name: r.locode ? (names.get(r.locode) ?? null) : null,
+    location_name: r.locode ? (byCode.get(current(r.locode))?.name ?? null) : null,
     vessel_name: r.vesselName,
     vessel_imo: r.vesselImo,
     voyage_number: r.voyageNumber,
   }));
   const route = buildContainerRoute(routeContainerOf(container), routeShipmentOf(shipment), events);
-  const stopCodes = new Set(route.stops.map((s) => s.locode));
+  const stopCodes = new Set(route.stops.map((s) => (s.locode ? current(s.locode) : null)));
   return { route, ports: portRows.filter((p) => stopCodes.has(p.code)) };
 }
