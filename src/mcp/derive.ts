@@ -116,12 +116,12 @@ export interface LfdStatus {
   pickup_lfd_local: string | null;
   /** Which deadline `pickup_lfd` came from: `line`, `terminal` or `rail` (DECISIONS.md §Containers: line first). */
   source: "line" | "terminal" | "rail" | null;
-  /** Hours from now to the LFD (negative when past), one decimal; null without an LFD. */
+  /** Hours from now to the LFD, one decimal; at most -0.1 once past (never 0 when overdue); null without an LFD. */
   hours_remaining: number | null;
   /** Whole days from now to the LFD, rounded down (negative when past); null without an LFD. */
   days_remaining: number | null;
   /**
-   * `overdue` (past), `imminent` (within 48 h), `upcoming`, `none` (already picked up: the LFD no longer applies),
+   * `overdue` (any time after the LFD instant), `imminent` (within 48 h), `upcoming`, `none` (already picked up: the LFD no longer applies),
    * `unknown` (no LFD, or suppressed because the data may be stale).
    */
   urgency: LfdUrgency;
@@ -162,7 +162,11 @@ export function lfdStatusOf(
   const zone = source === "rail" ? (c.final_destination_timezone ?? c.pod_timezone) : c.pod_timezone;
   const lfdMs = c.pickup_lfd ? Date.parse(c.pickup_lfd) : Number.NaN;
   const hasLfd = !Number.isNaN(lfdMs);
-  const hours = hasLfd ? Math.round(((lfdMs - nowMs) / HOUR_MS) * 10) / 10 : null;
+  // Past the LFD instant by any amount is overdue (issue 16 §1): the sign comes from the milliseconds, and a past
+  // LFD never rounds to 0 hours.
+  const past = hasLfd && nowMs > lfdMs;
+  const rounded = Math.round(((lfdMs - nowMs) / HOUR_MS) * 10) / 10;
+  const hours = hasLfd ? (past ? Math.min(rounded, -0.1) : rounded) : null;
   const days = hasLfd ? Math.floor((lfdMs - nowMs) / DAY_MS) : null;
   const result: Omit<LfdStatus, "urgency" | "note"> = {
     pickup_lfd: c.pickup_lfd,
@@ -193,8 +197,8 @@ export function lfdStatusOf(
       note: `Terminal data last checked at ${c.terminal_checked_at} (over ${TERMINAL_DATA_STALE_DAYS} days ago); the last free day may be stale.`,
     };
   }
-  if (hours < 0) return { ...result, urgency: "overdue", note: null };
-  if (hours <= LFD_IMMINENT_HOURS) return { ...result, urgency: "imminent", note: null };
+  if (past) return { ...result, urgency: "overdue", note: null };
+  if (lfdMs - nowMs <= LFD_IMMINENT_HOURS * HOUR_MS) return { ...result, urgency: "imminent", note: null };
   return { ...result, urgency: "upcoming", note: null };
 }
 
