@@ -5,6 +5,7 @@
  */
 
 import { SANDBOX_SCAC } from "../reference/shipping-lines";
+import type { ShippingLineInfo } from "./api";
 import type { McpDeps } from "./tools/common";
 
 /** Most values a completion returns (the MCP limit is 100). */
@@ -13,16 +14,24 @@ export const MAX_COMPLETIONS = 100;
 const CONTAINER_COMPLETIONS = 20;
 
 /**
- * SCACs starting with `prefix` (case-insensitive), lines trackable here first, then by SCAC; the sandbox `TEST`
+ * SCACs for what the user typed (issue 16 §5): lines whose SCAC starts with it first, then lines whose name or short
+ * name contains it (`maer` → `MAEU`); within each, lines trackable here first, then by SCAC. The sandbox `TEST`
  * line is left out as in `get_supported_shipping_lines`.
  */
-export async function completeScac(deps: McpDeps, prefix: string): Promise<string[]> {
+export async function completeScac(deps: McpDeps, typed: string): Promise<string[]> {
   try {
     const api = await deps.resolveApi({ kind: "completion" });
-    const p = prefix.trim().toUpperCase();
+    const upper = typed.trim().toUpperCase();
+    const lower = typed.trim().toLowerCase();
+    const rank = (l: ShippingLineInfo) =>
+      l.scac.startsWith(upper)
+        ? 0
+        : l.name.toLowerCase().includes(lower) || l.short_name.toLowerCase().includes(lower)
+          ? 1
+          : 2;
     const lines = (await api.listShippingLines())
-      .filter((l) => l.scac !== SANDBOX_SCAC && l.scac.startsWith(p))
-      .sort((a, b) => Number(b.supported) - Number(a.supported) || a.scac.localeCompare(b.scac));
+      .filter((l) => l.scac !== SANDBOX_SCAC && rank(l) < 2)
+      .sort((a, b) => rank(a) - rank(b) || Number(b.supported) - Number(a.supported) || a.scac.localeCompare(b.scac));
     return lines.slice(0, MAX_COMPLETIONS).map((l) => l.scac);
   } catch {
     return [];

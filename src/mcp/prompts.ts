@@ -68,7 +68,10 @@ export function registerPrompts(server: McpServer, deps: McpDeps): void {
       description:
         "Track a container: find it in the account or start tracking it, then report status, location, readiness for pickup, holds and the last free day.",
       argsSchema: {
-        container_number: z.string().min(1).max(64).describe("Container number, e.g. MSCU1234566."),
+        container_number: completable(
+          z.string().min(1).max(64).describe("Container number, e.g. MSCU1234566."),
+          (value) => completeContainer(deps, value ?? "", "number"),
+        ),
         carrier: completable(
           z.string().max(4).optional().describe("SCAC of the shipping line, e.g. MAEU (optional; inferred)."),
           (value) => completeScac(deps, value ?? ""),

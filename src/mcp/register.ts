@@ -48,7 +48,7 @@ Usual chain: search_container (by container, BL or booking number) → get_conta
 
 Rules the tools apply: a container is ready for pickup only when available_for_pickup is true and no hold has status "hold"; LFD urgency is overdue / imminent (≤ 48 h) / upcoming, and "unknown" when tracking stopped or terminal data is over 7 days old; fee sums exclude the terminal's "total" line. Times are UTC with an IANA zone; tools add local times. Statuses are authoritative; do not infer "delivered" or "picked up" from missing data.
 
-Errors are specific: "Not found" (not in this account: search first), "Invalid argument" (fix the named argument), "Rate limited … retry after N seconds" (the account's limit is shared with the REST API; wait that long), "Feature not enabled" (paid feature missing). A freshly created tracking request is pending: do not report shipment data until it is created. The resource svc://docs/milestone-glossary explains every milestone.`;
+Errors are specific: "Not found" (not in this account: search first), "Invalid argument" (fix the named argument), "Rate limited … retry after N seconds" (the account's limit is shared with the REST API; wait that long), "Feature not enabled" (paid feature missing). A freshly created tracking request is pending: do not report shipment data until it is created. Resources: svc://docs/milestone-glossary explains every milestone, svc://docs/mcp-query-guidance maps questions to tools, svc://docs/list-display-columns gives the columns to show for lists.`;
 
 /** MCP log levels, least severe first (RFC 5424 order, MCP `LoggingLevel`). */
 const LOG_SEVERITY: readonly LoggingLevel[] = [
@@ -73,7 +73,7 @@ export interface RegisterOptions {
 }
 
 /**
- * Registers the 10 tools, 3 prompts, the `svc://container/{id}` template and the milestone glossary on `server`
+ * Registers the 10 tools, 3 prompts, the `svc://container/{id}` template and the three guide documents on `server`
  * (an SDK v1 `McpServer` created with {@link SERVER_INFO}, {@link SERVER_INSTRUCTIONS} and the `logging`
  * capability). Call once per server instance.
  */

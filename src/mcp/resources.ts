@@ -1,14 +1,15 @@
 /**
  * Resources (SPEC.md §4.7): the `svc://container/{id}` template (listable: the account's newest containers;
  * `id` completes from container ids and numbers; a number is accepted in place of the id) and the static
- * `svc://docs/milestone-glossary`.
+ * `svc://docs/milestone-glossary`, `svc://docs/mcp-query-guidance` and `svc://docs/list-display-columns`.
  */
 
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { TrackingApiError } from "./api";
 import { completeContainer } from "./completions";
 import { GLOSSARY_URI, milestoneGlossaryMarkdown } from "./glossary";
+import { LIST_COLUMNS_URI, listDisplayColumns, QUERY_GUIDANCE_URI, queryGuidanceMarkdown } from "./guides";
+import { INVALID_PARAMS, RpcError } from "./tools/calls";
 import { containerUri, errorMessage, type McpDeps, resolveContainerId } from "./tools/common";
 import { containerMarkdown, containerSnapshot } from "./tools/containers";
 
@@ -20,15 +21,29 @@ export const RESOURCE_REFUSED = -32000;
 /** Containers listed by `resources/list` (the newest of the account). */
 const LISTED_CONTAINERS = 25;
 
-/** A safe `McpError` for a failed resource read. */
-function readError(err: unknown, deps: McpDeps, uri: string): McpError {
+/**
+ * A safe JSON-RPC error for a failed resource read. An {@link RpcError}, not the SDK's `McpError`, whose message
+ * already starts "MCP error -32002:" and reaches the client with that prefix twice (issue 16 §4).
+ */
+function readError(err: unknown, deps: McpDeps, uri: string): RpcError {
   const message = errorMessage(err, deps, `resources/read ${uri}`);
   if (err instanceof TrackingApiError && err.kind === "not_found")
-    return new McpError(RESOURCE_NOT_FOUND, message, { uri });
+    return new RpcError(RESOURCE_NOT_FOUND, message, { uri });
   if (err instanceof TrackingApiError && err.kind === "rate_limited") {
-    return new McpError(RESOURCE_REFUSED, message, { uri, retry_after_seconds: err.retryAfterSeconds ?? 60 });
+    return new RpcError(RESOURCE_REFUSED, message, { uri, retry_after_seconds: err.retryAfterSeconds ?? 60 });
   }
-  return new McpError(RESOURCE_REFUSED, message, { uri });
+  return new RpcError(RESOURCE_REFUSED, message, { uri });
+}
+
+/** The `{id}` of a container URI, percent-decoded. @throws RpcError -32602 for a malformed escape (`%ZZ`). */
+function decodeId(raw: string, uri: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new RpcError(INVALID_PARAMS, `Invalid params: malformed percent-encoding in the resource URI ${uri}.`, {
+      uri,
+    });
+  }
 }
 
 /** Registers the container template and the milestone glossary. */
@@ -63,7 +78,7 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
     },
     async (uri, variables, extra) => {
       const raw = Array.isArray(variables.id) ? variables.id[0] : variables.id;
-      const value = decodeURIComponent(raw ?? "");
+      const value = decodeId(raw ?? "", uri.href);
       try {
         const api = await deps.resolveApi({ kind: "resource", headers: extra.requestInfo?.headers });
         const id = await resolveContainerId(api, value);
@@ -92,5 +107,31 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
       mimeType: "text/markdown",
     },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/markdown", text: milestoneGlossaryMarkdown() }] }),
+  );
+
+  server.registerResource(
+    "mcp-query-guidance",
+    QUERY_GUIDANCE_URI,
+    {
+      title: "Which tool answers which question",
+      description:
+        "Questions about containers and shipments mapped to the tools that answer them, argument habits (ids or numbers, accepted aliases, paging) and what errors mean.",
+      mimeType: "text/markdown",
+    },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/markdown", text: queryGuidanceMarkdown() }] }),
+  );
+
+  server.registerResource(
+    "list-display-columns",
+    LIST_COLUMNS_URI,
+    {
+      title: "Columns to show for list results",
+      description:
+        "For list_containers, list_shipments and list_tracking_requests: column sets (field and header) for a default table and common intents (pickup, arrivals, failures).",
+      mimeType: "application/json",
+    },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(listDisplayColumns()) }],
+    }),
   );
 }

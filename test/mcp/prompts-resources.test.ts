@@ -115,7 +115,10 @@ describe("completions", () => {
   it("completes carrier SCACs for track-shipment, without the sandbox TEST line", async () => {
     const ma = await complete({ type: "ref/prompt", name: "track-shipment" }, "carrier", "ma");
     expect(ma).toContain("MAEU");
-    expect(ma.every((s) => s.startsWith("MA"))).toBe(true);
+    // SCACs starting with the text come first, then lines whose name contains it (issue 16 §5).
+    const byName = ma.findIndex((s) => !s.startsWith("MA"));
+    expect(byName).toBeGreaterThan(0);
+    expect(ma.slice(byName).some((s) => s.startsWith("MA"))).toBe(false);
     expect(await complete({ type: "ref/prompt", name: "track-shipment" }, "carrier", "TE")).not.toContain("TEST");
     const all = await complete({ type: "ref/prompt", name: "track-shipment" }, "carrier", "");
     expect(all.length).toBeGreaterThan(10);

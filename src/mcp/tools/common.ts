@@ -4,12 +4,12 @@
  * resolution, and the summary schemas list results reuse.
  */
 
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult, ContentBlock, LoggingLevel, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { LoggingLevel, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Clock } from "../../lib/clock";
 import type { ContainerRecord, ShipmentRecord, TrackingApi, TrackingRequestRecord } from "../api";
 import { TrackingApiError } from "../api";
+import { type ArgumentAlias, addTool, errorMessage, FULL_SCHEMA_IN, type ToolContext, type ToolOutput } from "./calls";
 
 /** Which kind of MCP request is asking for the API (the Worker counts `tool`, `resource` and `prompt` reads). */
 export type McpRequestKind = "tool" | "resource" | "resource_list" | "prompt" | "completion";
@@ -41,22 +41,6 @@ export interface McpDeps {
   logging: { enabled: (level: LoggingLevel) => boolean };
 }
 
-/** What a tool's `run` returns: the structured result, a short human-readable text, optional extra blocks. */
-export interface ToolOutput<S> {
-  structured: S;
-  text: string;
-  /** Extra content blocks after the text (e.g. `resource_link`s). */
-  extra?: ContentBlock[];
-}
-
-/** Context of one tool call. */
-export interface ToolContext {
-  api: TrackingApi;
-  clock: Clock;
-  /** Sends an MCP log message (`notifications/message`) to the client, honouring its log level. */
-  log: (level: "info" | "notice" | "warning", message: string) => Promise<void>;
-}
-
 /** Read-only, private-account tools (MCP.md §1.3). */
 export const READ_ONLY: ToolAnnotations = {
   readOnlyHint: true,
@@ -66,106 +50,15 @@ export const READ_ONLY: ToolAnnotations = {
 };
 
 /**
- * Registers a tool: zod input and output shapes, annotations, and a `run` whose result becomes
- * `structuredContent` (validated by the SDK against the output schema), a text block with the summary and a
- * text block with the JSON (MCP 2025-06-18: structured results SHOULD also be serialised as text for clients that
- * do not read `structuredContent`). Errors become `isError` results (see {@link toolError}).
+ * Registers a tool (see {@link addTool} in calls.ts): zod input and output shapes, annotations, the reference's
+ * argument aliases, and a `run` whose result becomes `structuredContent`, a text block with the summary and a text
+ * block with the JSON (MCP 2025-06-18: structured results SHOULD also be serialised as text for clients that do not
+ * read `structuredContent`). Errors become `isError` results naming the argument at fault.
  */
-export function registerTrackingTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
-  server: McpServer,
-  deps: McpDeps,
-  def: {
-    name: string;
-    title: string;
-    description: string;
-    input: I;
-    output: O;
-    annotations: ToolAnnotations;
-    run: (args: z.infer<z.ZodObject<I>>, ctx: ToolContext) => Promise<ToolOutput<z.infer<z.ZodObject<O>>>>;
-  },
-): void {
-  const callback = async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
-    try {
-      const api = await deps.resolveApi({ kind: "tool", headers: extra.requestInfo?.headers });
-      const log = async (level: "info" | "notice" | "warning", message: string) => {
-        if (!deps.logging.enabled(level)) return;
-        // On the request's own stream (related to this call), so clients without a standalone stream get it too.
-        await extra
-          .sendNotification({ method: "notifications/message", params: { level, logger: def.name, data: message } })
-          .catch(() => undefined);
-      };
-      const out = await def.run(args, { api, clock: deps.clock, log });
-      const structured = out.structured as Record<string, unknown>;
-      return {
-        content: [
-          { type: "text", text: out.text },
-          ...(out.extra ?? []),
-          { type: "text", text: JSON.stringify(structured), annotations: { audience: ["assistant"] } },
-        ],
-        structuredContent: structured,
-      };
-    } catch (err) {
-      return toolError(err, deps, def.name);
-    }
-  };
-  server.registerTool(
-    def.name,
-    {
-      title: def.title,
-      description: def.description,
-      inputSchema: def.input,
-      outputSchema: def.output,
-      annotations: { title: def.title, ...def.annotations },
-    },
-    // The SDK's callback type is computed from the shapes; this one is the same function, typed by zod.
-    callback as unknown as Parameters<McpServer["registerTool"]>[2],
-  );
-}
+export const registerTrackingTool = addTool;
 
-/** The parts of the SDK's request `extra` the tools read. */
-interface ToolExtra {
-  sessionId?: string;
-  requestInfo?: { headers?: Record<string, string | string[] | undefined> };
-  sendNotification: (notification: {
-    method: "notifications/message";
-    params: { level: LoggingLevel; logger: string; data: string };
-  }) => Promise<void>;
-}
-
-/**
- * An `isError` tool result with a specific, safe message: what happened and what to do (retry time for rate
- * limits, the missing feature, the argument at fault). Unexpected errors get a generic message with a reference
- * that is logged server-side with the real error; nothing internal (keys, URLs, SQL, stacks) reaches the client.
- */
-export function toolError(err: unknown, deps: Pick<McpDeps, "reportError">, where: string): CallToolResult {
-  const message = errorMessage(err, deps, where);
-  return { isError: true, content: [{ type: "text", text: message }] };
-}
-
-/** The safe text of an error (shared by tools, prompts and resources). */
-export function errorMessage(err: unknown, deps: Pick<McpDeps, "reportError">, where: string): string {
-  if (err instanceof TrackingApiError) {
-    switch (err.kind) {
-      case "rate_limited": {
-        const s = err.retryAfterSeconds ?? 60;
-        return `Rate limited: this account's request limit (shared with the REST API) is used up. Retry after ${s} second${s === 1 ? "" : "s"}.`;
-      }
-      case "not_found":
-        return `Not found: ${err.message}`;
-      case "invalid_argument":
-        return `Invalid argument${err.field ? ` \`${err.field}\`` : ""}: ${err.message}`;
-      case "forbidden_feature":
-        return `Feature not enabled: ${err.message}`;
-      case "unauthorized":
-        return "Unauthorized: the API key was rejected (missing, unknown or revoked). Reconnect with a valid key.";
-      case "upstream":
-        return `Service unavailable: ${err.message}`;
-    }
-  }
-  const reference = crypto.randomUUID();
-  deps.reportError(err, reference, where);
-  return `Internal error: the request could not be completed (reference ${reference}). Retry later; if it persists, report the reference.`;
-}
+export type { ToolContext, ToolOutput };
+export { errorMessage };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Ids and numbers
@@ -282,17 +175,43 @@ export const pagingInput = {
     .min(1)
     .optional()
     .describe(
-      `Items per page (default ${MCP_DEFAULT_PAGE_SIZE}); values above ${MCP_MAX_PAGE_SIZE} are clamped to ${MCP_MAX_PAGE_SIZE}.`,
+      `Items per page (default ${MCP_DEFAULT_PAGE_SIZE}); above ${MCP_MAX_PAGE_SIZE} is clamped to ${MCP_MAX_PAGE_SIZE}.`,
     ),
+};
+
+/** A page number the reference sends as a string (`"2"`) read as a number; anything else is left to validation. */
+function pageNumber(value: unknown): unknown {
+  return typeof value === "string" && /^\d{1,7}$/.test(value) ? Number(value) : value;
+}
+
+/** The reference's JSON:API paging names (`page[size]`, `page[number]`) as aliases of `page_size` and `page`. */
+export const pagingAliases: Record<string, ArgumentAlias> = {
+  "page[size]": (v) => ({ page_size: pageNumber(v) }),
+  "page[number]": (v) => ({ page: pageNumber(v) }),
+};
+
+/**
+ * REST query parameters of the list filters → the tool argument that sets them, so a value the API rejects is
+ * reported under the argument the agent sent (issue 16 §3).
+ */
+export const listFilterFields: Record<string, string> = {
+  "filter[status]": "status",
+  "filter[pod_locode]": "port",
+  "filter[scac]": "carrier",
+  "filter[updated_at][start]": "updated_after",
+  "filter[tracking_stopped]": "status",
+  "filter[number]": "number",
+  "page[size]": "page_size",
+  "page[number]": "page",
 };
 
 /** Paging outputs of the list tools: what was served and how to get more. */
 export const pagingOutput = {
   page: z.number().int().describe("The page served (1-based)."),
-  page_size: z.number().int().describe("The page size used (after clamping)."),
-  total: z.number().int().describe("Matching records in the account."),
+  page_size: z.number().int().describe("The page size used."),
+  total: z.number().int().describe("Matching records."),
   has_more: z.boolean(),
-  next_page: z.number().int().nullable().describe("Pass as `page` for the next page; null on the last page."),
+  next_page: z.number().int().nullable().describe("`page` of the next page; null on the last."),
 };
 
 /** The page options for the API from the tool inputs (default 25, clamped to 100). */
@@ -327,6 +246,7 @@ export function pagingOf(page: { page: number; page_size: number; total: number;
  * `mcp-inspector --strict` flag as non-portable (MCP.md §1.9 gap 6).
  */
 export function orNull<T extends z.ZodType>(inner: T) {
+  // The listing drops this description again (calls.ts `trimSchema`); the `anyOf` stays.
   return inner.describe("present when known").nullable();
 }
 
@@ -338,19 +258,21 @@ export function containerUri(id: string): string {
 }
 
 /** A container in lists and search results. */
-export const ContainerSummary = z.object({
-  id: z.string(),
-  number: z.string().describe("ISO 6346 container number."),
-  current_status: z.string(),
-  shipment_id: nullableString,
-  available_for_pickup: orNull(z.boolean()),
-  active_holds: z.array(z.string()).describe("Names of holds with status `hold`."),
-  pickup_lfd: nullableString.describe("Last free day (UTC)."),
-  pod_arrived_at: nullableString,
-  pod_discharged_at: nullableString,
-  equipment: nullableString.describe("e.g. `40' high_cube dry`."),
-  resource_uri: z.string().describe("svc://container/{id}"),
-});
+export const ContainerSummary = z
+  .object({
+    id: z.string(),
+    number: z.string().describe("ISO 6346 container number."),
+    current_status: z.string(),
+    shipment_id: nullableString,
+    available_for_pickup: orNull(z.boolean()),
+    active_holds: z.array(z.string()).describe("Names of holds with status `hold`."),
+    pickup_lfd: nullableString.describe("Last free day (UTC)."),
+    pod_arrived_at: nullableString,
+    pod_discharged_at: nullableString,
+    equipment: nullableString.describe("e.g. `40' high_cube dry`."),
+    resource_uri: z.string().describe("svc://container/{id}"),
+  })
+  .meta({ [FULL_SCHEMA_IN]: "list_containers" });
 
 /** A container as a {@link ContainerSummary}. */
 export function containerSummary(c: ContainerRecord): z.infer<typeof ContainerSummary> {
@@ -373,24 +295,26 @@ export function containerSummary(c: ContainerRecord): z.infer<typeof ContainerSu
 }
 
 /** A shipment in lists and search results. */
-export const ShipmentSummary = z.object({
-  id: z.string(),
-  bill_of_lading_number: z.string(),
-  shipping_line_scac: z.string(),
-  shipping_line_name: z.string(),
-  port_of_lading_locode: nullableString,
-  port_of_lading_name: nullableString,
-  port_of_discharge_locode: nullableString,
-  port_of_discharge_name: nullableString,
-  destination_name: nullableString,
-  pod_vessel_name: nullableString,
-  pol_atd_at: nullableString,
-  pod_eta_at: nullableString,
-  pod_ata_at: nullableString,
-  container_count: z.number().int(),
-  ref_numbers: z.array(z.string()),
-  tracking_stopped: z.boolean(),
-});
+export const ShipmentSummary = z
+  .object({
+    id: z.string(),
+    bill_of_lading_number: z.string(),
+    shipping_line_scac: z.string(),
+    shipping_line_name: z.string(),
+    port_of_lading_locode: nullableString,
+    port_of_lading_name: nullableString,
+    port_of_discharge_locode: nullableString,
+    port_of_discharge_name: nullableString,
+    destination_name: nullableString,
+    pod_vessel_name: nullableString,
+    pol_atd_at: nullableString,
+    pod_eta_at: nullableString,
+    pod_ata_at: nullableString,
+    container_count: z.number().int(),
+    ref_numbers: z.array(z.string()),
+    tracking_stopped: z.boolean(),
+  })
+  .meta({ [FULL_SCHEMA_IN]: "list_shipments" });
 
 /** A shipment as a {@link ShipmentSummary}. */
 export function shipmentSummary(s: ShipmentRecord): z.infer<typeof ShipmentSummary> {
@@ -415,19 +339,21 @@ export function shipmentSummary(s: ShipmentRecord): z.infer<typeof ShipmentSumma
 }
 
 /** A tracking request in lists and search results. */
-export const TrackingRequestSummary = z.object({
-  id: z.string(),
-  request_number: z.string(),
-  request_type: z.string(),
-  scac: nullableString,
-  status: z.string().describe("pending, awaiting_manifest, created, failed or tracking_stopped."),
-  failed_reason: nullableString,
-  is_retrying: z.boolean(),
-  shipment_id: nullableString.describe("The tracked shipment once status is created."),
-  ref_numbers: z.array(z.string()),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export const TrackingRequestSummary = z
+  .object({
+    id: z.string(),
+    request_number: z.string(),
+    request_type: z.string(),
+    scac: nullableString,
+    status: z.string().describe("pending, awaiting_manifest, created, failed or tracking_stopped."),
+    failed_reason: nullableString,
+    is_retrying: z.boolean(),
+    shipment_id: nullableString.describe("The tracked shipment once status is created."),
+    ref_numbers: z.array(z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ [FULL_SCHEMA_IN]: "list_tracking_requests" });
 
 /** A tracking request as a {@link TrackingRequestSummary}. */
 export function trackingRequestSummary(t: TrackingRequestRecord): z.infer<typeof TrackingRequestSummary> {
@@ -461,10 +387,10 @@ export const locodeArg = z
 export const scacArg = z
   .string()
   .regex(/^[A-Za-z]{2,4}$/, "a SCAC of 2–4 letters such as MAEU")
-  .describe("SCAC of the shipping line, e.g. MAEU (see get_supported_shipping_lines).");
+  .describe("Carrier SCAC, e.g. MAEU (see get_supported_shipping_lines).");
 
 /** ISO 8601 date or date-time input. */
 export const isoDateArg = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, "an ISO 8601 date or date-time")
-  .describe("ISO 8601 date or date-time, e.g. 2025-06-01 or 2025-06-01T00:00:00Z.");
+  .describe("ISO 8601, e.g. 2025-06-01 or 2025-06-01T00:00:00Z.");

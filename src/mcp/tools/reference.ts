@@ -7,6 +7,7 @@ import {
   type McpDeps,
   orNull,
   pageOptions,
+  pagingAliases,
   pagingInput,
   pagingOf,
   pagingOutput,
@@ -100,6 +101,24 @@ export function registerReferenceTools(server: McpServer, deps: McpDeps): void {
         .optional()
         .describe("More filters: request_number, scac, created_after, updated_after."),
       ...pagingInput,
+    },
+    // The reference's `filter[...]` names, top level or inside `filters` (MCP.md §1.3).
+    aliases: {
+      "filter[status]": (v) => ({ status: v }),
+      "filter[request_type]": (v) => ({ request_type: v }),
+      "filter[request_number]": (v) => ({ filters: { request_number: v } }),
+      "filter[scac]": (v) => ({ filters: { scac: v } }),
+      "filter[created_at][start]": (v) => ({ filters: { created_after: v } }),
+      "filter[updated_at][start]": (v) => ({ filters: { updated_after: v } }),
+      ...pagingAliases,
+    },
+    fields: {
+      "filter[status]": "status",
+      "filter[request_type]": "request_type",
+      "filter[request_number]": "filters.request_number",
+      "filter[scac]": "filters.scac",
+      "filter[created_at][start]": "filters.created_after",
+      "filter[updated_at][start]": "filters.updated_after",
     },
     output: {
       items: z.array(TrackingRequestSummary),

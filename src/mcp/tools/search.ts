@@ -13,16 +13,23 @@ import {
   trackingRequestSummary,
 } from "./common";
 
+/** Shipments whose containers are listed in a search result (a BL or booking number matches one or a few). */
+const SHIPMENTS_WITH_CONTAINERS = 5;
+
+/** A container of a matched shipment: enough to call get_container next. */
+const ShipmentContainer = z.object({ id: z.string(), number: z.string(), current_status: z.string() });
+
 /**
  * `search_container` (SPEC.md §4.7): exact matches of a container number, a BL/booking number or a tracking
- * request number in the account. Nothing found is an empty result, not an error.
+ * request number in the account. A matched shipment comes with its containers (id, number, status; issue 16 §6),
+ * so the agent needs no second call. Nothing found is an empty result, not an error.
  */
 export function registerSearchTool(server: McpServer, deps: McpDeps): void {
   registerTrackingTool(server, deps, {
     name: "search_container",
     title: "Search containers and shipments",
     description:
-      "Find the account's containers, shipments and tracking requests by container number (ISO 6346, e.g. MSCU1234566), bill of lading or booking number. Exact match, case-insensitive; spaces and dashes are ignored in container numbers. Returns ids for get_container / get_shipment_details. An empty result means the number is not tracked in this account (use track_container to start).",
+      "Find the account's containers, shipments and tracking requests by container number (ISO 6346, e.g. MSCU1234566), bill of lading or booking number. Exact match, case-insensitive; spaces and dashes are ignored in container numbers. A matched shipment lists its containers. Returns ids for get_container / get_shipment_details. An empty result means the number is not tracked in this account (use track_container to start).",
     input: {
       query: z.string().min(1).max(64).describe("Container, bill of lading or booking number."),
     },
@@ -30,14 +37,29 @@ export function registerSearchTool(server: McpServer, deps: McpDeps): void {
       query: z.string(),
       total_results: z.number().int(),
       containers: z.array(ContainerSummary),
-      shipments: z.array(ShipmentSummary),
+      shipments: z.array(
+        ShipmentSummary.extend({
+          containers: z.array(ShipmentContainer).describe("The shipment's containers (up to 100)."),
+        }),
+      ),
       tracking_requests: z.array(TrackingRequestSummary),
     },
     annotations: READ_ONLY,
     async run({ query }, { api }) {
       const found = await api.searchContainers(query, { limit: 20 });
       const containers = found.containers.map(containerSummary);
-      const shipments = found.shipments.map(shipmentSummary);
+      const shipments = await Promise.all(
+        found.shipments.map(async (s, i) => {
+          const boxes =
+            i < SHIPMENTS_WITH_CONTAINERS && s.container_ids.length > 0
+              ? (await api.listContainers({ shipmentId: s.id }, { page: 1, pageSize: 100 })).items
+              : [];
+          return {
+            ...shipmentSummary(s),
+            containers: boxes.map((c) => ({ id: c.id, number: c.number, current_status: c.current_status })),
+          };
+        }),
+      );
       const requests = found.tracking_requests.map(trackingRequestSummary);
       const total = containers.length + shipments.length + requests.length;
       const lines: string[] = [];
@@ -56,6 +78,7 @@ export function registerSearchTool(server: McpServer, deps: McpDeps): void {
           lines.push(
             `- Shipment ${s.bill_of_lading_number} (${s.shipping_line_scac}, ${s.port_of_lading_locode ?? "?"} → ${s.port_of_discharge_locode ?? "?"}, ${plural(s.container_count, "container")}) id ${s.id}`,
           );
+          for (const c of s.containers) lines.push(`  - Container ${c.number} (${c.current_status}) id ${c.id}`);
         }
         for (const t of requests) {
           lines.push(`- Tracking request ${t.request_number} (${t.scac ?? "no SCAC"}, ${t.status}) id ${t.id}`);

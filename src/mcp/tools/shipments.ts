@@ -6,10 +6,12 @@ import {
   ContainerSummary,
   containerSummary,
   isoDateArg,
+  listFilterFields,
   locodeArg,
   type McpDeps,
   orNull,
   pageOptions,
+  pagingAliases,
   pagingInput,
   pagingOf,
   pagingOutput,
@@ -183,6 +185,12 @@ export function registerShipmentTools(server: McpServer, deps: McpDeps): void {
       include_containers: z.boolean().optional().describe("Add each shipment's containers (default false)."),
       ...pagingInput,
     },
+    aliases: {
+      // The reference server's boolean filter (MCP.md §1.3).
+      tracking_stopped: (v) => ({ status: v === true ? "tracking_stopped" : v === false ? "tracking" : v }),
+      ...pagingAliases,
+    },
+    fields: listFilterFields,
     output: {
       items: z.array(ShipmentSummary.extend({ containers: z.array(ContainerSummary).optional() })),
       ...pagingOutput,

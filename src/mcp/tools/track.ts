@@ -1,5 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { classifyNumber, InvalidReferenceNumber } from "../../infer/classify";
+import { computeCheckDigit } from "../../infer/iso6346";
 import type { CreateTrackingRequestInput, InferNumberResult } from "../api";
 import {
   ContainerSummary,
@@ -20,6 +22,65 @@ export const TRACK_NUMBER_TYPES = ["container", "bill_of_lading", "booking_numbe
 /** Tracking requests in these statuses mean the number is already tracked (a failed one does not). */
 const ACTIVE_REQUEST_STATUSES = new Set(["pending", "awaiting_manifest", "created", "tracking_stopped"]);
 
+/** Fewer characters than this cannot be a container, BL or booking number (after removing spaces and dashes). */
+export const MIN_TRACK_NUMBER_LENGTH = 6;
+
+/** Why a number cannot be tracked as given, or the corrected number to confirm. */
+export interface NumberCheck {
+  outcome: "invalid_number" | "needs_confirmation";
+  /** The number with the ISO 6346 check digit recomputed (`needs_confirmation` only). */
+  suggested_number: string | null;
+  reason: string;
+}
+
+/**
+ * Checks a number before anything is created (issue 16 §7, ISO 6346): null when it may be tracked; otherwise
+ * `invalid_number` (garbage, too short for any number type, or declared a container without the ISO 6346 shape
+ * `^[A-Z]{3}[UJZ]\d{7}$`) or `needs_confirmation` (the ISO 6346 shape with a wrong check digit; the corrected
+ * number is suggested). `numberType` is the declared type, when given.
+ */
+export function checkTrackNumber(number: string, numberType: string | undefined): NumberCheck | null {
+  let kind: ReturnType<typeof classifyNumber>;
+  try {
+    kind = classifyNumber(number);
+  } catch (err) {
+    if (!(err instanceof InvalidReferenceNumber)) throw err;
+    return {
+      outcome: "invalid_number",
+      suggested_number: null,
+      reason: `"${number}" is not a reference number (${err.message}).`,
+    };
+  }
+  const n = kind.normalized;
+  if (numberType === "container" && kind.numberType !== "container") {
+    return {
+      outcome: "invalid_number",
+      suggested_number: null,
+      reason: `"${number}" is not an ISO 6346 container number: that is 3 letters of owner code, U, J or Z, 6 digits and a check digit (e.g. MSCU1234566).`,
+    };
+  }
+  if (
+    kind.numberType === "container" &&
+    kind.validation.checkDigitPassed === false &&
+    (numberType ?? "container") === "container"
+  ) {
+    const corrected = `${n.slice(0, 10)}${computeCheckDigit(n.slice(0, 10))}`;
+    return {
+      outcome: "needs_confirmation",
+      suggested_number: corrected,
+      reason: `The ISO 6346 check digit of ${n} is wrong (it should be ${corrected.slice(10)}): probably a typo for ${corrected}.`,
+    };
+  }
+  if (n.length < MIN_TRACK_NUMBER_LENGTH) {
+    return {
+      outcome: "invalid_number",
+      suggested_number: null,
+      reason: `"${number}" is too short for a container, bill of lading or booking number (at least ${MIN_TRACK_NUMBER_LENGTH} characters).`,
+    };
+  }
+  return null;
+}
+
 const Candidate = z.object({ scac: z.string(), name: z.string(), confidence: z.number() });
 
 /**
@@ -34,7 +95,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
     name: "track_container",
     title: "Track a container, bill of lading or booking",
     description:
-      "Start tracking a container number, bill of lading or booking number. First checks whether the account already tracks it (then nothing is created). When number type or carrier SCAC are missing they are inferred from the number; if the carrier cannot be inferred with high confidence the tool returns candidates and asks for `scac` instead of creating anything. A created request starts as `pending` and is looked up at the carrier within minutes (check with list_tracking_requests or search_container). Counts against the account's rate limits.",
+      "Start tracking a container number, bill of lading or booking number. First checks whether the account already tracks it (then nothing is created). When number type or carrier SCAC are missing they are inferred from the number; if the carrier cannot be inferred with high confidence the tool returns candidates and asks for `scac` instead of creating anything; an impossible number or a wrong ISO 6346 check digit creates nothing either (outcome says why). A created request starts as `pending` and is looked up at the carrier within minutes (check with list_tracking_requests or search_container). Counts against the account's rate limits.",
     input: {
       number: z.string().min(1).max(64).describe("Container number (ISO 6346), bill of lading or booking number."),
       numberType: z
@@ -47,12 +108,23 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
         .max(50)
         .optional()
         .describe("Your own reference numbers to attach (PO, job numbers)."),
+      confirm_number: z
+        .boolean()
+        .optional()
+        .describe(
+          "true: track a container number exactly as given although its ISO 6346 check digit is wrong (only after the user confirmed it).",
+        ),
+    },
+    // The reference server's deprecated argument names (MCP.md §1.3).
+    aliases: {
+      containerNumber: (v) => ({ number: v, numberType: "container" }),
+      bookingNumber: (v) => ({ number: v, numberType: "booking_number" }),
     },
     output: {
       outcome: z
-        .enum(["already_tracked", "created", "needs_carrier"])
+        .enum(["already_tracked", "created", "needs_carrier", "invalid_number", "needs_confirmation"])
         .describe(
-          "already_tracked: found in the account, nothing created; created: a tracking request was created; needs_carrier: nothing created, pass `scac`.",
+          "already_tracked: found in the account, nothing created; created: a tracking request was created; needs_carrier: nothing created, pass `scac`; invalid_number: nothing created, the number cannot exist; needs_confirmation: nothing created, the check digit is wrong (see suggested_number).",
         ),
       tracking_request_created: z.boolean(),
       number: z.string(),
@@ -67,10 +139,11 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
       tracking_request: TrackingRequestSummary.nullable(),
       shipment: ShipmentSummary.nullable(),
       containers: z.array(ContainerSummary),
+      suggested_number: orNull(z.string()).describe("needs_confirmation: the number with a correct check digit."),
       next_step: z.string(),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    async run(args, { api, log }) {
+    async run(args, { api, log, progress }) {
       const number = args.number.trim();
       const scacGiven = args.scac?.toUpperCase();
       const found = await api.searchContainers(number, { limit: 20 });
@@ -93,6 +166,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
             tracking_request: request ? trackingRequestSummary(request) : null,
             shipment: shipment ? shipmentSummary(shipment) : null,
             containers,
+            suggested_number: null,
             next_step: first
               ? `Already tracked: call get_container with id ${first.id} for status, readiness and last free day.`
               : shipment
@@ -107,8 +181,34 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
         };
       }
 
+      const check = args.confirm_number ? null : checkTrackNumber(number, args.numberType);
+      if (check) {
+        const suggestion = check.suggested_number;
+        return {
+          structured: {
+            outcome: check.outcome,
+            tracking_request_created: false,
+            number,
+            number_type: args.numberType ?? (suggestion ? "container" : null),
+            scac: scacGiven ?? null,
+            inference: { source: "given" as const, decision: null, confidence: null, candidates: [] },
+            tracking_request: null,
+            shipment: null,
+            containers: [],
+            suggested_number: suggestion,
+            next_step: suggestion
+              ? `Ask the user whether they meant ${suggestion}; call track_container with number ${suggestion}, or with confirm_number: true to track ${number} as typed${args.numberType ? "" : " (or pass numberType if it is a bill of lading or booking number)"}.`
+              : "Ask the user for the full number (a container number looks like MSCU1234566; a bill of lading or booking number is usually 8–20 letters and digits).",
+          },
+          text: `Not tracked: ${check.reason} No tracking request was created.`,
+        };
+      }
+
       let inferred: InferNumberResult | null = null;
-      if (!args.numberType || !scacGiven) inferred = await api.inferNumber(number);
+      if (!args.numberType || !scacGiven) {
+        await progress("Inferring the number type and carrier");
+        inferred = await api.inferNumber(number);
+      }
       const numberType: CreateTrackingRequestInput["requestType"] =
         args.numberType ?? (inferred?.number_type === "booking" ? "booking" : (inferred?.number_type ?? "container"));
       const selected = inferred?.shipping_line.selected ?? null;
@@ -132,6 +232,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
             tracking_request: null,
             shipment: null,
             containers: [],
+            suggested_number: null,
             next_step:
               names.length > 0
                 ? `Confirm the carrier with the user, then call track_container again with scac (candidates: ${names.join(", ")}).`
@@ -144,6 +245,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
         };
       }
 
+      await progress("Creating the tracking request");
       const request = await api.createTrackingRequest({
         requestType: numberType,
         requestNumber: number,
@@ -162,6 +264,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
           tracking_request: trackingRequestSummary(request),
           shipment: null,
           containers: [],
+          suggested_number: null,
           next_step:
             "The carrier lookup runs in the background (usually minutes). Check with list_tracking_requests (status created = tracked) or search_container; do not report the shipment's data until it is created.",
         },
