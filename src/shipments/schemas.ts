@@ -41,6 +41,13 @@ export const ShipmentAttributes = z
     line_tracking_last_succeeded_at: ts(),
     line_tracking_stopped_at: ts(),
     line_tracking_stopped_reason: z.string().nullable(),
+    line_tracking_failed_reason: z
+      .enum(["shipping_line_unreachable", "unrecognized_response", "shipping_line_credentials_rejected"])
+      .nullable()
+      .openapi({
+        description:
+          "Extension (not in the reference service): why the latest attempt to track this shipment at the shipping line failed, null when it succeeded. `shipping_line_credentials_rejected`: the line refused our credentials (HTTP 401/403 or its token endpoint refused the client), a configuration error of the operator; polling backs off until it accepts them. Compare `line_tracking_last_attempted_at` (every attempt) with `line_tracking_last_succeeded_at` (answers).",
+      }),
   })
   .openapi("ShipmentAttributes");
 

@@ -63,6 +63,7 @@ export function serializeShipment(row: ShipmentView): ResourceObject {
       line_tracking_last_succeeded_at: row.lineTrackingLastSucceededAt,
       line_tracking_stopped_at: row.lineTrackingStoppedAt,
       line_tracking_stopped_reason: row.lineTrackingStoppedReason,
+      line_tracking_failed_reason: row.lineTrackingFailedReason,
     },
     relationships: {
       port_of_lading: { data: row.portOfLadingId ? { id: row.portOfLadingId, type: "port" } : null },

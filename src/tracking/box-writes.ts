@@ -54,8 +54,17 @@ export interface BoxUpdate {
   events: EngineEvent[];
   historyEvents: EngineEvent[];
   nowIso: string;
-  /** When the box was last asked about at the carrier / the terminal (`*_last_tracking_request_at`), or null. */
+  /**
+   * When the carrier / the terminal last answered for the box (`*_last_tracking_request_at`; the carrier's is also the
+   * shipments' `line_tracking_last_succeeded_at`), or null.
+   */
   carrierCheckedAt: string | null;
+  /**
+   * When the carrier was last asked, answered or not (`line_tracking_last_attempted_at`), and why that attempt failed
+   * (`line_tracking_failed_reason`, null when it answered); issue 13 §1. Absent: `carrierCheckedAt` and null.
+   */
+  carrierAttemptedAt?: string | null;
+  carrierFailedReason?: string | null;
   terminalCheckedAt: string | null;
   /** When the inland rail ramp last answered for the box (`rail_last_tracking_request_at`); absent: left as is. */
   railCheckedAt?: string | null;
@@ -180,10 +189,11 @@ export async function boxUpdateStatements(
     destinationName: destination?.name ?? null,
     podTerminalId: state.podTerminalId,
     updatedAt: nowIso,
-    ...(update.carrierCheckedAt
+    ...((update.carrierAttemptedAt ?? update.carrierCheckedAt)
       ? {
-          lineTrackingLastAttemptedAt: update.carrierCheckedAt,
+          lineTrackingLastAttemptedAt: update.carrierAttemptedAt ?? update.carrierCheckedAt,
           lineTrackingLastSucceededAt: update.carrierCheckedAt,
+          lineTrackingFailedReason: update.carrierFailedReason ?? null,
         }
       : {}),
   };

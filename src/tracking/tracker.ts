@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase } from "../db/client";
-import { trackedEquipment } from "../db/schema";
+import { shipments, trackedEquipment } from "../db/schema";
 import type { Env } from "../env";
 import { toIsoSeconds } from "../lib/clock";
 import { enqueueNotifications } from "../webhooks/outbox";
@@ -19,7 +19,7 @@ import {
 } from "./events";
 import { milestoneIdentity } from "./identity";
 import { facilitiesToPoll, hasInlandLeg, nextPollDelayMs, pollRetryDelayMs } from "./schedule";
-import { sourcesFor } from "./sources";
+import { type SourceRegistry, sourcesFor } from "./sources";
 import type {
   ContainerFacts,
   LookupResult,
@@ -40,6 +40,29 @@ export interface BoxIdentity {
   /** `request_type` of the tracking request that found the box. */
   requestType: string;
 }
+
+/**
+ * The sources a poll of this box asks, by their names (`CarrierSource.name`, `TerminalSource.name`: "Shipping line",
+ * "Terminal"), in that order and each once: the carrier source serving the SCAC, and the terminal sources serving the
+ * POD terminal and the inland ramp to poll. A facility no source serves is not asked, so it is not named
+ * (`PATCH /containers/{id}/refresh` answers with these, DECISIONS.md §Containers "the sources actually queued").
+ */
+export function queuedSourceNames(
+  plan: Pick<PollPlan, "scac" | "facilityCode" | "railFacilityCode">,
+  registry: Pick<SourceRegistry, "carriers" | "terminals">,
+): string[] {
+  const names: string[] = [];
+  const carrier = registry.carriers.find((s) => s.supports(plan.scac));
+  if (carrier) names.push(carrier.name);
+  for (const code of [plan.facilityCode, plan.railFacilityCode]) {
+    const terminal = code ? registry.terminals.find((s) => s.supports(code, plan.scac)) : undefined;
+    if (terminal && !names.includes(terminal.name)) names.push(terminal.name);
+  }
+  return names;
+}
+
+/** How a Tracker reports a carrier refusing our credentials, once per outage (issue 13 §1). */
+const CREDENTIALS_REJECTED = "shipping_line_credentials_rejected";
 
 /** The Durable Object name of the Tracker of one box: one per SCAC + container number, shared by accounts. */
 export function trackerName(scac: string, number: string): string {
@@ -106,6 +129,13 @@ interface TrackerSnapshot {
   terminalCheckedAt: string | null;
   /** The same for the inland rail ramp (`rail_last_tracking_request_at`). Absent in older snapshots. */
   railCheckedAt?: string | null;
+  /**
+   * Last time the carrier was asked about this box, answered or not (`line_tracking_last_attempted_at`; issue 13
+   * §1), and why that attempt failed (`line_tracking_failed_reason`: the source's temporary-failure reason, null when
+   * it answered). Absent in older snapshots (`carrierCheckedAt` then stands for the last attempt).
+   */
+  carrierAttemptedAt?: string | null;
+  carrierFailedReason?: string | null;
   /**
    * On a move with a rail leg, the POD terminal's last observation of the box (`terminal` is then the inland
    * ramp's, the pickup facility), and when it was asked for (ms). Absent in older snapshots.
@@ -222,6 +252,26 @@ export class Tracker extends DurableObject<Env> {
       const stalePod = podResult?.kind === "found" && older(snap.podTerminalFactsAtMs);
       const terminal = pickupResult?.kind === "found" && !stalePickup ? pickupResult.observation : null;
       const podTerminal = podResult?.kind === "found" && !stalePod ? podResult.observation : null;
+      const nowIso = toIsoSeconds(results.polledAtMs);
+      // Every carrier attempt is recorded, answered or not (issue 13 §1); one overtaken by a newer attempt is not.
+      const attempted =
+        results.carrier !== null &&
+        !staleCarrier &&
+        !(snap.carrierAttemptedAt != null && snap.carrierAttemptedAt > nowIso);
+      const failedReason = results.carrier?.kind === "temporary_failure" ? results.carrier.reason : null;
+      if (attempted && failedReason === CREDENTIALS_REJECTED && snap.carrierFailedReason !== CREDENTIALS_REJECTED) {
+        // Once per outage (the first refused poll), not once per poll; the shipment shows it until the line accepts.
+        const shipmentIds = [...new Set(snap.subscriptions.map((s) => s.shipmentId))].join(", ");
+        console.error(
+          `tracking: ${snap.box.scac} refused our credentials for ${snap.box.number} (shipments ${shipmentIds}); check DCSA_SOURCES. Polling backs off until it accepts them.`,
+        );
+      }
+      const lineAttempt = attempted
+        ? { carrierAttemptedAt: nowIso, carrierFailedReason: failedReason }
+        : {
+            carrierAttemptedAt: snap.carrierAttemptedAt ?? snap.carrierCheckedAt,
+            carrierFailedReason: snap.carrierFailedReason ?? null,
+          };
       const failed =
         results.carrier?.kind === "temporary_failure" ||
         results.terminal?.kind === "temporary_failure" ||
@@ -236,7 +286,12 @@ export class Tracker extends DurableObject<Env> {
             nextPollAt: snap.nextPollAt,
           };
         }
-        return this.reschedule(snap, results.polledAtMs, failed);
+        return this.reschedule(
+          { ...snap, ...lineAttempt },
+          results.polledAtMs,
+          failed,
+          attempted ? failedReason !== (snap.carrierFailedReason ?? null) : null,
+        );
       }
       // A facility was checked when it answered (found or not_found); a temporary failure (unreachable, timeout)
       // or an overtaken answer is no check, so the `*_last_tracking_request_at` it feeds stays as it was.
@@ -244,10 +299,10 @@ export class Tracker extends DurableObject<Env> {
         (r?.kind === "found" || r?.kind === "not_found") && !stale;
       const podChecked = answered(results.terminal, railMove ? stalePod : stalePickup);
       const railChecked = railMove && answered(results.rail, stalePickup);
-      const nowIso = toIsoSeconds(results.polledAtMs);
       return this.update(
         {
           ...snap,
+          ...lineAttempt,
           podTerminal: podTerminal ?? snap.podTerminal ?? null,
           podTerminalFactsAtMs: podTerminal ? results.polledAtMs : snap.podTerminalFactsAtMs,
           railCheckedAt: railChecked ? nowIso : (snap.railCheckedAt ?? null),
@@ -328,8 +383,10 @@ export class Tracker extends DurableObject<Env> {
   async requestPoll(): Promise<string[]> {
     const plan = await this.pollPlan();
     if (!plan || plan.stopped) return [];
+    const names = queuedSourceNames(plan, sourcesFor(this.env));
+    if (names.length === 0) return [];
     await this.env.TERMINAL_POLLS_QUEUE.send({ scac: plan.scac, number: plan.number });
-    return plan.facilityCode || plan.railFacilityCode ? ["Shipping line", "Terminal"] : ["Shipping line"];
+    return names;
   }
 
   /** Alarm: hands the poll to the `terminal-polls` queue, and re-arms a fallback in case the message is lost. */
@@ -345,7 +402,29 @@ export class Tracker extends DurableObject<Env> {
     await this.ctx.storage.put(SNAPSHOT_KEY, snap);
   }
 
-  private async reschedule(snap: TrackerSnapshot, nowMs: number, failed: boolean): Promise<UpdateOutcome> {
+  /**
+   * Saves `snap` with the next poll time (no news to write). `lineAttemptChanged` is non-null when this poll
+   * attempted the carrier (`snap` carries the attempt): the subscribed shipments then get the attempt
+   * (`line_tracking_last_attempted_at`, `line_tracking_failed_reason`) in one UPDATE, their `updated_at` only when
+   * the reason changed (`true`), so an outage changes a shipment once, however many polls fail.
+   */
+  private async reschedule(
+    snap: TrackerSnapshot,
+    nowMs: number,
+    failed: boolean,
+    lineAttemptChanged: boolean | null = null,
+  ): Promise<UpdateOutcome> {
+    const shipmentIds = [...new Set(snap.subscriptions.map((s) => s.shipmentId))];
+    if (lineAttemptChanged !== null && shipmentIds.length > 0) {
+      await createDatabase(this.env.DB)
+        .update(shipments)
+        .set({
+          lineTrackingLastAttemptedAt: snap.carrierAttemptedAt ?? null,
+          lineTrackingFailedReason: snap.carrierFailedReason ?? null,
+          ...(lineAttemptChanged ? { updatedAt: toIsoSeconds(nowMs) } : {}),
+        })
+        .where(inArray(shipments.id, shipmentIds));
+    }
     const failures = failed ? snap.consecutiveFailures + 1 : 0;
     const delay = failed
       ? pollRetryDelayMs(failures, this.speedUp(snap.box))
@@ -434,6 +513,8 @@ export class Tracker extends DurableObject<Env> {
       historyEvents,
       nowIso,
       carrierCheckedAt,
+      carrierAttemptedAt: snap.carrierAttemptedAt ?? carrierCheckedAt,
+      carrierFailedReason: snap.carrierFailedReason ?? null,
       terminalCheckedAt,
       railCheckedAt: snap.railCheckedAt ?? null,
       nextPollAt,

@@ -32,7 +32,8 @@ export class FakeDcsaCarrier {
   private readonly valid = new Set<string>();
   private issued = 0;
 
-  constructor(readonly clientSecret: string = FAKE_CLIENT_SECRET) {}
+  /** @param clientSecret the secret the token endpoint accepts; change it to play a rotation at the carrier. */
+  constructor(public clientSecret: string = FAKE_CLIENT_SECRET) {}
 
   /** Token requests received. */
   get tokenRequests(): CarrierRequest[] {

@@ -626,22 +626,34 @@ describe("alarms", () => {
   });
 
   it("requestPoll (refresh) queues a poll and names the sources; a stopped box neither polls nor alarms", async () => {
+    // The Tracker asks the environment's sources: in tests the sandbox serves line TEST and its terminal Y257.
+    const scac = "TEST";
     const number = nextBox();
     const bl = `FAKEBL-${number}`;
     const j = journey(number, FUTURE_T0);
-    const sources = registryOf([new FakeCarrier(SCAC, () => found(facts(bl, number, [j.loaded])))]);
-    const { containerId } = await track(await createAccount(), bl, sources, new FakeClock(FUTURE_T0));
-    const stub = trackerStub(SCAC, number);
+    const sources = registryOf([new FakeCarrier(scac, () => found(facts(bl, number, [j.loaded])))]);
+    const account = await createAccount();
+    const { containerId } = await track(account, bl, sources, new FakeClock(FUTURE_T0), recordingQueue(), scac);
+    const stub = trackerStub(scac, number);
     const queue = await recordPolls(stub);
     expect(await stub.requestPoll()).toEqual(["Shipping line", "Terminal"]);
-    expect(queue.sent.map((m) => m.body)).toEqual([{ scac: SCAC, number }]);
+    expect(queue.sent.map((m) => m.body)).toEqual([{ scac, number }]);
+
+    // A line no configured source serves (FAKE here) is not polled, so nothing is named or queued.
+    const other = nextBox();
+    const otherSources = registryOf([new FakeCarrier(SCAC, () => found(facts(`FAKEBL-${other}`, other, [j.loaded])))]);
+    await track(account, `FAKEBL-${other}`, otherSources, new FakeClock(FUTURE_T0));
+    const otherStub = trackerStub(SCAC, other);
+    const otherQueue = await recordPolls(otherStub);
+    expect(await otherStub.requestPoll()).toEqual([]);
+    expect(otherQueue.sent).toHaveLength(0);
 
     await stub.unsubscribe(containerId);
     const state = await stub.currentState();
     expect(state).toMatchObject({ stopped: true, nextPollAt: null, subscriptions: [] });
     expect(await runInDurableObject(stub, (_i: Tracker, s) => s.storage.getAlarm())).toBeNull();
     expect(await stub.requestPoll()).toEqual([]);
-    expect(await pollBox({ env, sources }, { scac: SCAC, number })).toBeNull();
+    expect(await pollBox({ env, sources }, { scac, number })).toBeNull();
     expect(queue.sent).toHaveLength(1);
   });
 
