@@ -12,6 +12,7 @@ import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { uuidv7 } from "uuidv7";
 import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, hashApiKey } from "./lib/api-keys.mjs";
+import { sourcesBanner } from "./lib/sources-banner.mjs";
 import {
   applyMigrations,
   d1ExecuteStatements,
@@ -189,7 +190,7 @@ function printBanner(key, devArgs, { cron }) {
   Account  ${DEV_ACCOUNT_NAME} (${DEV_ACCOUNT_ID})
   API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)${cronLine}
 
-  Simulator on: every supported SCAC plays a journey, one simulated day per real minute.
+${sourcesBanner({ root: ROOT, devArgs })}
 
   curl -H "Authorization: Token ${key}" ${base}/shipping_lines
 `);

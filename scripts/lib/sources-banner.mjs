@@ -1,0 +1,101 @@
+// What `npm start` says about where each supported SCAC's tracking comes from: lines configured in DCSA_SOURCES are
+// served by their carrier's DCSA Track & Trace 2.2 API, the other supported lines by the journey simulator (when
+// it is on). Reads DCSA_SOURCES where wrangler dev does (a `--var DCSA_SOURCES:<json>` argument, else .dev.vars),
+// prints SCACs and auth types only, never a URL, header, key or secret.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { allShippingLines, SANDBOX_SCAC } from "../../src/reference/shipping-lines.ts";
+
+/**
+ * Value of `--var NAME:value` (or `--var=NAME:value`) among wrangler dev arguments, if given.
+ * @param {string[]} devArgs
+ * @param {string} name
+ * @returns {string | undefined}
+ */
+export function devVar(devArgs, name) {
+  for (let i = 0; i < devArgs.length; i++) {
+    const arg = devArgs[i] ?? "";
+    const value = arg === "--var" ? devArgs[i + 1] : arg.startsWith("--var=") ? arg.slice(6) : undefined;
+    if (value?.startsWith(`${name}:`)) return value.slice(name.length + 1);
+  }
+  return undefined;
+}
+
+/**
+ * `NAME` from a .dev.vars file (dotenv syntax: `NAME=value`, the value optionally in single or double quotes).
+ * @param {string} root
+ * @param {string} name
+ * @returns {string | undefined}
+ */
+export function devVarsFileValue(root, name) {
+  const file = join(root, ".dev.vars");
+  if (!existsSync(file)) return undefined;
+  for (const line of readFileSync(file, "utf8").split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const raw = (match[2] ?? "").trim();
+    const quoted = /^(['"])([\s\S]*)\1$/.exec(raw);
+    return quoted ? (quoted[2] ?? "") : raw;
+  }
+  return undefined;
+}
+
+/**
+ * The DCSA-served SCACs of a DCSA_SOURCES value with their auth type (`headers`, `api_key`,
+ * `oauth2_client_credentials`), by the same outline rules as the Worker's `parseDcsaSources` (2–4 letter SCAC, a
+ * baseUrl): the Worker itself logs and skips an entry it finds invalid. Unparsable JSON gives `{ error }`.
+ * @param {string | undefined} json
+ * @returns {{ served: { scac: string, auth: string, subscriptions: boolean }[], error?: string }}
+ */
+export function dcsaServed(json) {
+  if (json === undefined || json.trim() === "") return { served: [] };
+  let parsed;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return { served: [], error: "DCSA_SOURCES is not valid JSON (the Worker configures no DCSA source)" };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return { served: [], error: "DCSA_SOURCES must be a JSON object keyed by SCAC" };
+  }
+  const served = [];
+  for (const [key, entry] of Object.entries(parsed)) {
+    const scac = key.trim().toUpperCase();
+    if (!/^[A-Z]{2,4}$/.test(scac) || typeof entry?.baseUrl !== "string") continue;
+    const auth = typeof entry.auth?.type === "string" ? entry.auth.type : entry.headers ? "headers" : "none";
+    served.push({ scac, auth, subscriptions: entry.subscriptions === true });
+  }
+  return { served: served.sort((a, b) => a.scac.localeCompare(b.scac)) };
+}
+
+/**
+ * The banner's lines about sources: which SCACs DCSA serves, which the simulator plays (SCACs the reference data
+ * marks as tracking-supported, minus the DCSA ones and the sandbox's TEST), and where DCSA_SOURCES was read.
+ * @param {{ root: string, devArgs: string[] }} options
+ * @returns {string}
+ */
+export function sourcesBanner({ root, devArgs }) {
+  const fromArgs = devVar(devArgs, "DCSA_SOURCES");
+  const json = fromArgs ?? devVarsFileValue(root, "DCSA_SOURCES");
+  const origin = fromArgs !== undefined ? "--var DCSA_SOURCES" : ".dev.vars";
+  const { served, error } = dcsaServed(json);
+  const dcsa = new Set(served.map((s) => s.scac));
+  const simulatorOn = (devVar(devArgs, "SIMULATOR_ENABLED") ?? "true") === "true";
+  const simulated = allShippingLines()
+    .filter((l) => l.trackingSupported && l.scac !== SANDBOX_SCAC && !dcsa.has(l.scac))
+    .map((l) => l.scac);
+  const lines = [];
+  if (error) lines.push(`! ${error} (${origin})`);
+  lines.push(
+    served.length > 0
+      ? `DCSA     ${served.map((s) => `${s.scac} (${s.auth}${s.subscriptions ? ", subscriptions" : ""})`).join(", ")}   from ${origin}`
+      : 'DCSA     none (set DCSA_SOURCES in .dev.vars to track a real carrier; README "Connecting a real carrier")',
+  );
+  lines.push(
+    simulatorOn
+      ? `Simulated ${simulated.length} lines, one simulated day per real minute: ${simulated.join(", ")}`
+      : "Simulated none (SIMULATOR_ENABLED is false)",
+  );
+  lines.push(`Sandbox  ${SANDBOX_SCAC} (test numbers, always on)`);
+  return lines.map((l) => `  ${l}`).join("\n");
+}
