@@ -22,8 +22,8 @@ interface EventSeed {
 }
 
 /**
- * Writes transport events for one of `account`'s containers straight into D1 (the static sandbox journey
- * records none), so order, estimates and pagination are exact. Ids sort in the given order.
+ * Writes transport events for one of `account`'s containers straight into D1 (trackSandboxShipment
+ * leaves none), so order, estimates and pagination are exact. Ids sort in the given order.
  */
 async function seedEvents(account: TestAccount, containerId: string, shipmentId: string, events: EventSeed[]) {
   await env.DB.batch(

@@ -77,7 +77,11 @@ export async function trackAndProcess(account: TestAccount, attributes: Record<s
   return json.data;
 }
 
-/** The sandbox shipment of `TEST-TR-SUCCEEDED` tracked for `account`: request, shipment and its two containers. */
+/**
+ * The sandbox shipment of `TEST-TR-SUCCEEDED` tracked for `account`: request, shipment and its two containers. The
+ * sandbox records its boxes' milestones (empty out … departed, test/tracking/sandbox.test.ts checks them); they are
+ * removed from this account's rows here, so a test seeds exactly the transport and raw events it checks.
+ */
 export async function trackSandboxShipment(account: TestAccount, attributes: Record<string, unknown> = {}) {
   const request = await trackAndProcess(account, { request_number: "TEST-TR-SUCCEEDED", ...attributes });
   const linkage = request.relationships?.tracked_object?.data;
@@ -85,7 +89,15 @@ export async function trackSandboxShipment(account: TestAccount, attributes: Rec
   const { json } = await apiJson<One>(`/shipments/${linkage.id}`, { key: account.key });
   const containers = json.data.relationships?.containers?.data;
   if (!Array.isArray(containers)) throw new Error("shipment without containers linkage");
-  return { request, shipment: json.data, containerIds: containers.map((c) => c.id) };
+  const containerIds = containers.map((c) => c.id);
+  await env.DB.batch(
+    ["transport_events", "raw_events"].flatMap((table) =>
+      containerIds.map((id) =>
+        env.DB.prepare(`DELETE FROM ${table} WHERE account_id = ?1 AND container_id = ?2`).bind(account.accountId, id),
+      ),
+    ),
+  );
+  return { request, shipment: json.data, containerIds };
 }
 
 /**

@@ -28,7 +28,7 @@ function clientFor(account: TestAccount, options: Partial<ConstructorParameters<
 
 /**
  * Writes three transport events and two raw events (one an estimate) for one of `account`'s containers straight
- * into D1: the static sandbox journey records none.
+ * into D1: trackSandboxShipment leaves none.
  */
 async function seedEvents(account: TestAccount, containerId: string, shipmentId: string): Promise<void> {
   const prefix = crypto.randomUUID().slice(0, 8);
