@@ -69,7 +69,7 @@ export interface RouteLeg {
   to_locode: string | null;
   /** The vessel of a `vessel`/`feeder` leg when known; null for rail legs. */
   vessel: VesselRef | null;
-  /** Rail carrier SCAC for rail legs; null for ocean legs. */
+  /** Who carries the box on this leg: the rail carrier's SCAC on rail legs, the shipping line's on vessel legs. */
   carrier_scac: string | null;
   departed_at: string | null;
   estimated_departure_at: string | null;
@@ -112,6 +112,8 @@ export interface RouteContainer {
 
 /** The shipment facts a route reads (a subset of `ShipmentRecord`). */
 export interface RouteShipment {
+  /** The line carrying the box on its vessel legs (`inbound_scac`/`outbound_scac` of those legs); absent = unknown. */
+  shipping_line_scac?: string | null;
   port_of_lading_locode: string | null;
   port_of_lading_name: string | null;
   port_of_discharge_locode: string | null;
@@ -186,6 +188,12 @@ function emptyStop(role: RouteStop["role"], locode: string | null, name: string 
   };
 }
 
+/** Whether two references name one vessel: the same IMO number when both have one, else the same name. */
+function sameVessel(a: VesselRef, b: VesselRef): boolean {
+  if (a.imo && b.imo) return a.imo === b.imo;
+  return a.name.trim().toUpperCase() === b.name.trim().toUpperCase();
+}
+
 /** Earliest non-null of two UTC ISO strings (they compare as strings). */
 function earliest(a: string | null, b: string | null): string | null {
   if (!a) return b;
@@ -199,8 +207,10 @@ function earliest(a: string | null, b: string | null): string | null {
  * feeder into the POL and comes before it), POD, and the inland destination when the shipment has one distinct
  * from the POD. Actual times come from events and the container/shipment milestones; estimates from
  * `estimated.*` events and the shipment's ETD/ETAs. A leg's vessel is the one seen leaving its origin, else the
- * one seen arriving at its end, else (last ocean leg) the shipment's POD vessel. Events without a time are
- * ignored.
+ * one seen arriving at its end, else (last ocean leg) the shipment's POD vessel. When the box is seen leaving its
+ * last known port on another vessel than the one that reaches the POD, and no event names the port where it changes
+ * (a transshipment still to come), the route has a transshipment stop without a UN/LOCODE there, so the leg into the
+ * POD is on the shipment's POD vessel. Events without a time are ignored.
  */
 export function buildContainerRoute(
   container: RouteContainer,
@@ -270,6 +280,18 @@ export function buildContainerRoute(
   const before = transfers.filter((m) => polAnchor !== null && m.lastAt !== null && m.lastAt <= polAnchor);
   const after = transfers.filter((m) => !before.includes(m));
   const stops: Stop[] = [...before, pol, ...after, pod];
+  // The box leaves its last known port on one vessel while the POD is reached on another (the shipment's POD vessel,
+  // or the one its arrival names): it changes vessel at a port no event names yet (a planned transshipment). Say so —
+  // a transshipment stop without a UN/LOCODE — instead of a last leg on a vessel the shipment does not name.
+  const lastPort = stops[stops.length - 2];
+  const podVessel: VesselRef | null =
+    pod.inbound ??
+    (shipment.pod_vessel_name
+      ? { name: shipment.pod_vessel_name, imo: shipment.pod_vessel_imo, voyage_number: shipment.pod_voyage_number }
+      : null);
+  if (lastPort?.outbound && podVessel && !sameVessel(lastPort.outbound, podVessel)) {
+    stops.splice(stops.length - 1, 0, emptyStop("transshipment", null, null, null));
+  }
   const destCode = shipment.destination_locode;
   let inland: Stop | null = null;
   if (destCode && destCode !== podCode) {
@@ -306,7 +328,9 @@ export function buildContainerRoute(
       from_locode: from.locode,
       to_locode: to.locode,
       vessel: rail ? null : (from.outbound ?? to.inbound ?? shipmentVessel),
-      carrier_scac: rail ? (container.pod_rail_carrier_scac ?? container.ind_rail_carrier_scac) : null,
+      carrier_scac: rail
+        ? (container.pod_rail_carrier_scac ?? container.ind_rail_carrier_scac)
+        : (shipment.shipping_line_scac ?? null),
       departed_at: from.departed_at,
       estimated_departure_at: from.estimated_departure_at,
       arrived_at: to.arrived_at,

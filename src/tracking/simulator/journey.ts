@@ -187,6 +187,33 @@ export interface Journey extends JourneyPlan {
   speed: number;
 }
 
+/** One ocean leg of a journey: from a port to the next on one vessel. */
+export interface JourneyLeg {
+  from: JourneyPlace;
+  to: JourneyPlace;
+  vessel: JourneyVessel;
+}
+
+/**
+ * The ocean legs of a journey, POL → (transshipment port →) POD: the one list every vessel the journey reports comes
+ * from — each milestone's vessel, the shipment's `pod_vessel_*` (the last leg's), the estimates of the calls — so the
+ * shipment, its events and the route built from them cannot name different vessels (issue 13 item 6).
+ */
+export function oceanLegsOf(journey: JourneyPlan): [JourneyLeg, ...JourneyLeg[]] {
+  const ts = journey.transshipment;
+  if (!ts) return [{ from: journey.pol, to: journey.pod, vessel: journey.oceanVessel }];
+  return [
+    { from: journey.pol, to: ts.port, vessel: journey.oceanVessel },
+    { from: ts.port, to: journey.pod, vessel: ts.vessel },
+  ];
+}
+
+/** The vessel arriving at the POD: the last ocean leg's. */
+function podVesselOf(journey: JourneyPlan): JourneyVessel {
+  const legs = oceanLegsOf(journey);
+  return (legs[legs.length - 1] ?? legs[0]).vessel;
+}
+
 /** What `planJourney` needs. */
 export interface JourneyInput {
   scac: string;
@@ -973,7 +1000,9 @@ const ESTIMATE_REVISION_SUFFIX = "/est";
 function stepsOf(journey: Journey, c: JourneyContainer): Step[] {
   const ts = journey.transshipment;
   const inland = journey.inland;
-  const podVessel = ts ? ts.vessel : journey.oceanVessel;
+  const [firstLeg] = oceanLegsOf(journey);
+  const polVessel = firstLeg.vessel;
+  const podVessel = podVesselOf(journey);
   const polCode = journey.pol.locode;
   const podCode = journey.pod.locode;
   const terminal = journey.podTerminal.code;
@@ -981,22 +1010,14 @@ function stepsOf(journey: Journey, c: JourneyContainer): Step[] {
   const steps: Step[] = [
     step("container.transport.empty_out", c.emptyOutDay, null, polCode, null, null, "Gate out empty"),
     step("container.transport.full_in", c.fullInDay, null, polCode, null, null, "Gate in full"),
-    step(
-      "container.transport.vessel_loaded",
-      c.vesselLoadedDay,
-      null,
-      polCode,
-      null,
-      journey.oceanVessel,
-      "Loaded on vessel",
-    ),
+    step("container.transport.vessel_loaded", c.vesselLoadedDay, null, polCode, null, polVessel, "Loaded on vessel"),
     step(
       "container.transport.vessel_departed",
       journey.vesselDepartedDay,
       fixed(journey.polEtdDay),
       polCode,
       null,
-      journey.oceanVessel,
+      polVessel,
       "Vessel departure",
     ),
   ];
@@ -1009,7 +1030,7 @@ function stepsOf(journey: Journey, c: JourneyContainer): Step[] {
         fixed(ts.arrivedDay),
         at,
         null,
-        journey.oceanVessel,
+        polVessel,
         "Transshipment arrival",
       ),
       step(
@@ -1018,7 +1039,7 @@ function stepsOf(journey: Journey, c: JourneyContainer): Step[] {
         null,
         at,
         null,
-        journey.oceanVessel,
+        polVessel,
         "Discharged at transshipment port",
       ),
       step(
@@ -1027,7 +1048,7 @@ function stepsOf(journey: Journey, c: JourneyContainer): Step[] {
         null,
         at,
         null,
-        ts.vessel,
+        podVessel,
         "Loaded at transshipment port",
       ),
       step(
@@ -1036,7 +1057,7 @@ function stepsOf(journey: Journey, c: JourneyContainer): Step[] {
         fixed(ts.departedDay),
         at,
         null,
-        ts.vessel,
+        podVessel,
         "Transshipment departure",
       ),
     );
@@ -1305,8 +1326,7 @@ export function journeyAt(journey: Journey, nowMs: number): JourneyState {
   const iso = (day: number) => toIsoSeconds(realMsOf(journey, day));
   const past = (day: number) => (realMsOf(journey, day) <= nowMs ? iso(day) : null);
   const nowDay = simulatedDayOf(journey, nowMs);
-  const ts = journey.transshipment;
-  const podVessel = ts ? ts.vessel : journey.oceanVessel;
+  const podVessel = podVesselOf(journey);
   const inland = journey.inland;
   const facts: ShipmentFacts = {
     billOfLadingNumber: journey.billOfLadingNumber,
