@@ -29,9 +29,15 @@ const PortSchema = resourceSchema(
     state_abbr: z.string().nullable(),
     city: z.string().nullable(),
     country_code: z.string(),
-    latitude: z.string().nullable(),
-    longitude: z.string().nullable(),
-    time_zone: z.string().nullable(),
+    latitude: z
+      .string()
+      .nullable()
+      .openapi({ description: "Decimal degrees (WGS 84), as a string", example: "31.230416" }),
+    longitude: z
+      .string()
+      .nullable()
+      .openapi({ description: "Decimal degrees (WGS 84), as a string", example: "121.473701" }),
+    time_zone: z.string().nullable().openapi({ description: "IANA time zone", example: "Asia/Shanghai" }),
   }),
   "Port",
 );
@@ -40,7 +46,7 @@ const getRouteDef = createRoute({
   method: "get",
   path: "/ports/{id}",
   tags: ["Reference data"],
-  summary: "Get a port by UN/LOCODE or id",
+  summary: "Get a port by UN/LOCODE (current or alternative, e.g. CNSGH for CNSHA) or id",
   request: {
     params: pathIdParam("Port"),
     query: z.object({ include: includeQuery(["terminals"]) }),
