@@ -7,8 +7,9 @@
 //   terminals  ../shared/data/smdg-terminal-code-list.csv (SMDG Terminal Code List) merged with
 //              ../shared/data/terminals.csv (FIRMS/BIC codes, nicknames) by port and name: one record per facility
 //              carrying both codes; + the rail ramps of scripts/data/inland-rail.csv
-//   zones      computed from coordinates at build time by `@photostructure/tz-lookup` (never typed by hand); a
-//              source's own zone is used only where there are no coordinates
+//   zones      computed from coordinates at build time by `@photostructure/tz-lookup` (never typed by hand) and
+//              checked against the country's zones (CLDR, Intl.Locale#timeZones); a source's own zone only where the
+//              computed one lies in another country or there are no coordinates (see "zones and coordinates")
 //
 // Ids never change: a port is v5(`port:<UN/LOCODE>`), a terminals.csv terminal keeps its v5(`terminal:code:…`) or
 // v5(`terminal:name:…`) id when SMDG data is merged into it, an SMDG-only terminal is v5(`terminal:smdg:<LOCODE>:<code>`).
