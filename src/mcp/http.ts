@@ -1,7 +1,8 @@
 /**
  * The `/mcp` endpoint (SPEC.md §4.7, §5; DESIGN.md §6): MCP streamable HTTP in front of the McpAgent. On every
  * request, before the agent runs:
- * 1. Host/Origin guard against DNS rebinding: loopback hosts and the hosts of `MCP_ALLOWED_HOSTS` only → else 403;
+ * 1. Host/Origin guard against DNS rebinding: loopback hosts and the hosts of `MCP_ALLOWED_HOSTS` only (unset: the
+ *    Worker's own host over HTTPS, see `ownHostOf`) → else 403;
  * 2. `Authorization: Token <key>` or `Bearer <key>` (scheme case-insensitive), checked with the REST key lookup
  *    (src/middleware/auth.ts: unknown or revoked → rejected) → else 401 with `WWW-Authenticate` and a JSON-RPC
  *    error body; a client address over `AUTH_FAILURES_PER_MINUTE` failed keys → 429 with `Retry-After` (shared with
@@ -104,16 +105,24 @@ export function allowedHostsOf(env: Pick<Env, "MCP_ALLOWED_HOSTS">): string[] {
 }
 
 /**
- * Verdicts of the DNS-rebinding guard by raw header value (`host:` or `origin:` prefix) and `MCP_ALLOWED_HOSTS`
- * setting: a client sends the same Host and Origin on every request, and parsing them (URL, ipaddr.js) and the
- * setting was a visible share of an MCP request's CPU in `npm run bench -- mcp`. Bounded.
+ * Verdicts of the DNS-rebinding guard by raw header value (`host:` or `origin:` prefix), `MCP_ALLOWED_HOSTS`
+ * setting and own host: a client sends the same Host and Origin on every request, and parsing them (URL, ipaddr.js)
+ * and the setting was a visible share of an MCP request's CPU in `npm run bench -- mcp`. Bounded.
  */
 const guardVerdicts = new Map<string, boolean>();
 const MAX_GUARD_VERDICTS = 1_000;
 
-/** Whether the raw `Host` (`kind` "host") or `Origin` ("origin") value names an allowed host (memoised). */
-function allowedHeader(kind: "host" | "origin", value: string, env: Pick<Env, "MCP_ALLOWED_HOSTS">): boolean {
-  const key = `${kind}:${value}\n${env.MCP_ALLOWED_HOSTS ?? ""}`;
+/**
+ * Whether the raw `Host` (`kind` "host") or `Origin` ("origin") value names an allowed host (memoised): loopback,
+ * an `MCP_ALLOWED_HOSTS` entry, or `ownHost` (see {@link ownHostOf}).
+ */
+function allowedHeader(
+  kind: "host" | "origin",
+  value: string,
+  env: Pick<Env, "MCP_ALLOWED_HOSTS">,
+  ownHost: string | null,
+): boolean {
+  const key = `${kind}:${value}\n${env.MCP_ALLOWED_HOSTS ?? ""}\n${ownHost ?? ""}`;
   const known = guardVerdicts.get(key);
   if (known !== undefined) return known;
   let host = value;
@@ -124,18 +133,39 @@ function allowedHeader(kind: "host" | "origin", value: string, env: Pick<Env, "M
       host = ""; // "null" or garbage: not an allowed origin.
     }
   }
-  const verdict = isAllowedHost(host, allowedHostsOf(env));
+  const allowed = allowedHostsOf(env);
+  const verdict = isAllowedHost(host, ownHost === null ? allowed : [...allowed, ownHost]);
   if (guardVerdicts.size >= MAX_GUARD_VERDICTS) guardVerdicts.clear();
   guardVerdicts.set(key, verdict);
   return verdict;
 }
 
-/** DNS-rebinding guard: the Host (or URL host) and, when sent, the Origin must be allowed hosts. */
+/**
+ * The Worker's own host name when `MCP_ALLOWED_HOSTS` is unset (or empty) and the request came over HTTPS: its
+ * `Host`. Else null. Why this keeps the DNS-rebinding guard (issue 16 §10): rebinding makes a browser send an
+ * attacker's host name to the victim's server (e.g. `wrangler dev` on 127.0.0.1). Over HTTPS that cannot happen —
+ * the browser only completes TLS when the server holds a valid certificate for the name it asked for, and on
+ * Cloudflare a name reaches this Worker only when it is bound to it (workers.dev, route, custom domain). A plain
+ * HTTP request gets no such proof, so over HTTP only loopback and the configured hosts are served, as before.
+ * A configured `MCP_ALLOWED_HOSTS` replaces the default (the own host is not added).
+ */
+export function ownHostOf(request: Request, env: Pick<Env, "MCP_ALLOWED_HOSTS">): string | null {
+  if (allowedHostsOf(env).length > 0) return null;
+  const url = new URL(request.url);
+  if (url.protocol !== "https:") return null;
+  return request.headers.get("host") ?? url.host;
+}
+
+/**
+ * DNS-rebinding guard: the Host (or URL host) and, when sent, the Origin must be allowed hosts (loopback,
+ * `MCP_ALLOWED_HOSTS`, or by default the Worker's own host over HTTPS: {@link ownHostOf}).
+ */
 function hostGuard(request: Request, env: Pick<Env, "MCP_ALLOWED_HOSTS">): Response | null {
   const host = request.headers.get("host") ?? new URL(request.url).host;
-  if (!allowedHeader("host", host, env)) return jsonRpcError(403, -32000, "Forbidden: host not allowed.");
+  const own = ownHostOf(request, env);
+  if (!allowedHeader("host", host, env, own)) return jsonRpcError(403, -32000, "Forbidden: host not allowed.");
   const origin = request.headers.get("origin");
-  if (origin !== null && !allowedHeader("origin", origin, env)) {
+  if (origin !== null && !allowedHeader("origin", origin, env, own)) {
     return jsonRpcError(403, -32000, "Forbidden: origin not allowed.");
   }
   return null;

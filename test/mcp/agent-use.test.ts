@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type CallToolResult,
@@ -11,11 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withCheckDigit } from "../../src/infer/iso6346";
 import { toIsoSeconds } from "../../src/lib/clock";
 import { type LfdStatus, lfdStatusOf } from "../../src/mcp/derive";
+import { handleMcpRequest } from "../../src/mcp/http";
 import { trimSchema } from "../../src/mcp/tools/calls";
 import { apiJson, createAccount } from "../helpers/api";
 import type { Many } from "../helpers/tracking";
 import { expectMatchesOutputSchema, type TrackedAccount, trackedAccount } from "./fixtures";
-import { connectMcp } from "./helpers";
+import { connectMcp, initializeBody } from "./helpers";
 
 // Issue 16: what an agent got wrong, each through a real MCP client (SDK Client over streamable HTTP into the Worker).
 
@@ -399,5 +400,41 @@ describe("§9 guide resources and progress", () => {
     const values = seen.map((p) => p.progress);
     expect(values).toEqual([...values].sort((a, b) => a - b));
     expect(seen.at(-1)?.total).toBe(seen.at(-1)?.progress);
+  });
+});
+
+describe("§10 MCP_ALLOWED_HOSTS unset: the Worker's own host over HTTPS, the DNS-rebinding guard kept", () => {
+  const post = (url: string, headers: Record<string, string> = {}, hosts = "") =>
+    handleMcpRequest(
+      new Request(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(initializeBody()),
+      }),
+      { ...env, MCP_ALLOWED_HOSTS: hosts },
+      createExecutionContext(),
+    );
+
+  it("a fresh deploy serves its own host over HTTPS (a session opens with a key)", async () => {
+    expect(env.MCP_ALLOWED_HOSTS ?? "").toBe("");
+    expect((await post("https://tracking.example.com/mcp")).status).toBe(401);
+    const opened = await post("https://tracking.example.com/mcp", { Authorization: `Token ${t.account.key}` });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("mcp-session-id")).toBeTruthy();
+  });
+
+  it("over plain HTTP a foreign host is still refused (a rebound name reaching wrangler dev)", async () => {
+    expect((await post("http://tracking.example.com/mcp")).status).toBe(403);
+  });
+
+  it("a foreign Origin is refused; the own origin passes", async () => {
+    const url = "https://tracking.example.com/mcp";
+    expect((await post(url, { Origin: "https://evil.example" })).status).toBe(403);
+    expect((await post(url, { Origin: "https://tracking.example.com" })).status).toBe(401);
+  });
+
+  it("a configured MCP_ALLOWED_HOSTS replaces the default", async () => {
+    expect((await post("https://tracking.example.com/mcp", {}, "mcp.example.com")).status).toBe(403);
+    expect((await post("https://mcp.example.com/mcp", {}, "mcp.example.com")).status).toBe(401);
   });
 });
