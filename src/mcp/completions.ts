@@ -1,7 +1,7 @@
 /**
  * Completion sources (MCP `completion/complete`): carrier SCACs and the account's container numbers/ids
- * (MCP.md §1.9 gap 2). Completions never fail: any error gives `[]`, so a client's autocomplete degrades rather
- * than breaks. They draw from no rate bucket (they read at most one small page).
+ * (MCP.md §1.9 gap 2). Completions never fail: any error gives `[]` (and is reported to the server log), so a
+ * client's autocomplete degrades rather than breaks. They draw from no rate bucket (they read at most one small page).
  */
 
 import { SANDBOX_SCAC } from "../reference/shipping-lines";
@@ -33,7 +33,9 @@ export async function completeScac(deps: McpDeps, typed: string): Promise<string
       .filter((l) => l.scac !== SANDBOX_SCAC && rank(l) < 2)
       .sort((a, b) => rank(a) - rank(b) || Number(b.supported) - Number(a.supported) || a.scac.localeCompare(b.scac));
     return lines.slice(0, MAX_COMPLETIONS).map((l) => l.scac);
-  } catch {
+  } catch (err) {
+    // Degrade to no values, but keep the cause in the server log.
+    deps.reportError(err, "completion", "completion/complete carrier");
     return [];
   }
 }
@@ -58,7 +60,8 @@ export async function completeContainer(deps: McpDeps, prefix: string, prefer: "
       else if (k.id.startsWith(lower)) values.push(k.id);
     }
     return [...new Set(values)].slice(0, CONTAINER_COMPLETIONS);
-  } catch {
+  } catch (err) {
+    deps.reportError(err, "completion", "completion/complete container");
     return [];
   }
 }
