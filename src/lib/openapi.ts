@@ -24,7 +24,8 @@ const errorContent = { [JSON_API_MEDIA_TYPE]: { schema: ErrorDocumentSchema } };
 /** The error responses every authenticated endpoint can give. */
 export const commonErrors = {
   400: {
-    description: "Bad query parameter (`source.parameter` names it), or malformed JSON body.",
+    description:
+      "Bad query parameter: one the operation does not declare (code `unknown_parameter`: a filter it lacks, `sort`, `fields[...]`), one given twice (`duplicate_parameter`) or an invalid value; `source.parameter` names it. Or a malformed JSON body.",
     content: errorContent,
   },
   401: {
