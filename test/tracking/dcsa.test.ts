@@ -534,6 +534,22 @@ describe("mapping rules", () => {
     expect(discharge).toMatchObject({ locationLocode: "USLAX", facilityCode: "ZZQX" });
   });
 
+  it("keeps the carrier's name of the place (locationName) on the milestone, only when it gives one", async () => {
+    const gate = equipmentEvent({
+      n: 1,
+      box: BOX_A,
+      code: "GTOT",
+      empty: "EMPTY",
+      at: "2024-02-01T09:00:00Z",
+      locode: "XXZZQ",
+    });
+    const named = { ...gate, eventLocation: { ...gate.eventLocation, locationName: "Nowhere Creek" } };
+    const [withName] = box(found(await lookup(serve([named]), request("container", BOX_A))), BOX_A).milestones ?? [];
+    expect(withName).toMatchObject({ locationLocode: "XXZZQ", locationName: "Nowhere Creek" });
+    const [without] = box(found(await lookup(serve([gate]), request("container", BOX_A))), BOX_A).milestones ?? [];
+    expect(without).not.toHaveProperty("locationName");
+  });
+
   it("BARGE moves are feeder_*; the ocean POL is the first vessel load after the barge", async () => {
     const barge = {
       ...CALLS.railOut,

@@ -665,7 +665,8 @@ function toMilestone(e: NormalisedEvent, event: MilestoneName): Milestone {
     modeOfTransport: mode === "VESSEL" || mode === "BARGE" || mode === "RAIL" || mode === "TRUCK" ? mode : null,
     timestamp: toIsoSeconds(e.atMs),
     locationLocode: e.locode ?? call?.locode ?? null,
-    locationName: e.locationName,
+    // Only when the carrier names the place: a milestone without it stays as it was (snapshots, identities).
+    ...(e.locationName ? { locationName: e.locationName } : {}),
     facilityCode: e.facilityCode ?? call?.facilityCode ?? null,
     vesselName: onVessel ? call.vesselName : null,
     vesselImo: onVessel ? call.vesselImo : null,
