@@ -232,6 +232,20 @@ describe("OAuth client credentials against the fake carrier", () => {
     expect(text).toContain("401");
   });
 
+  it("polls within a minute of a refusal share it (one token request); a minute later it is asked again", async () => {
+    const carrier = new FakeDcsaCarrier("the-right-secret");
+    carrier.events = [GOOD];
+    const { lookup } = oauthSource(carrier);
+    for (const s of [0, 10, 30, 59]) expect(await lookup(NOW_MS + s * 1000)).toEqual(REJECTED);
+    expect(carrier.tokenRequests).toHaveLength(1);
+    expect(await lookup(NOW_MS + 60_000)).toEqual(REJECTED);
+    expect(carrier.tokenRequests).toHaveLength(2);
+    // The carrier accepts our secret again (it had rotated and rolled back): the next try after the memory works.
+    carrier.clientSecret = FAKE_CLIENT_SECRET;
+    expect(await lookup(NOW_MS + 90_000)).toEqual(REJECTED);
+    expect(isFound(await lookup(NOW_MS + 121_000))).toBe(true);
+  });
+
   it("an API that answers 401 even to a new token is credentials rejected (one renewal, no loop)", async () => {
     const carrier = new FakeDcsaCarrier();
     carrier.events = [GOOD];
@@ -288,6 +302,10 @@ describe("one token request at a time across isolates (Credentials Durable Objec
     const ctx = { fetch: carrier.fetch, nowMs: NOW_MS };
     const outcomes = await Promise.all(isolates.map((b) => b.token(auth("wrong-secret-2"), ctx, "test")));
     expect(outcomes.map((o) => o.kind)).toEqual(["rejected", "rejected"]);
+    expect(carrier.tokenRequests).toHaveLength(1);
+    // A third isolate asking within the minute gets the remembered refusal from the Credentials object.
+    const later = await tokenBrokerFor(env).token(auth("wrong-secret-2"), { ...ctx, nowMs: NOW_MS + 30_000 }, "test");
+    expect(later.kind).toBe("rejected");
     expect(carrier.tokenRequests).toHaveLength(1);
     const fixed = await isolates[0]?.token(auth("shared-secret-2"), ctx, "test");
     expect(fixed?.kind).toBe("token");

@@ -116,6 +116,12 @@ export const DEFAULT_TOKEN_LIFETIME_S = 300;
 export const TOKEN_RENEW_MARGIN_MS = 60_000;
 /** Timeout of a token request, ms. */
 export const TOKEN_TIMEOUT_MS = 15_000;
+/**
+ * How long a refusal of the client credentials is remembered, ms: polls of many boxes within it share one refusal
+ * instead of each asking the token endpoint again (a carrier may lock out a client that keeps failing). A changed
+ * secret is another credential ({@link credentialKey}) and is tried at once.
+ */
+export const TOKEN_REFUSAL_MEMORY_MS = 60_000;
 
 /** Whether `token` can still be handed out at `nowMs` (not within the renewal margin of its expiry). */
 export function isTokenFresh(token: AccessToken, nowMs: number): boolean {
@@ -272,7 +278,7 @@ export function credentialKey(auth: OAuth2ClientCredentialsAuth): Promise<string
 
 /**
  * A token broker for one isolate: tokens cached in memory per credential, concurrent callers of the same credential
- * share one request. With `coordinator`, a miss goes through it (the `Credentials` Durable Object of the credential,
+ * share one request, a refusal is remembered for {@link TOKEN_REFUSAL_MEMORY_MS}. With `coordinator`, a miss goes through it (the `Credentials` Durable Object of the credential,
  * DESIGN.md §10), so all isolates together make one token request at a time; without, the isolate asks the token
  * endpoint itself (tests, tools).
  */
@@ -282,6 +288,7 @@ export function createTokenBroker(
 ): TokenBroker {
   const cache = new Map<string, AccessToken>();
   const inflight = new Map<string, Promise<TokenOutcome>>();
+  const refused = new Map<string, { outcome: TokenOutcome; untilMs: number }>();
 
   const viaCoordinator = async (
     auth: OAuth2ClientCredentialsAuth,
@@ -303,6 +310,8 @@ export function createTokenBroker(
       const key = await credentialKey(auth);
       const cached = cache.get(key);
       if (cached && isTokenFresh(cached, ctx.nowMs)) return { kind: "token", token: cached };
+      const refusal = refused.get(key);
+      if (refusal && ctx.nowMs < refusal.untilMs) return refusal.outcome;
       let pending = inflight.get(key);
       if (!pending) {
         pending = (
@@ -313,7 +322,12 @@ export function createTokenBroker(
         inflight.set(key, pending);
       }
       const outcome = await pending;
-      if (outcome.kind === "token") cache.set(key, outcome.token);
+      if (outcome.kind === "token") {
+        cache.set(key, outcome.token);
+        refused.delete(key);
+      } else if (outcome.kind === "rejected") {
+        refused.set(key, { outcome, untilMs: ctx.nowMs + TOKEN_REFUSAL_MEMORY_MS });
+      }
       return outcome;
     },
     async invalidate(auth, value) {

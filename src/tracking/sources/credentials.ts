@@ -7,6 +7,7 @@ import {
   type TokenBroker,
   type TokenCoordinator,
   type TokenGrant,
+  TOKEN_REFUSAL_MEMORY_MS,
   type TokenOutcome,
 } from "./auth";
 
@@ -17,6 +18,8 @@ type Failure = Exclude<TokenOutcome, { kind: "token" }>;
 
 interface Lease {
   id: string;
+  /** When it was granted, by the caller's clock (ms). */
+  grantedAtMs: number;
   /** When the lease lapses, by the caller's clock (ms). */
   untilMs: number;
   waiters: ((grant: TokenGrant | null) => void)[];
@@ -28,17 +31,20 @@ interface Lease {
  * it hands out the cached token while fresh, or a lease to one caller, who asks the token endpoint through its own
  * (injected) fetch and publishes the token or abandons the lease with the failure. Callers arriving meanwhile wait
  * for that outcome, so all isolates together make one token request per credential at a time, and a refused secret
- * is reported to every waiter from one refusal. The token is kept in memory only (not in storage): an evicted object
+ * is reported to every waiter from one refusal, and to every caller for `TOKEN_REFUSAL_MEMORY_MS` after it. The token is kept in memory only (not in storage): an evicted object
  * costs one more token request, a bearer token never rests on disk. A lease lapses after {@link TOKEN_LEASE_MS}
  * (its holder died): waiters are then released to try again.
  */
 export class Credentials extends DurableObject<Env> implements TokenCoordinator {
   private token: AccessToken | null = null;
   private lease: Lease | null = null;
+  /** The token endpoint's last refusal of the client, remembered until `untilMs` (caller's clock). */
+  private refusal: { outcome: Failure; untilMs: number } | null = null;
 
   /** A fresh token, the lease, or (after waiting for the current holder) its token or its failure. */
   async acquire(nowMs: number): Promise<TokenGrant> {
     if (this.token && isTokenFresh(this.token, nowMs)) return { kind: "token", token: this.token };
+    if (this.refusal && nowMs < this.refusal.untilMs) return { kind: "failed", outcome: this.refusal.outcome };
     const current = this.lease;
     if (current && nowMs < current.untilMs) {
       const grant = await new Promise<TokenGrant | null>((resolve) => {
@@ -50,7 +56,7 @@ export class Credentials extends DurableObject<Env> implements TokenCoordinator 
       if (this.lease === current) this.lease = null;
       return this.acquire(nowMs);
     }
-    const lease: Lease = { id: crypto.randomUUID(), untilMs: nowMs + TOKEN_LEASE_MS, waiters: [] };
+    const lease: Lease = { id: crypto.randomUUID(), grantedAtMs: nowMs, untilMs: nowMs + TOKEN_LEASE_MS, waiters: [] };
     this.lease = lease;
     return { kind: "lease", leaseId: lease.id };
   }
@@ -58,11 +64,16 @@ export class Credentials extends DurableObject<Env> implements TokenCoordinator 
   /** The lease holder's new token: cached, and handed to everyone waiting. A lapsed lease's token is still kept. */
   async publish(leaseId: string, token: AccessToken): Promise<void> {
     if (!this.token || token.expiresAtMs >= this.token.expiresAtMs) this.token = token;
+    this.refusal = null;
     this.release(leaseId, { kind: "token", token });
   }
 
   /** The lease holder got no token: everyone waiting gets the same failure; the next caller gets a new lease. */
   async abandon(leaseId: string, outcome: Failure): Promise<void> {
+    const lease = this.lease;
+    if (outcome.kind === "rejected" && lease?.id === leaseId) {
+      this.refusal = { outcome, untilMs: lease.grantedAtMs + TOKEN_REFUSAL_MEMORY_MS };
+    }
     this.release(leaseId, { kind: "failed", outcome });
   }
 
