@@ -4,10 +4,10 @@ import {
   type AccessToken,
   createTokenBroker,
   isTokenFresh,
+  TOKEN_REFUSAL_MEMORY_MS,
   type TokenBroker,
   type TokenCoordinator,
   type TokenGrant,
-  TOKEN_REFUSAL_MEMORY_MS,
   type TokenOutcome,
 } from "./auth";
 
