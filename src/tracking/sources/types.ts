@@ -59,7 +59,10 @@ export interface Milestone {
   voyageNumber: string | null;
   /** The upstream's own wording or code, e.g. `"Vessel Discharged"` or DCSA `"EQUIPMENT DISC ACT"`. */
   originalEvent: string;
-  /** The upstream's event id (DCSA `eventID`), used to de-duplicate and to honour retractions; null if none. */
+  /**
+   * The upstream's event id (DCSA `eventID`), kept with the raw event; null if none. Not part of the event's identity
+   * (src/tracking/identity.ts): carriers re-issue events under new ids.
+   */
   sourceEventId: string | null;
   /** The upstream event exactly as received, kept as a raw event. */
   raw: unknown;
