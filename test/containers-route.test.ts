@@ -87,7 +87,18 @@ describe("GET /containers/{id}/route with the routing feature", () => {
     expect(res.headers.get("content-type")).toBe("application/vnd.api+json");
     expect(json.links?.self).toBe(`https://api.test/v2/containers/${id}/route?include=port,vessel,route_location`);
     expect(json.data.type).toBe("route");
-    expect(json.data.attributes).toEqual({ container_number: routed.containers[0]?.number, total_legs: 2 });
+    const row = await env.DB.prepare(
+      `SELECT c.created_at, s.shipping_line_scac AS scac FROM containers c JOIN shipments s ON s.id = c.shipment_id
+       WHERE c.id = ?1`,
+    )
+      .bind(id)
+      .first<{ created_at: string; scac: string }>();
+    expect(json.data.attributes).toEqual({
+      container_number: routed.containers[0]?.number,
+      total_legs: 2,
+      created_at: row?.created_at,
+      updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+    });
     expect(toOne(json.data, "container")).toEqual({ id, type: "container" });
 
     const refs = json.data.relationships?.route_locations?.data;
@@ -106,7 +117,8 @@ describe("GET /containers/{id}/route with the routing feature", () => {
       inbound_mode: null,
       inbound_voyage_number: null,
       outbound_mode: "vessel",
-      outbound_scac: null,
+      // Vessel legs name the shipping line (issue 15 item 3).
+      outbound_scac: row?.scac,
       outbound_voyage_number: "001E",
     });
     expect(pol.attributes.outbound_atd_at).toEqual(expect.stringMatching(/Z$/));

@@ -29,6 +29,11 @@ const ATTRIBUTES = [
   "index",
   "invalidated_at",
   "data_source",
+  "actual_at",
+  "estimated_at",
+  "will_occur_at",
+  "data_provider_name",
+  "data_provider_code",
 ];
 
 interface RawSeed {

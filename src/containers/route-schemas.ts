@@ -22,6 +22,12 @@ export const RouteAttributes = z
       .number()
       .int()
       .openapi({ description: "Legs between consecutive route locations: one fewer than locations (ours)." }),
+    created_at: z
+      .string()
+      .openapi({ format: "date-time", description: "When the container (and so its route) was created." }),
+    updated_at: z
+      .string()
+      .openapi({ format: "date-time", description: "The later of the container's and its shipment's last change." }),
   })
   .openapi("RouteAttributes");
 
@@ -48,18 +54,16 @@ export const RouteLocationAttributes = z
     location_name: z.string().nullable().openapi({ description: "Port or place name (ours).", example: "Singapore" }),
     timezone: z.string().nullable().openapi({ description: "IANA time zone (ours).", example: "Asia/Singapore" }),
     inbound_mode: legMode("inbound"),
-    inbound_scac: z
-      .string()
-      .nullable()
-      .openapi({ description: "Rail carrier SCAC of an inbound rail leg; null for ocean legs." }),
+    inbound_scac: z.string().nullable().openapi({
+      description: "Who carries the inbound leg: the rail carrier's SCAC, or the shipping line's on vessel legs.",
+    }),
     inbound_voyage_number: z.string().nullable(),
     inbound_eta_at: ts("Estimated arrival (ETA)."),
     inbound_ata_at: ts("Actual arrival (ATA)."),
     outbound_mode: legMode("outbound"),
-    outbound_scac: z
-      .string()
-      .nullable()
-      .openapi({ description: "Rail carrier SCAC of an outbound rail leg; null for ocean legs." }),
+    outbound_scac: z.string().nullable().openapi({
+      description: "Who carries the outbound leg: the rail carrier's SCAC, or the shipping line's on vessel legs.",
+    }),
     outbound_voyage_number: z.string().nullable(),
     outbound_etd_at: ts("Estimated departure (ETD)."),
     outbound_atd_at: ts("Actual departure (ATD)."),

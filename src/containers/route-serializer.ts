@@ -96,6 +96,10 @@ export interface LoadedRoute {
   route: ContainerRoute;
   /** Ports whose `code` is the locode of a stop; stops without one link to no port. */
   ports: PortRow[];
+  /** `created_at` of the route: when its container was created (UTC ISO 8601). */
+  createdAt: string;
+  /** `updated_at` of the route: the later of its container's and its shipment's last change (UTC ISO 8601). */
+  updatedAt: string;
 }
 
 /**
@@ -167,6 +171,8 @@ export async function routeDocument(
   const attributes: z.infer<typeof RouteAttributes> = {
     container_number: route.container_number,
     total_legs: route.legs.length,
+    created_at: loaded.createdAt,
+    updated_at: loaded.updatedAt,
   };
   const data: ResourceObject = {
     id: routeId,

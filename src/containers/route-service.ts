@@ -55,6 +55,7 @@ function routeContainerOf(row: ContainerRow): RouteContainer {
 /** The shipment facts the route builder reads, from a `shipments` row. */
 function routeShipmentOf(row: typeof shipments.$inferSelect): RouteShipment {
   return {
+    shipping_line_scac: row.shippingLineScac,
     port_of_lading_locode: row.portOfLadingLocode,
     port_of_lading_name: row.portOfLadingName,
     port_of_discharge_locode: row.portOfDischargeLocode,
@@ -155,5 +156,13 @@ export async function getContainerRoute(db: Database, accountId: string, contain
   }));
   const route = buildContainerRoute(routeContainerOf(container), routeShipmentOf(shipment), events);
   const stopCodes = new Set(route.stops.map((s) => (s.locode ? current(s.locode) : null)));
-  return { route, ports: portRows.filter((p) => stopCodes.has(p.code)) };
+  // The route is derived from the container and its shipment: it exists since the container does and changes with
+  // either of them.
+  const updatedAt = [container.updatedAt, shipment.updatedAt].sort()[1] ?? container.updatedAt;
+  return {
+    route,
+    ports: portRows.filter((p) => stopCodes.has(p.code)),
+    createdAt: container.createdAt,
+    updatedAt,
+  };
 }

@@ -64,8 +64,19 @@ export const ContainerAttributes = z
     ind_eta_at: ts(),
     ind_ata_at: ts(),
     ind_rail_unloaded_at: ts(),
+    ind_facility_holds: z
+      .array(TerminalHoldSchema)
+      .nullable()
+      .openapi({ description: "Holds at the inland facility: always null (no inland facility reports them to us)." }),
+    ind_facility_fees: z
+      .array(TerminalFeeSchema)
+      .nullable()
+      .openapi({ description: "Fees at the inland facility: always null (no inland facility reports them to us)." }),
     ind_facility_lfd_on: ts(),
     import_deadlines: z.object({ pickup_lfd_terminal: ts(), pickup_lfd_rail: ts(), pickup_lfd_line: ts() }),
+    ssl_lfd: ts().openapi({
+      description: "Legacy: the shipping line's last free day (= `import_deadlines.pickup_lfd_line`).",
+    }),
   })
   .openapi("ContainerAttributes");
 

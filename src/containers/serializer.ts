@@ -25,7 +25,9 @@ export type ContainerView = ContainerRow & { transportEventIds?: string[]; rawEv
 /**
  * Serialises a container with every attribute of SPEC.md §2.1 plus the reference service's extra
  * timestamps (DECISIONS.md §Wire format), in the reference's attribute order (R §1.1). `ind_facility_lfd_on`
- * mirrors `import_deadlines.pickup_lfd_rail` (DECISIONS.md §Containers).
+ * mirrors `import_deadlines.pickup_lfd_rail` (DECISIONS.md §Containers); the legacy `ssl_lfd` (the shipping line's
+ * last free day) mirrors `import_deadlines.pickup_lfd_line`; `ind_facility_holds`/`ind_facility_fees` are always null
+ * (no inland facility reports them to us), as in every capture of the reference (issue 15).
  */
 export function serializeContainer(row: ContainerView): ResourceObject {
   return {
@@ -73,12 +75,16 @@ export function serializeContainer(row: ContainerView): ResourceObject {
       ind_eta_at: row.indEtaAt,
       ind_ata_at: row.indAtaAt,
       ind_rail_unloaded_at: row.indRailUnloadedAt,
+      // No inland facility reports holds or fees to us (R §1.1: always null in the reference's captures too).
+      ind_facility_holds: null,
+      ind_facility_fees: null,
       ind_facility_lfd_on: row.pickupLfdRail,
       import_deadlines: {
         pickup_lfd_terminal: row.pickupLfdTerminal,
         pickup_lfd_rail: row.pickupLfdRail,
         pickup_lfd_line: row.pickupLfdLine,
       },
+      ssl_lfd: row.pickupLfdLine,
     },
     relationships: {
       shipment: { data: { id: row.shipmentId, type: "shipment" } },

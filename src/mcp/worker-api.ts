@@ -18,6 +18,7 @@ import { ownedBy } from "../lib/tenant";
 import { allShippingLines } from "../reference/shipping-lines";
 import { shipmentResource } from "../shipments/serializer";
 import { getShipment, listShipments } from "../shipments/service";
+import { lineSourceKinds } from "../shipping-lines/provided-data";
 import { serializeShippingLine } from "../shipping-lines/serializer";
 import { sourcesFor } from "../tracking/sources";
 import { trackingRequestResource } from "../tracking-requests/serializer";
@@ -312,7 +313,7 @@ export class WorkerTrackingApi implements TrackingApi {
 
   async listShippingLines(search?: string): Promise<ShippingLineInfo[]> {
     const s = search?.trim().toLowerCase() ?? "";
-    const supported = sourcesFor(this.deps.env).supportedScacs;
+    const sourceOf = lineSourceKinds(this.deps.env);
     return allShippingLines()
       .filter(
         (l) =>
@@ -322,7 +323,7 @@ export class WorkerTrackingApi implements TrackingApi {
           l.shortName.toLowerCase().includes(s) ||
           l.alternativeScacs.some((a) => a.toLowerCase().includes(s)),
       )
-      .map((l) => toShippingLineInfo(serializeShippingLine(l, supported.has(l.scac))));
+      .map((l) => toShippingLineInfo(serializeShippingLine(l, sourceOf(l.scac))));
   }
 
   completeContainers(prefix: string, limit: number): Promise<{ id: string; number: string }[]> {

@@ -16,7 +16,7 @@ import {
   singleDocumentSchema,
 } from "../lib/openapi";
 import { allShippingLines, findShippingLine } from "../reference/shipping-lines";
-import { sourcesFor } from "../tracking/sources";
+import { lineSourceKinds } from "./provided-data";
 import { serializeShippingLine } from "./serializer";
 
 const tags = ["Shipping lines"];
@@ -25,6 +25,10 @@ const ShippingLineSchema = resourceSchema(
   z.object({
     scac: z.string(),
     name: z.string(),
+    provided_data: z.record(z.string(), z.union([z.boolean(), z.string()])).openapi({
+      description:
+        "For each container field (`ssl_lfd`, `seal_number`, `weight_in_lbs`, `equipment_*`, `pod_*`, `empty_terminated_at`, `final_destination_full_out_at`), whether this line's source here supplies it, with a `<field>_notes` string.",
+    }),
     short_name: z.string(),
     alternative_scacs: z.array(z.string()),
     bol_prefix: z.string().nullable(),
@@ -80,7 +84,7 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const page = parsePage(params, SHIPPING_LINES_PAGE_SIZE);
     const search = parseStringFilter(params, "search", 100)?.toLowerCase();
-    const supported = sourcesFor(c.env).supportedScacs;
+    const sourceOf = lineSourceKinds(c.env);
     const matching = allShippingLines().filter(
       (l) =>
         search === undefined ||
@@ -91,7 +95,7 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
     );
     const data = matching
       .slice(page.offset, page.offset + page.size)
-      .map((l) => serializeShippingLine(l, supported.has(l.scac)));
+      .map((l) => serializeShippingLine(l, sourceOf(l.scac)));
     const { links, meta } = listLinksAndMeta(c.req.url, page, data.length, matching.length);
     return sendJsonApi(c, { data, links, meta });
   })
@@ -99,6 +103,8 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
     const key = c.req.valid("param").scac;
     const line = findShippingLine(key) ?? allShippingLines().find((l) => l.id === key);
     if (!line) throw ApiError.notFound("Couldn't find ShippingLine");
-    const supported = sourcesFor(c.env).supportedScacs.has(line.scac);
-    return sendJsonApi(c, { data: serializeShippingLine(line, supported), links: { self: c.req.url } });
+    return sendJsonApi(c, {
+      data: serializeShippingLine(line, lineSourceKinds(c.env)(line.scac)),
+      links: { self: c.req.url },
+    });
   });

@@ -3,32 +3,15 @@ import { terminals } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { loadPortsByIds, portResource } from "../ports/serializer";
+import { isServedTerminal, terminalProvidedData } from "./provided-data";
 
 /** A `terminals` row as drizzle returns it. */
 export type TerminalRow = typeof terminals.$inferSelect;
 
-/** Capability flags of a terminal with no known data feed (R §1.4 `provided_data`). */
-const NO_PROVIDED_DATA = {
-  pickup_lfd: false,
-  pickup_lfd_notes: "",
-  pod_full_out_at: false,
-  available_for_pickup: false,
-  available_for_pickup_notes: "",
-  fees_at_pod_terminal: false,
-  fees_at_pod_terminal_notes: "",
-  holds_at_pod_terminal: false,
-  holds_at_pod_terminal_notes: "",
-  pickup_appointment_at: false,
-  pickup_appointment_at_notes: "",
-  location_at_pod_terminal: false,
-  location_at_pod_terminal_notes: "",
-  pod_full_out_chassis_number: false,
-  pod_full_out_chassis_number_notes: "",
-};
-
 /**
  * Serialises a terminal as the reference service does (R §1.4, sample A.6): `id` repeated in attributes. Ours in
- * addition: `latitude`/`longitude` (decimal strings, as on ports) from the SMDG Terminal Code List.
+ * addition: `latitude`/`longitude` (decimal strings, as on ports) from the SMDG Terminal Code List. `provided_data`
+ * says what we serve there (`terminalProvidedData`), unless the reference data gives the terminal its own.
  */
 export function serializeTerminal(row: TerminalRow): ResourceObject {
   return {
@@ -41,7 +24,7 @@ export function serializeTerminal(row: TerminalRow): ResourceObject {
       firms_code: row.firmsCode,
       smdg_code: row.smdgCode,
       bic_facility_code: row.bicFacilityCode,
-      provided_data: row.providedData ?? NO_PROVIDED_DATA,
+      provided_data: row.providedData ?? terminalProvidedData(row, isServedTerminal(row)),
       street: row.street,
       city: row.city,
       state: row.state,

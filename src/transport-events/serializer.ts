@@ -1,7 +1,9 @@
+import { and, inArray } from "drizzle-orm";
 import { containerResource, loadContainersByIds } from "../containers/serializer";
-import type { transportEvents } from "../db/schema";
+import { rawEvents, type transportEvents } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
+import { ownedBy } from "../lib/tenant";
 import { loadPortsByIds, portResource } from "../ports/serializer";
 import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
 import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
@@ -10,8 +12,37 @@ import { vesselLinkage, vesselsOfEvents, vesselType } from "../vessels/serialize
 /** A `transport_events` row as drizzle returns it. */
 export type TransportEventRow = typeof transportEvents.$inferSelect;
 
-/** Serialises a transport event (R §1.9, sample A.3): `value` carries the new value of a `*.changed` event. */
-export function serializeTransportEvent(row: TransportEventRow): ResourceObject {
+/**
+ * A transport event with the id of the raw (carrier feed) event it came from, when the reader looked it up
+ * (`transportEventResource.hydrate`); absent or null serialises `source_event` as null.
+ */
+export type TransportEventView = TransportEventRow & { sourceEventId?: string | null };
+
+const PREFIX = "container.transport.";
+
+/**
+ * The key a transport event and the raw event it came from share: container, the milestone's name (without the
+ * `container.transport.` prefix and the `estimated.` infix, as raw rows name it), estimated or not, and the time.
+ * Null for events no feed row stands behind (`container.pickup_lfd.changed` and the like).
+ */
+function milestoneKey(containerId: string, event: string, estimated: boolean, timestamp: string | null): string | null {
+  if (timestamp === null) return null;
+  return `${containerId}|${event}|${estimated ? "E" : "A"}|${timestamp}`;
+}
+
+function keyOfTransportEvent(row: TransportEventRow): string | null {
+  if (!row.event.startsWith(PREFIX)) return null;
+  const name = row.event.slice(PREFIX.length);
+  const estimated = name.startsWith("estimated.");
+  return milestoneKey(row.containerId, estimated ? name.slice("estimated.".length) : name, estimated, row.timestamp);
+}
+
+/**
+ * Serialises a transport event (R §1.9, sample A.3): `value` carries the new value of a `*.changed` event.
+ * `source_event` links the raw event the milestone was recorded from (when hydrated); `previous_version` is always
+ * null: a corrected actual updates its event in place (same id) instead of invalidating it for a new one.
+ */
+export function serializeTransportEvent(row: TransportEventView): ResourceObject {
   return {
     id: row.id,
     type: "transport_event",
@@ -30,6 +61,8 @@ export function serializeTransportEvent(row: TransportEventRow): ResourceObject 
       shipment: { data: { id: row.shipmentId, type: "shipment" } },
       container: { data: { id: row.containerId, type: "container" } },
       vessel: { data: vesselLinkage(row) },
+      source_event: { data: row.sourceEventId ? { id: row.sourceEventId, type: "raw_event" } : null },
+      previous_version: { data: null },
       location: { data: row.locationId ? { id: row.locationId, type: "port" } : null },
       terminal: { data: row.terminalId ? { id: row.terminalId, type: "terminal" } : null },
     },
@@ -37,9 +70,41 @@ export function serializeTransportEvent(row: TransportEventRow): ResourceObject 
 }
 
 /** JSON:API type `transport_event` (targets are late-bound: the resource types refer to each other); includable: `location`, `terminal`, `shipment`, `container`, `vessel` (built from the events' vessel name and IMO). */
-export const transportEventResource: ResourceType<TransportEventRow> = {
+export const transportEventResource: ResourceType<TransportEventView> = {
   type: "transport_event",
   serializerName: "V2::TransportEventSerializer",
+  // One query for all rows: the raw events of their containers, matched by milestone key (the latest report wins).
+  hydrate: async (ctx, rows) => {
+    const containerIds = [...new Set(rows.filter((r) => r.sourceEventId === undefined).map((r) => r.containerId))];
+    if (containerIds.length === 0) return rows;
+    const byKey = new Map<string, string>();
+    // D1 binds at most 100 parameters per statement: the account plus up to 90 container ids each.
+    const chunks: string[][] = [];
+    for (let i = 0; i < containerIds.length; i += 90) chunks.push(containerIds.slice(i, i + 90));
+    const reads = chunks.map((ids) =>
+      ctx.db
+        .select({
+          id: rawEvents.id,
+          containerId: rawEvents.containerId,
+          event: rawEvents.event,
+          estimated: rawEvents.estimated,
+          timestamp: rawEvents.timestamp,
+        })
+        .from(rawEvents)
+        .where(and(ownedBy(rawEvents.accountId, ctx.accountId), inArray(rawEvents.containerId, ids)))
+        .orderBy(rawEvents.index),
+    );
+    const raws = (await Promise.all(reads)).flat();
+    for (const r of raws) {
+      const key = milestoneKey(r.containerId, r.event, r.estimated, r.timestamp);
+      if (key) byKey.set(key, r.id);
+    }
+    return rows.map((row) => {
+      if (row.sourceEventId !== undefined) return row;
+      const key = keyOfTransportEvent(row);
+      return { ...row, sourceEventId: key ? (byKey.get(key) ?? null) : null };
+    });
+  },
   serialize: serializeTransportEvent,
   relationships: {
     vessel: {

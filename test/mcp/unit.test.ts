@@ -305,7 +305,11 @@ describe("route document (GET /containers/{id}/route) read back by routeFromDocu
 
   for (const [name, route] of Object.entries(routes)) {
     it(`reads back the route without loss: ${name}`, async () => {
-      const doc = await routeDocument({ route, ports: [] }, everything, "https://api.test/v2/x");
+      const doc = await routeDocument(
+        { route, ports: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
+        everything,
+        "https://api.test/v2/x",
+      );
       expect(routeFromDocument(doc as RouteDocumentLike)).toEqual(route);
     });
   }
@@ -323,14 +327,22 @@ describe("route document (GET /containers/{id}/route) read back by routeFromDocu
 
   it("a vessel on two legs is one included resource; a document without its locations is unreadable", async () => {
     const route = routes["feeder, transshipment on the same vessel name with another IMO, POD, rail inland"];
-    const doc = await routeDocument({ route, ports: [] }, everything, "https://api.test/v2/x");
+    const doc = await routeDocument(
+      { route, ports: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
+      everything,
+      "https://api.test/v2/x",
+    );
     const vessels = (doc.included ?? []).filter((r) => r.type === "vessel");
     expect(vessels.map((v) => v.attributes)).toEqual([
       { name: "FEEDER ONE", imo: null },
       { name: "MOTHER", imo: "9000001" },
       { name: "MOTHER", imo: "9000002" },
     ]);
-    const bare = await routeDocument({ route, ports: [] }, parseRouteInclude(null), "https://api.test/v2/x");
+    const bare = await routeDocument(
+      { route, ports: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
+      parseRouteInclude(null),
+      "https://api.test/v2/x",
+    );
     expect(bare.included).toBeUndefined();
     expect(() => routeFromDocument(bare as RouteDocumentLike)).toThrow(TrackingApiError);
   });

@@ -1,0 +1,78 @@
+import type { SourceRegistry } from "../tracking/sources";
+
+/** The facility codes of a terminal a terminal source may know it by (CBP FIRMS, SMDG, BIC facility code). */
+export interface TerminalCodes {
+  firmsCode: string | null;
+  smdgCode: string | null;
+  bicFacilityCode: string | null;
+  facilityType: string | null;
+}
+
+/** Whether some terminal source serves a facility for boxes of some line this deployment tracks. */
+export type ServedFacility = (terminal: TerminalCodes) => boolean;
+
+/** The terminal fields of `provided_data` (R §1.4, sample A.6), in the sample's order. */
+const TERMINAL_FIELDS = [
+  "pickup_lfd",
+  "pod_full_out_at",
+  "available_for_pickup",
+  "fees_at_pod_terminal",
+  "holds_at_pod_terminal",
+  "pickup_appointment_at",
+  "location_at_pod_terminal",
+  "pod_full_out_chassis_number",
+] as const;
+
+/**
+ * A terminal's `provided_data` (R §1.4, §10.6): every field a terminal poll observes (src/tracking/sources/types.ts
+ * `TerminalObservation`: LFD, full-out, availability, fees, holds, appointment, yard location, chassis) is `true` when
+ * one of our terminal sources serves the facility, `false` otherwise, each with a `<field>_notes` string. Rail
+ * ramps (`facility_type` `rail_terminal`) also flag `empty_terminated_at`, which no ramp source reports here (issue 15
+ * item 3 and 5).
+ */
+export function terminalProvidedData(terminal: TerminalCodes, served: boolean): Record<string, boolean | string> {
+  const out: Record<string, boolean | string> = {};
+  for (const field of TERMINAL_FIELDS) {
+    out[field] = served;
+    out[`${field}_notes`] = "";
+  }
+  if (terminal.facilityType === "rail_terminal") {
+    out.empty_terminated_at = false;
+    out.empty_terminated_at_notes = "";
+  }
+  return out;
+}
+
+/**
+ * The facilities `registry`'s terminal sources serve: a terminal is served when a source supports one of its codes
+ * for one of the SCACs the deployment tracks (`TerminalSource.supports`).
+ */
+export function servedFacilities(registry: Pick<SourceRegistry, "terminals" | "supportedScacs">): ServedFacility {
+  const scacs = [...registry.supportedScacs];
+  const memo = new Map<string, boolean>();
+  return (terminal) => {
+    const codes = [terminal.firmsCode, terminal.smdgCode, terminal.bicFacilityCode].filter((c): c is string => !!c);
+    const key = codes.join("|");
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    const served = codes.some((code) => registry.terminals.some((t) => scacs.some((scac) => t.supports(code, scac))));
+    memo.set(key, served);
+    return served;
+  };
+}
+
+let active: { registry: Pick<SourceRegistry, "terminals" | "supportedScacs">; served: ServedFacility } | null = null;
+
+/**
+ * Makes terminal serialisation read `registry` (the deployment's sources, `sourcesFor(env)`, cached per
+ * configuration) to tell which terminals we serve. Called once per request by the API app; a no-op when the
+ * registry is the one already in use.
+ */
+export function useTerminalSources(registry: Pick<SourceRegistry, "terminals" | "supportedScacs">): void {
+  if (active?.registry !== registry) active = { registry, served: servedFacilities(registry) };
+}
+
+/** Whether the terminal is served under the sources last given to `useTerminalSources` (false before any). */
+export function isServedTerminal(terminal: TerminalCodes): boolean {
+  return active?.served(terminal) ?? false;
+}
