@@ -320,7 +320,7 @@ class ArgumentError extends Error {}
  * name the agent sent it under.
  * @throws ArgumentError for an unknown argument, or an argument given twice (once under an alias) with two values.
  */
-export function normalizeArguments(
+function normalizeArguments(
   tool: Pick<Registered, "def">,
   raw: Record<string, unknown>,
 ): { args: Record<string, unknown>; sentAs: Map<string, string> } {
