@@ -261,17 +261,28 @@ describe("OAuth client credentials against the fake carrier", () => {
     ["a network error", () => Promise.reject(new TypeError("Network connection lost.")), "shipping_line_unreachable"],
     ["a 200 without access_token", () => Response.json({ token_type: "Bearer" }), "unrecognized_response"],
     ["a MAC token", () => Response.json({ access_token: "x", token_type: "mac" }), "unrecognized_response"],
-  ])("a token endpoint answering %s → %s, and the next poll asks again", async (_why, answer, reason) => {
-    const carrier = new FakeDcsaCarrier();
-    carrier.events = [GOOD];
-    let broken = true;
-    const fake: typeof fetch = async (input, init) =>
-      broken && String(input).startsWith(FAKE_TOKEN_URL) ? answer() : carrier.fetch(input, init);
-    const source = createDcsaSource(parseDcsaSources(oauthSourcesJson(SCAC)));
-    expect(await source.lookup(REQUEST, { nowMs: NOW_MS, fetch: fake })).toEqual({ kind: "temporary_failure", reason });
-    broken = false;
-    expect(isFound(await source.lookup(REQUEST, { nowMs: NOW_MS + 60_000, fetch: fake }))).toBe(true);
-  });
+    [
+      "a token with a line break",
+      () => Response.json({ access_token: "x\r\nX-Injected: 1", token_type: "Bearer" }),
+      "unrecognized_response",
+    ],
+  ])(
+    "a token endpoint answering %s fails the lookup as expected, and the next poll asks again",
+    async (_why, answer, reason) => {
+      const carrier = new FakeDcsaCarrier();
+      carrier.events = [GOOD];
+      let broken = true;
+      const fake: typeof fetch = async (input, init) =>
+        broken && String(input).startsWith(FAKE_TOKEN_URL) ? answer() : carrier.fetch(input, init);
+      const source = createDcsaSource(parseDcsaSources(oauthSourcesJson(SCAC)));
+      expect(await source.lookup(REQUEST, { nowMs: NOW_MS, fetch: fake })).toEqual({
+        kind: "temporary_failure",
+        reason,
+      });
+      broken = false;
+      expect(isFound(await source.lookup(REQUEST, { nowMs: NOW_MS + 60_000, fetch: fake }))).toBe(true);
+    },
+  );
 });
 
 describe("one token request at a time across isolates (Credentials Durable Object)", () => {

@@ -148,7 +148,8 @@ export interface TokenContext {
 }
 
 const tokenResponseSchema = z.object({
-  access_token: z.string().min(1),
+  /** Printable ASCII without spaces (RFC 6750 §2.1 b64token, JWTs): it goes into a header as it is. */
+  access_token: z.string().regex(/^[\x21-\x7E]+$/),
   token_type: z.string().refine((t) => t.toLowerCase() === "bearer", "only bearer tokens are supported"),
   expires_in: z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]).optional(),
 });
@@ -170,7 +171,13 @@ export async function requestClientCredentialsToken(
   label: string,
   timeoutMs: number = TOKEN_TIMEOUT_MS,
 ): Promise<TokenOutcome> {
-  const origin = new URL(auth.tokenUrl).origin;
+  let origin: string;
+  try {
+    origin = new URL(auth.tokenUrl).origin;
+  } catch {
+    console.error(`${label}: the token URL is not a URL`);
+    return { kind: "unrecognized" };
+  }
   const headers = new Headers(auth.extraHeaders);
   headers.set("Content-Type", "application/x-www-form-urlencoded");
   headers.set("Accept", "application/json");
