@@ -28,7 +28,10 @@ const TerminalSchema = resourceSchema(
     firms_code: z.string().nullable(),
     smdg_code: z.string().nullable(),
     bic_facility_code: z.string().nullable(),
-    provided_data: z.record(z.string(), z.union([z.boolean(), z.string()])),
+    provided_data: z.record(z.string(), z.union([z.boolean(), z.string()])).openapi({
+      description:
+        "For each field a terminal poll observes (`pickup_lfd`, `pod_full_out_at`, `available_for_pickup`, fees, holds, appointment, yard location, chassis), whether this deployment serves it at this terminal (true where one of its terminal sources covers the facility), each with a `<field>_notes` string; rail ramps also flag `empty_terminated_at`.",
+    }),
     street: z.string().nullable(),
     city: z.string().nullable(),
     state: z.string().nullable(),
