@@ -1,4 +1,6 @@
-import type { SourceRegistry } from "../tracking/sources";
+import { env } from "cloudflare:workers";
+import type { Env } from "../env";
+import { type SourceRegistry, sourcesFor } from "../tracking/sources";
 
 /** The facility codes of a terminal a terminal source may know it by (CBP FIRMS, SMDG, BIC facility code). */
 export interface TerminalCodes {
@@ -72,7 +74,12 @@ export function useTerminalSources(registry: Pick<SourceRegistry, "terminals" | 
   if (active?.registry !== registry) active = { registry, served: servedFacilities(registry) };
 }
 
-/** Whether the terminal is served under the sources last given to `useTerminalSources` (false before any). */
+/**
+ * Whether the terminal is served under the sources last given to `useTerminalSources`, or, before any call (a queue
+ * consumer, a Durable Object such as the Tracker or the MCP agent), under the Worker's own configuration read from
+ * the global `env` of `cloudflare:workers`, so every path that serialises a terminal tells the same truth.
+ */
 export function isServedTerminal(terminal: TerminalCodes): boolean {
+  if (!active) useTerminalSources(sourcesFor(env as unknown as Env));
   return active?.served(terminal) ?? false;
 }
