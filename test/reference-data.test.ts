@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SHIPPING_LINES } from "../src/reference/generated/shipping-lines";
 import { TERMINALS } from "../src/reference/generated/terminals";
@@ -155,6 +156,24 @@ describe("GET /ports/{id}", () => {
     expect(included.length).toBe(toMany(json.data, "terminals").length);
     expect(included.every((r) => r.type === "terminal")).toBe(true);
     expect(included.find((r) => r.id === FENIX?.id)?.attributes.name).toBe("Fenix Marine Services");
+  });
+
+  it("a terminal whose SMDG validity has ended is not listed at its port but still resolves by id", async () => {
+    const account = await createAccount();
+    expect(FENIX).toBeDefined();
+    await env.DB.prepare("UPDATE terminals SET valid_to = '2001-01-31' WHERE id = ?1").bind(FENIX?.id).run();
+    try {
+      const { json } = await apiJson<One>("/ports/USLAX?include=terminals", { key: account.key });
+      const listed = toMany(json.data, "terminals").map((r) => r.id);
+      expect(listed.length).toBeGreaterThan(0);
+      expect(listed).not.toContain(FENIX?.id);
+      expect((json.included ?? []).map((r) => r.id)).not.toContain(FENIX?.id);
+      const { res, json: one } = await apiJson<One>(`/terminals/${FENIX?.id}`, { key: account.key });
+      expect(res.status).toBe(200);
+      expect(one.data.attributes.name).toBe("Fenix Marine Services");
+    } finally {
+      await env.DB.prepare("UPDATE terminals SET valid_to = NULL WHERE id = ?1").bind(FENIX?.id).run();
+    }
   });
 
   it("unknown → 404", async () => {
