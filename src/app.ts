@@ -17,9 +17,7 @@ import { partyRoutes } from "./parties/routes";
 import { portRoutes } from "./ports/routes";
 import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
-import { useTerminalSources } from "./terminals/provided-data";
 import { terminalRoutes } from "./terminals/routes";
-import { sourcesFor } from "./tracking/sources";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
 import { webhookNotificationRoutes } from "./webhook-notifications/routes";
 import { webhookRoutes } from "./webhooks/routes";
@@ -82,11 +80,6 @@ export function createApp(): OpenAPIHono<AppEnv> {
     strictQuery(() => v2.openAPIRegistry.definitions, "/v2"),
   );
   v2.use("*", jsonBody);
-  // Terminals' provided_data says what this deployment's terminal sources serve (issue 15 item 5).
-  v2.use("*", async (c, next) => {
-    useTerminalSources(sourcesFor(c.env));
-    await next();
-  });
   // Registered through the OpenAPI registry so that /v2/openapi.json lists it (it answers without a key).
   v2.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
   // Before the tracking request routes so that /tracking_requests/infer_number is never read as an {id}.

@@ -18,7 +18,6 @@ import { ownedBy } from "../lib/tenant";
 import { allShippingLines } from "../reference/shipping-lines";
 import { shipmentResource } from "../shipments/serializer";
 import { getShipment, listShipments } from "../shipments/service";
-import { lineSourceKinds } from "../shipping-lines/provided-data";
 import { serializeShippingLine } from "../shipping-lines/serializer";
 import { sourcesFor } from "../tracking/sources";
 import { trackingRequestResource } from "../tracking-requests/serializer";
@@ -313,7 +312,7 @@ export class WorkerTrackingApi implements TrackingApi {
 
   async listShippingLines(search?: string): Promise<ShippingLineInfo[]> {
     const s = search?.trim().toLowerCase() ?? "";
-    const sourceOf = lineSourceKinds(this.deps.env);
+    const sourceOf = sourcesFor(this.deps.env).lineSourceKind;
     return allShippingLines()
       .filter(
         (l) =>

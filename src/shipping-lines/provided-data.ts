@@ -1,28 +1,6 @@
-import type { Env } from "../env";
-import { SANDBOX_SCAC } from "../reference/shipping-lines";
-import { parseDcsaSources } from "../tracking/sources/dcsa";
-import { SIMULATED_SCACS } from "../tracking/sources/simulator";
+import type { LineSourceKind } from "../tracking/sources";
 
-/** Which of our carrier sources serves a line here: the sandbox (`TEST`), a DCSA Track & Trace API, the simulator. */
-export type LineSourceKind = "sandbox" | "dcsa" | "simulator";
-
-/**
- * The source kind of each SCAC under this configuration (the same rules as `sourcesFor`, src/tracking/sources): the
- * sandbox always serves `TEST`, `DCSA_SOURCES` names DCSA lines (they win over the simulator), `SIMULATOR_ENABLED`
- * adds the simulated lines. Returns null for a line no source serves.
- */
-export function lineSourceKinds(
-  env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED">,
-): (scac: string) => LineSourceKind | null {
-  const dcsa = parseDcsaSources(env.DCSA_SOURCES);
-  const simulated = env.SIMULATOR_ENABLED === "true" ? new Set(SIMULATED_SCACS) : new Set<string>();
-  return (scac) => {
-    if (scac === SANDBOX_SCAC) return "sandbox";
-    if (dcsa.has(scac)) return "dcsa";
-    if (simulated.has(scac)) return "simulator";
-    return null;
-  };
-}
+export type { LineSourceKind } from "../tracking/sources";
 
 /** The container fields a line's `provided_data` flags (R §1.8, sample A.7), in the sample's order. */
 const LINE_FIELDS = [

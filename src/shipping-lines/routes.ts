@@ -16,7 +16,7 @@ import {
   singleDocumentSchema,
 } from "../lib/openapi";
 import { allShippingLines, findShippingLine } from "../reference/shipping-lines";
-import { lineSourceKinds } from "./provided-data";
+import { sourcesFor } from "../tracking/sources";
 import { serializeShippingLine } from "./serializer";
 
 const tags = ["Shipping lines"];
@@ -84,7 +84,7 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const page = parsePage(params, SHIPPING_LINES_PAGE_SIZE);
     const search = parseStringFilter(params, "search", 100)?.toLowerCase();
-    const sourceOf = lineSourceKinds(c.env);
+    const sourceOf = sourcesFor(c.env).lineSourceKind;
     const matching = allShippingLines().filter(
       (l) =>
         search === undefined ||
@@ -104,7 +104,7 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
     const line = findShippingLine(key) ?? allShippingLines().find((l) => l.id === key);
     if (!line) throw ApiError.notFound("Couldn't find ShippingLine");
     return sendJsonApi(c, {
-      data: serializeShippingLine(line, lineSourceKinds(c.env)(line.scac)),
+      data: serializeShippingLine(line, sourcesFor(c.env).lineSourceKind(line.scac)),
       links: { self: c.req.url },
     });
   });

@@ -63,23 +63,15 @@ export function servedFacilities(registry: Pick<SourceRegistry, "terminals" | "s
   };
 }
 
-let active: { registry: Pick<SourceRegistry, "terminals" | "supportedScacs">; served: ServedFacility } | null = null;
+let memo: { registry: SourceRegistry; served: ServedFacility } | null = null;
 
 /**
- * Makes terminal serialisation read `registry` (the deployment's sources, `sourcesFor(env)`, cached per
- * configuration) to tell which terminals we serve. Called once per request by the API app; a no-op when the
- * registry is the one already in use.
- */
-export function useTerminalSources(registry: Pick<SourceRegistry, "terminals" | "supportedScacs">): void {
-  if (active?.registry !== registry) active = { registry, served: servedFacilities(registry) };
-}
-
-/**
- * Whether the terminal is served under the sources last given to `useTerminalSources`, or, before any call (a queue
- * consumer, a Durable Object such as the Tracker or the MCP agent), under the Worker's own configuration read from
- * the global `env` of `cloudflare:workers`, so every path that serialises a terminal tells the same truth.
+ * Whether one of this Worker's terminal sources serves the terminal: `servedFacilities` of `sourcesFor(env)` (the
+ * global `env` of `cloudflare:workers`, so REST, queue consumers, the Tracker and the MCP agent all read the same
+ * configuration), memoised per registry (`sourcesFor` caches one per configuration).
  */
 export function isServedTerminal(terminal: TerminalCodes): boolean {
-  if (!active) useTerminalSources(sourcesFor(env as unknown as Env));
-  return active?.served(terminal) ?? false;
+  const registry = sourcesFor(env as unknown as Env);
+  if (memo?.registry !== registry) memo = { registry, served: servedFacilities(registry) };
+  return memo.served(terminal);
 }

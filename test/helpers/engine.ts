@@ -218,7 +218,14 @@ export class FakeTerminal implements TerminalSource {
 export function registryOf(carriers: CarrierSource[], terminals: TerminalSource[] = []): SourceRegistry {
   const supportedScacs = new Set<string>();
   for (const c of carriers) if (c instanceof FakeCarrier) supportedScacs.add(c.scac);
-  return { carriers, terminals, supportedScacs, speedUpFor: () => 1, lookupSpeedUpFor: () => 1 };
+  return {
+    carriers,
+    terminals,
+    supportedScacs,
+    speedUpFor: () => 1,
+    lookupSpeedUpFor: () => 1,
+    lineSourceKind: () => null,
+  };
 }
 
 /**

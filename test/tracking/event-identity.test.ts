@@ -157,6 +157,7 @@ async function trackAt(scac: string, carrier: FakeDcsaCarrier, clock: FakeClock)
     supportedScacs: new Set([scac]),
     speedUpFor: () => 1,
     lookupSpeedUpFor: () => 1,
+    lineSourceKind: () => null,
   };
   const account = await createAccount();
   const webhook = await insertWebhook(account, {

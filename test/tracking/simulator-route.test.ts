@@ -51,6 +51,7 @@ describe("a simulated transshipment: shipment and route from one journey plan", 
       supportedScacs: new Set(["MAEU"]),
       speedUpFor: () => 1,
       lookupSpeedUpFor: () => 1,
+      lineSourceKind: () => null,
     };
     const account = await createAccount();
     await env.DB.prepare("UPDATE accounts SET entitlements = ?1 WHERE id = ?2")

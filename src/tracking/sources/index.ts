@@ -6,6 +6,9 @@ import { createSandboxSource, createSandboxTerminalSource, SANDBOX_LIFECYCLE_CON
 import { createSimulatorSource, parseSimulationSpeed, SIMULATED_SCACS } from "./simulator";
 import type { CarrierSource, TerminalSource } from "./types";
 
+/** Which of our carrier sources serves a line here: the sandbox (`TEST`), a DCSA Track & Trace API, the simulator. */
+export type LineSourceKind = "sandbox" | "dcsa" | "simulator";
+
 /** The sources configured for an environment, and what they make "supported". */
 export interface SourceRegistry {
   /** Carrier sources, in order of preference (the first that supports a SCAC handles it). */
@@ -25,6 +28,11 @@ export interface SourceRegistry {
   speedUpFor(scac: string, containerNumber: string): number;
   /** The same for a line's lookups (the sandbox and simulated lines re-check a manifest on their clock). */
   lookupSpeedUpFor(scac: string): number;
+  /**
+   * Which source serves `scac` here (DCSA lines win over the simulator), or null for a line no source serves: what a
+   * shipping line's `provided_data` reports (src/shipping-lines/provided-data.ts).
+   */
+  lineSourceKind(scac: string): LineSourceKind | null;
 }
 
 let cached: { key: string; registry: SourceRegistry } | null = null;
@@ -66,7 +74,9 @@ export function sourcesFor(
       : 1;
   const lookupSpeedUpFor = (scac: string): number =>
     simulated.has(scac) || scac === SANDBOX_SCAC ? simulatedSpeedUp : 1;
-  const registry = { carriers, terminals, supportedScacs, speedUpFor, lookupSpeedUpFor };
+  const lineSourceKind = (scac: string): LineSourceKind | null =>
+    scac === SANDBOX_SCAC ? "sandbox" : dcsa.has(scac) ? "dcsa" : simulated.has(scac) ? "simulator" : null;
+  const registry = { carriers, terminals, supportedScacs, speedUpFor, lookupSpeedUpFor, lineSourceKind };
   cached = { key, registry };
   return registry;
 }
