@@ -223,6 +223,21 @@ export type TerminalPollResult =
   | { kind: "not_found" }
   | { kind: "temporary_failure"; reason: string };
 
+/** One box to ask a terminal (or rail ramp) about. */
+export interface TerminalQuery {
+  /** ISO 6346 container number. */
+  containerNumber: string;
+  /** Our facility code of the terminal (CBP FIRMS code, or the reference data's terminal code). */
+  facilityCode: string;
+  /** The line's own SCAC. */
+  scac: string;
+  /**
+   * Bill of lading number the box was found with, when known (Port of Virginia asks container and BL together,
+   * TERMINAL-APIS.md §3.2); null or absent otherwise.
+   */
+  billOfLadingNumber?: string | null;
+}
+
 /** A terminal's (or rail ramp's) container availability interface, one file per terminal system. */
 export interface TerminalSource {
   /** Human name used in refresh messages: "Terminal" or "Rail". */
@@ -230,8 +245,16 @@ export interface TerminalSource {
   /** Whether this source serves the facility (by facility code) for boxes of this line (SCAC). */
   supports(facilityCode: string, scac: string): boolean;
   /** Polls one container at the facility. Must not throw for upstream failures. */
-  poll(
-    query: { containerNumber: string; facilityCode: string; scac: string },
-    ctx: SourceContext,
-  ): Promise<TerminalPollResult>;
+  poll(query: TerminalQuery, ctx: SourceContext): Promise<TerminalPollResult>;
+  /**
+   * Most boxes one request to the provider may ask about (its documented bulk limit); absent or 1: no batching
+   * (issue 14 "Batching per terminal").
+   */
+  readonly maxBatchSize?: number;
+  /**
+   * Polls many boxes at ONE facility in as few requests as the provider allows (at most `maxBatchSize` per request).
+   * Answers per container number; a box missing from the map counts as `temporary_failure`. Must not throw for
+   * upstream failures.
+   */
+  pollBatch?(queries: readonly TerminalQuery[], ctx: SourceContext): Promise<Map<string, TerminalPollResult>>;
 }
