@@ -3,3 +3,4 @@ export * from "./accounts";
 export * from "./reference";
 export * from "./tracking";
 export * from "./webhooks";
+export * from "./upstream";
