@@ -364,17 +364,19 @@ export type AuthorizedResponse = { kind: "response"; response: Response } | Excl
 /**
  * Sends one request with `auth` applied: `headers` and `api_key` add their headers; OAuth adds `Authorization: Bearer`
  * (from `ctx.tokens`) and `extraHeaders`, and on a 401 drops the token and tries once more with a new one (RFC 6750
- * §3.1 `invalid_token`: an expired or revoked token). Every attempt gets its own `timeoutMs` signal. Network errors
- * and timeouts of the request itself are thrown, as `fetch` does; token problems are returned.
+ * §3.1 `invalid_token`: an expired or revoked token). `body` (a string, so a retry can send it again) goes with every
+ * attempt, e.g. a JSON bulk request (Port of Virginia `POST /import-availability`). Every attempt gets its own
+ * `timeoutMs` signal. Network errors and timeouts of the request itself are thrown, as `fetch` does; token problems
+ * are returned.
  */
 export async function authorizedFetch(
   auth: SourceAuth,
   url: string,
-  init: { method: string; headers: Headers; timeoutMs: number },
+  init: { method: string; headers: Headers; timeoutMs: number; body?: string },
   ctx: AuthorizedFetchContext,
 ): Promise<AuthorizedResponse> {
   const send = (headers: Headers) =>
-    ctx.fetch(url, { method: init.method, headers, signal: AbortSignal.timeout(init.timeoutMs) });
+    ctx.fetch(url, { method: init.method, headers, body: init.body, signal: AbortSignal.timeout(init.timeoutMs) });
   const headers = new Headers(init.headers);
   if (auth.type === "headers") {
     for (const [name, value] of Object.entries(auth.headers)) headers.set(name, value);
