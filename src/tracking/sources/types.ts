@@ -215,6 +215,11 @@ export interface TerminalObservation {
   fullOutChassisNumber: string | null;
   /** The box was moved to an off-dock yard. */
   offDock: boolean;
+  /**
+   * When the empty box was returned to this facility (UTC ISO, second precision), for a terminal that reports it
+   * (Port of Virginia `emptyReturnTime`, TERMINAL-APIS.md §3.3); absent or null otherwise (issue 14: empty-return times).
+   */
+  emptyReturnedAt?: string | null;
 }
 
 /** Outcome of a terminal poll. */
