@@ -180,6 +180,16 @@ export const containers = sqliteTable(
     podLastTrackingRequestAt: text("pod_last_tracking_request_at"),
     shipmentLastTrackingRequestAt: text("shipment_last_tracking_request_at"),
     railLastTrackingRequestAt: text("rail_last_tracking_request_at"),
+    /**
+     * Extensions (issue 13 §1; the reference records no attempt for facilities): when the POD terminal / the inland
+     * rail ramp was last asked about the box, answered or not, and why that attempt failed (null when it answered:
+     * `terminal_unreachable`, `unrecognized_response`, `terminal_credentials_rejected`, or a source's own reason).
+     * The reference's `pod_last_tracking_request_at` / `rail_last_tracking_request_at` move only on an answer.
+     */
+    terminalTrackingLastAttemptedAt: text("terminal_tracking_last_attempted_at"),
+    terminalTrackingFailedReason: text("terminal_tracking_failed_reason"),
+    railTrackingLastAttemptedAt: text("rail_tracking_last_attempted_at"),
+    railTrackingFailedReason: text("rail_tracking_failed_reason"),
     podRailLoadedAt: text("pod_rail_loaded_at"),
     podRailDepartedAt: text("pod_rail_departed_at"),
     indEtaAt: text("ind_eta_at"),
