@@ -243,6 +243,13 @@ export const transportEvents = sqliteTable(
     dataSource: text("data_source").notNull(),
     invalidatedAt: text("invalidated_at"),
     createdAt: text("created_at").notNull(),
+    /**
+     * Id of the `raw_events` row the event was recorded from (its `source_event`, R §1.9), written with it in the
+     * same batch (src/tracking/box-writes.ts); null for events no carrier feed row stands behind (terminal-made ones,
+     * `*.changed`) and for rows written before the column whose raw event migration 0008 could not find. No foreign
+     * key: the link is provenance, read only to serialise it.
+     */
+    rawEventId: text("raw_event_id"),
   },
   (t) => [index("transport_events_container_idx").on(t.containerId, t.timestamp, t.id)],
 );
