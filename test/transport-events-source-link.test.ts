@@ -170,11 +170,11 @@ function trackedJourney(): Promise<Journey> {
 function documents(j: Journey): [string, TestAccount, string][] {
   const all = "include=location,terminal,vessel,shipment,container";
   return [
-    ["a-transport-events.json", j.a, `/containers/${j.boxA.containerId}/transport_events?${all}`],
-    ["a-container.json", j.a, `/containers/${j.boxA.containerId}?include=transport_events`],
-    ["a-containers-list.json", j.a, "/containers?include=transport_events"],
-    ["b-transport-events.json", j.b, `/containers/${j.boxB.containerId}/transport_events?${all}`],
-    ["b-container.json", j.b, `/containers/${j.boxB.containerId}?include=transport_events`],
+    ["a-transport-events.txt", j.a, `/containers/${j.boxA.containerId}/transport_events?${all}`],
+    ["a-container.txt", j.a, `/containers/${j.boxA.containerId}?include=transport_events`],
+    ["a-containers-list.txt", j.a, "/containers?include=transport_events"],
+    ["b-transport-events.txt", j.b, `/containers/${j.boxB.containerId}/transport_events?${all}`],
+    ["b-container.txt", j.b, `/containers/${j.boxB.containerId}?include=transport_events`],
   ];
 }
 
