@@ -1,0 +1,514 @@
+/**
+ * Long Beach Container Terminal (LBCT, Port of Long Beach: Pier E `WAC8`, Pier F `W183`) as a terminal source
+ * (issue 14 adapter 2): its Cargo Search web service, a Navis N4 plugin answering a Navis-style envelope
+ * (../shared/reference/TERMINAL-APIS.md §2).
+ *
+ * What is documented (Envase's integration notes, TERMINAL-APIS.md §2.1–2.4) and relied on:
+ * - `GET {baseUrl}/{apiKey}/API/LBCTCargoSearchWebService/cargo-numbers/{n1,n2,…}`: the per-customer API key is the
+ *   first path segment; container numbers are comma-separated, at most {@link LBCT_MAX_BATCH} per request.
+ * - `payload.search-results.not-found-numbers[]` lists the numbers with no match; `payload.containers[]` has one object
+ *   per unit visit: `id` (container number), `category` (`IMPRT`), `freight-kind` (`Full`), `visit-state`
+ *   (`Departed`; N4: Active / Advised / Departed / Retired), `transit-state` (`Departed`; N4: Advised, Inbound,
+ *   EC-In, Yard, EC-Out, Loaded, Departed, Retired), `is-in-yard` (boolean), `time-in` / `time-out` (ISO 8601 with
+ *   offset), `bill-of-lading-number`, `discharged` (`"12/04/2021 19:05 (A)"`: US-format local time and an
+ *   Actual/Estimated suffix).
+ *
+ * Assumptions (no LBCT-authored documentation exists in the corpora; the sample Envase shows stops at `discharged`):
+ * - Holds, last free day, yard location, availability and the amount owed are read when the container object carries
+ *   them under the names of LBCT's own Cargo Search page JSON (`www.lbct.com/CargoSearch/GetMultiCargoSearchJson`,
+ *   seen in public integration code: `available` "Yes"/"No", `freeTimeExpiration`, `location`, `owed`,
+ *   `listOfFlag[]` of `{holdName, type: "Active"|"Inactive"}`), kebab-cased as every documented API field is:
+ *   `available`, `free-time-expiration`, `location`, `owed`, `list-of-flag[]` of `{hold-name, type}`. Absent, they
+ *   stay null / empty and {@link LBCT_PROVIDED_DATA} does not claim them.
+ * - Hold names (LBCT page): `CUSTOMS_DEFAULT_HOLD` → customs, `FREIGHT_BL_HOLD` → freight, `TMF_CONTAINER_HOLD` →
+ *   TMF, a name containing `USDA` → USDA, containing `VACIS` → VACIS, anything else (`CTF_CONTAINER_HOLD`,
+ *   `BLOCK_DOWN`, …) → other; the provider's name is kept as the description. `type` "Inactive"/"Released" is a
+ *   cleared hold (left out, SPEC.md §2.2); any other value is an active hold.
+ * - `owed` is the total the terminal wants for the box (its page sums line demurrage and the extended dwell time fee),
+ *   in US dollars (a US terminal; no currency is sent): a `total` fee when above 0.
+ * - Availability: `available` when sent; otherwise a box not yet in the facility (`Advised`, `Inbound`) or gone
+ *   (`Departed`, `Retired`) is not available (known), and a box in the yard is available only when the hold list is
+ *   sent and has no active hold (TERMINAL-APIS.md §2.5's proxy); without the hold list it is unknown.
+ * - Times without an offset (`discharged`, a bare date LFD) are the terminal's local time: the time zone of our
+ *   terminal (src/reference/locations.ts), `America/Los_Angeles` when the facility is unknown there. The LFD is local
+ *   midnight of its day, in UTC (REFERENCE-SERVICE.md §10.1).
+ * - `discharged` counts only with the `(A)` (actual) suffix; without a `discharged` value an import's `time-in` (the
+ *   facility visit's start, equal to the discharge in the sample) stands in. `time-out` is the full-out time once the
+ *   visit has `Departed`.
+ * - A number can match several unit visits (an earlier call, the later empty return): the import visit
+ *   (`category` IMPRT, not empty) with the booked BL when given, else the latest `time-in`, is the box's; a number
+ *   whose visits are none an import's is `not_found` here. The empty return (a new storage visit) is not reported:
+ *   {@link TerminalObservation} has no field for it.
+ * - HTTP: 401/403 → the key is refused; 404 of the endpoint itself (a wrong base URL or key path) → unrecognized;
+ *   429, 408, 5xx, network errors and timeouts → unreachable. No rate limit is documented: batches go one after the
+ *   other, and the first batch that fails this way stops the rest of the poll (they share the failure) so a
+ *   struggling or refusing terminal is not asked again at once.
+ *
+ * Secrets: the API key is in the URL path, so no URL is ever logged (only the origin and the HTTP status).
+ */
+import type { TerminalFee, TerminalHold } from "../../../db/schema";
+import { findPortByLocode, findTerminalByCode } from "../../../reference/locations";
+import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
+import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
+
+/** Most container numbers one Cargo Search request may carry (Envase's documented limit, TERMINAL-APIS.md §2.2). */
+export const LBCT_MAX_BATCH = 20;
+/** Timeout of one Cargo Search request, ms (the same budget as a carrier page, src/tracking/sources/dcsa.ts). */
+export const LBCT_TIMEOUT_MS = 15_000;
+/** Time zone of LBCT's local times when our reference data does not know the facility (Port of Long Beach). */
+export const LBCT_DEFAULT_TIME_ZONE = "America/Los_Angeles";
+/** Currency of `owed`: LBCT sends none; a US terminal bills in US dollars [inf]. */
+export const LBCT_CURRENCY = "USD";
+
+/**
+ * What the LBCT source really provides, as the flags of a terminal's `provided_data` (R §1.4; src/terminals/
+ * provided-data.ts): only what the documented part of the payload carries. `available_for_pickup` is derived from the
+ * visit state (see the module docstring); holds, LFD, fees and yard location are read when sent but their names are
+ * unconfirmed, so they are not claimed; LBCT's payload shows no appointment and no chassis.
+ */
+export const LBCT_PROVIDED_DATA = {
+  pickup_lfd: false,
+  pod_full_out_at: true,
+  available_for_pickup: true,
+  fees_at_pod_terminal: false,
+  holds_at_pod_terminal: false,
+  pickup_appointment_at: false,
+  location_at_pod_terminal: false,
+  pod_full_out_chassis_number: false,
+} as const satisfies Record<string, boolean>;
+
+/** `<field>_notes` for {@link LBCT_PROVIDED_DATA} (same keys), saying where each value comes from or why it is absent. */
+export const LBCT_PROVIDED_DATA_NOTES = {
+  pickup_lfd: "Read from free-time-expiration when LBCT sends it (field name unconfirmed).",
+  pod_full_out_at: "time-out of a Departed visit.",
+  available_for_pickup:
+    "available when sent; otherwise derived from the visit state (not yet in the yard or departed: not available).",
+  fees_at_pod_terminal: "Read from owed when LBCT sends it (field name unconfirmed); USD.",
+  holds_at_pod_terminal: "Read from list-of-flag when LBCT sends it (field name unconfirmed).",
+  pickup_appointment_at: "Not in LBCT's Cargo Search payload.",
+  location_at_pod_terminal: "Read from location when LBCT sends it (field name unconfirmed).",
+  pod_full_out_chassis_number: "Not in LBCT's Cargo Search payload.",
+} as const satisfies Record<keyof typeof LBCT_PROVIDED_DATA, string>;
+
+const SEARCH_PATH = "API/LBCTCargoSearchWebService/cargo-numbers";
+const LABEL = "LBCT";
+
+type Failure = Extract<TerminalPollResult, { kind: "temporary_failure" }>;
+const unreachable: Failure = { kind: "temporary_failure", reason: "terminal_unreachable" };
+const unrecognized: Failure = { kind: "temporary_failure", reason: "unrecognized_response" };
+const credentialsRejected: Failure = { kind: "temporary_failure", reason: "terminal_credentials_rejected" };
+
+/** One LBCT unit visit (`payload.containers[]` item) as far as it is read; every field may be absent. */
+type LbctContainer = Record<string, unknown>;
+
+/** What one Cargo Search request gave: the unit visits and not-found numbers, or why there is nothing. */
+type SearchOutcome = { kind: "ok"; containers: LbctContainer[]; notFound: Set<string> } | Failure;
+
+const isTimeout = (error: unknown) =>
+  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const text = (value: unknown): string | null =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+
+const normalizeNumber = (value: string) => value.trim().toUpperCase();
+
+/** One GET of the Cargo Search for `numbers` (at most {@link LBCT_MAX_BATCH}). Never throws. */
+async function search(
+  apiKey: string,
+  baseUrl: string,
+  numbers: string[],
+  ctx: SourceContext,
+  timeoutMs: number,
+): Promise<SearchOutcome> {
+  const base = baseUrl.replace(/\/+$/, "");
+  let origin: string;
+  try {
+    origin = new URL(base).origin;
+  } catch {
+    console.error(`${LABEL}: the configured baseUrl is not a URL`);
+    return unrecognized;
+  }
+  const url = `${base}/${encodeURIComponent(apiKey)}/${SEARCH_PATH}/${numbers.map(encodeURIComponent).join(",")}`;
+  let response: Response;
+  let body: string;
+  try {
+    response = await ctx.fetch(url, {
+      method: "GET",
+      headers: { Accept: "application/json" },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (response.status === 401 || response.status === 403) {
+      await response.body?.cancel();
+      console.error(`${LABEL}: ${origin} answered ${response.status}: check the apiKey of TERMINAL_SOURCES.lbct`);
+      return credentialsRejected;
+    }
+    if (response.status >= 500 || response.status === 429 || response.status === 408) {
+      await response.body?.cancel();
+      console.warn(`${LABEL}: ${origin} answered ${response.status}`);
+      return unreachable;
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      console.error(
+        `${LABEL}: ${origin} answered ${response.status} to the cargo search: check baseUrl and apiKey of TERMINAL_SOURCES.lbct`,
+      );
+      return unrecognized;
+    }
+    body = await response.text();
+  } catch (error) {
+    console.warn(`${LABEL}: ${origin} ${isTimeout(error) ? "timed out" : "unreachable"}`);
+    return unreachable;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    console.warn(`${LABEL}: ${origin} answered with a body that is not JSON`);
+    return unrecognized;
+  }
+  const payload = isRecord(json) ? json.payload : undefined;
+  if (!isRecord(payload) || !Array.isArray(payload.containers)) {
+    console.warn(`${LABEL}: ${origin} answered without payload.containers`);
+    return unrecognized;
+  }
+  const results = payload["search-results"];
+  const notFoundList = isRecord(results) ? results["not-found-numbers"] : undefined;
+  const notFound = new Set<string>();
+  if (Array.isArray(notFoundList)) {
+    for (const n of notFoundList) if (typeof n === "string") notFound.add(normalizeNumber(n));
+  }
+  return { kind: "ok", containers: payload.containers.filter(isRecord), notFound };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Time
+
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function zoneFormatter(timeZone: string): Intl.DateTimeFormat {
+  let f = zoneFormatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    zoneFormatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** Offset of `timeZone` from UTC at `ms`, in ms (negative west of Greenwich). */
+function zoneOffsetMs(ms: number, timeZone: string): number {
+  const parts: Record<string, number> = {};
+  for (const p of zoneFormatter(timeZone).formatToParts(new Date(ms))) parts[p.type] = Number(p.value);
+  const local = Date.UTC(
+    parts.year ?? 1970,
+    (parts.month ?? 1) - 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  );
+  return local - Math.floor(ms / 1000) * 1000;
+}
+
+/** A wall-clock time in `timeZone` as ms since the epoch (the later reading when a DST change repeats the hour). */
+function localToUtcMs(y: number, mo: number, d: number, h: number, mi: number, timeZone: string): number | null {
+  const wall = Date.UTC(y, mo - 1, d, h, mi);
+  const check = new Date(wall);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
+  const guess = wall - zoneOffsetMs(wall, timeZone);
+  return wall - zoneOffsetMs(guess, timeZone);
+}
+
+/** UTC ISO 8601, second precision, `Z` (src/tracking/sources/types.ts). */
+const isoSeconds = (ms: number) => `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?)?$/;
+const US_LOCAL = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2}))?\s*(?:\((A|E)\w*\)?)?$/i;
+
+/** A local or offset time as UTC ISO; null when unparsable. `kind` is the `(A)`/`(E)` suffix of a US-format time. */
+function parseTime(
+  value: unknown,
+  timeZone: string,
+): { iso: string; kind: "A" | "E" | null; dateOnly: boolean } | null {
+  const s = text(value);
+  if (!s) return null;
+  if (ISO_WITH_OFFSET.test(s)) {
+    const ms = Date.parse(s);
+    return Number.isFinite(ms) ? { iso: isoSeconds(ms), kind: null, dateOnly: false } : null;
+  }
+  let y: number;
+  let mo: number;
+  let d: number;
+  let h: string | undefined;
+  let mi: string | undefined;
+  let kind: "A" | "E" | null = null;
+  const iso = ISO_LOCAL.exec(s);
+  const us = iso ? null : US_LOCAL.exec(s);
+  if (iso) {
+    [y, mo, d] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+    [h, mi] = [iso[4], iso[5]];
+  } else if (us) {
+    [mo, d, y] = [Number(us[1]), Number(us[2]), Number(us[3])];
+    [h, mi] = [us[4], us[5]];
+    kind = us[6] ? (us[6].toUpperCase() as "A" | "E") : null;
+  } else {
+    return null;
+  }
+  const hour = h === undefined ? 0 : Number(h);
+  const minute = mi === undefined ? 0 : Number(mi);
+  if (hour > 23 || minute > 59) return null;
+  const ms = localToUtcMs(y, mo, d, hour, minute, timeZone);
+  return ms === null ? null : { iso: isoSeconds(ms), kind, dateOnly: h === undefined };
+}
+
+/**
+ * The LFD as local midnight of its day in UTC (REFERENCE-SERVICE.md §10.1): a date, a local time (its date), or a
+ * time with an offset (its local date at the terminal).
+ */
+function parseLfd(value: unknown, timeZone: string): string | null {
+  const s = text(value);
+  if (!s) return null;
+  let ymd: [number, number, number];
+  const iso = ISO_LOCAL.exec(s);
+  const us = US_LOCAL.exec(s);
+  if (ISO_WITH_OFFSET.test(s)) {
+    const ms = Date.parse(s);
+    if (!Number.isFinite(ms)) return null;
+    const local = new Date(ms + zoneOffsetMs(ms, timeZone));
+    ymd = [local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate()];
+  } else if (iso) {
+    ymd = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+  } else if (us) {
+    ymd = [Number(us[3]), Number(us[1]), Number(us[2])];
+  } else {
+    return null;
+  }
+  const ms = localToUtcMs(ymd[0], ymd[1], ymd[2], 0, 0, timeZone);
+  return ms === null ? null : isoSeconds(ms);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Mapping
+
+const RELEASED_HOLD_TYPES = new Set(["INACTIVE", "RELEASED", "RELEASE", "CLEARED", "NONE"]);
+
+/** LBCT's hold name → our hold name (module docstring). */
+function holdName(name: string): TerminalHold["name"] {
+  const n = name.toUpperCase();
+  if (n.startsWith("CUSTOMS")) return "customs";
+  if (n.startsWith("FREIGHT")) return "freight";
+  if (n.startsWith("TMF")) return "TMF";
+  if (n.includes("USDA")) return "USDA";
+  if (n.includes("VACIS")) return "VACIS";
+  return "other";
+}
+
+/** Active holds of `list-of-flag`, or null when the container object has no hold list. */
+function mapHolds(flags: unknown): TerminalHold[] | null {
+  if (!Array.isArray(flags)) return null;
+  const holds: TerminalHold[] = [];
+  for (const flag of flags) {
+    if (!isRecord(flag)) continue;
+    const name = text(flag["hold-name"]);
+    if (!name) continue;
+    const type = text(flag.type)?.toUpperCase() ?? "ACTIVE";
+    if (RELEASED_HOLD_TYPES.has(type)) continue;
+    holds.push({ name: holdName(name), status: "hold", description: name });
+  }
+  return holds;
+}
+
+/** `owed` as a `total` fee in USD when above 0; a number or a money string (`"$1,234.50"`). */
+function mapFees(owed: unknown): TerminalFee[] {
+  let amount: number | null = null;
+  if (typeof owed === "number") amount = owed;
+  else if (typeof owed === "string" && /^\s*\$?\s*[\d,]+(\.\d+)?\s*$/.test(owed)) {
+    amount = Number(owed.replace(/[$,\s]/g, ""));
+  }
+  if (amount === null || !Number.isFinite(amount) || amount <= 0) return [];
+  return [{ type: "total", amount: Math.round(amount * 100) / 100, currency_code: LBCT_CURRENCY }];
+}
+
+const lower = (value: unknown) => text(value)?.toLowerCase() ?? null;
+
+/** Whether a unit visit is the import of a full box (category IMPRT, freight kind not empty). */
+function isImportVisit(c: LbctContainer): boolean {
+  const kind = lower(c["freight-kind"]);
+  return lower(c.category) === "imprt" && kind !== "mty" && kind !== "empty";
+}
+
+/** The box's import visit among `visits` (module docstring), or null. */
+function pickVisit(visits: LbctContainer[], billOfLadingNumber: string | null | undefined): LbctContainer | null {
+  const imports = visits.filter(isImportVisit);
+  if (imports.length === 0) return null;
+  const bl = billOfLadingNumber ? normalizeNumber(billOfLadingNumber) : null;
+  const byBl = bl ? imports.filter((c) => text(c["bill-of-lading-number"])?.toUpperCase() === bl) : [];
+  const pool = byBl.length > 0 ? byBl : imports;
+  const timeIn = (c: LbctContainer) => {
+    const ms = Date.parse(text(c["time-in"]) ?? "");
+    return Number.isFinite(ms) ? ms : Number.NEGATIVE_INFINITY;
+  };
+  return pool.reduce((best, c) => (timeIn(c) > timeIn(best) ? c : best));
+}
+
+/** Time zone of our facility (terminal, else its port), else {@link LBCT_DEFAULT_TIME_ZONE}. */
+function timeZoneOf(facilityCode: string): string {
+  const terminal = findTerminalByCode(facilityCode);
+  return terminal?.timeZone ?? findPortByLocode(terminal?.portLocode)?.timeZone ?? LBCT_DEFAULT_TIME_ZONE;
+}
+
+/**
+ * Maps one LBCT import visit to a {@link TerminalObservation} (module docstring for every rule), checked at `nowMs`,
+ * local times read in `timeZone`. Pure.
+ */
+export function mapLbctContainer(c: LbctContainer, timeZone: string, nowMs: number): TerminalObservation {
+  const visitState = lower(c["visit-state"]);
+  const transitState = lower(c["transit-state"]);
+  const departed =
+    visitState === "departed" || visitState === "retired" || transitState === "departed" || transitState === "retired";
+  const notYetIn = !departed && (visitState === "advised" || transitState === "advised" || transitState === "inbound");
+  const holdList = mapHolds(c["list-of-flag"]);
+  const holds = holdList ?? [];
+
+  let availabilityKnown = false;
+  let availableForPickup: boolean | null = null;
+  const available = c.available;
+  const availableText = lower(available);
+  if (typeof available === "boolean" || availableText === "yes" || availableText === "no") {
+    availabilityKnown = true;
+    availableForPickup = available === true || availableText === "yes";
+  } else if (departed || notYetIn) {
+    availabilityKnown = true;
+    availableForPickup = false;
+  } else if (holdList !== null && transitState === "yard" && c["is-in-yard"] === true) {
+    availabilityKnown = true;
+    availableForPickup = holds.length === 0;
+  }
+
+  const discharged = parseTime(c.discharged, timeZone);
+  let dischargedAt: string | null = null;
+  if (discharged) {
+    dischargedAt = discharged.kind === "E" || discharged.dateOnly ? null : discharged.iso;
+  } else if (!notYetIn) {
+    const timeIn = parseTime(c["time-in"], timeZone);
+    dischargedAt = timeIn && !timeIn.dateOnly ? timeIn.iso : null;
+  }
+  const timeOut = departed ? parseTime(c["time-out"], timeZone) : null;
+
+  return {
+    checkedAt: isoSeconds(nowMs),
+    availabilityKnown,
+    availableForPickup,
+    holds,
+    fees: mapFees(c.owed),
+    pickupLfd: parseLfd(c["free-time-expiration"], timeZone),
+    pickupAppointmentAt: null,
+    locationAtTerminal: departed ? null : (text(c.location) ?? null),
+    dischargedAt,
+    fullOutAt: timeOut && !timeOut.dateOnly ? timeOut.iso : null,
+    fullOutChassisNumber: null,
+    offDock: false,
+  };
+}
+
+/**
+ * The LBCT Cargo Search terminal source (module docstring: endpoint, assumptions, mapping, errors). `supports` is true
+ * iff our facility code is one of `config.facilities` (LBCT has one API for its piers, so the provider's facility
+ * code is not sent). `config.auth` must be `{"type":"api_key","apiKey"}` (the key goes into the URL path, never a
+ * header); any other form answers every poll `terminal_credentials_rejected`. `pollBatch` asks for at most
+ * {@link LBCT_MAX_BATCH} numbers per request, one request after the other; `poll` is a batch of one. Outcomes per box:
+ * `found` with the mapped import visit; `not_found` when LBCT lists the number as not found or knows no import visit
+ * of it; `temporary_failure` `terminal_credentials_rejected` (401/403), `terminal_unreachable` (429, 408, 5xx,
+ * network, timeout) or `unrecognized_response` (another status, a body that is not the envelope, a number missing from
+ * both lists). Never throws; never logs the URL (it holds the key). `deps` is unused: LBCT has no token.
+ * `options.timeoutMs` bounds each request (default {@link LBCT_TIMEOUT_MS}).
+ */
+export function createLbctSource(
+  config: TerminalProviderConfig,
+  _deps: TerminalSourceDeps = {},
+  options: { timeoutMs?: number } = {},
+): TerminalSource {
+  const timeoutMs = options.timeoutMs ?? LBCT_TIMEOUT_MS;
+  const facilities = new Set(Object.keys(config.facilities).map(normalizeNumber));
+  const apiKey = config.auth?.type === "api_key" ? config.auth.apiKey : null;
+
+  const pollBatch = async (
+    queries: readonly TerminalQuery[],
+    ctx: SourceContext,
+  ): Promise<Map<string, TerminalPollResult>> => {
+    const out = new Map<string, TerminalPollResult>();
+    const byNumber = new Map<string, TerminalQuery[]>();
+    for (const q of queries) {
+      const n = normalizeNumber(q.containerNumber);
+      byNumber.set(n, [...(byNumber.get(n) ?? []), q]);
+    }
+    const numbers = [...byNumber.keys()];
+    const answer = (number: string, result: TerminalPollResult) => {
+      for (const q of byNumber.get(number) ?? []) out.set(q.containerNumber, result);
+    };
+    if (apiKey === null) {
+      console.error(`${LABEL}: TERMINAL_SOURCES.lbct needs auth {"type":"api_key","apiKey":…}`);
+      for (const n of numbers) answer(n, credentialsRejected);
+      return out;
+    }
+    for (let i = 0; i < numbers.length; i += LBCT_MAX_BATCH) {
+      const chunk = numbers.slice(i, i + LBCT_MAX_BATCH);
+      const outcome = await search(apiKey, config.baseUrl, chunk, ctx, timeoutMs);
+      if (outcome.kind !== "ok") {
+        for (const n of chunk) answer(n, outcome);
+        if (outcome.reason !== "unrecognized_response") {
+          for (const n of numbers.slice(i + LBCT_MAX_BATCH)) answer(n, outcome);
+          break;
+        }
+        continue;
+      }
+      const visits = new Map<string, LbctContainer[]>();
+      for (const c of outcome.containers) {
+        const id = text(c.id);
+        if (!id) continue;
+        const n = normalizeNumber(id);
+        visits.set(n, [...(visits.get(n) ?? []), c]);
+      }
+      for (const n of chunk) {
+        const mine = visits.get(n);
+        if (mine) {
+          for (const q of byNumber.get(n) ?? []) {
+            const visit = pickVisit(mine, q.billOfLadingNumber);
+            out.set(
+              q.containerNumber,
+              visit
+                ? { kind: "found", observation: mapLbctContainer(visit, timeZoneOf(q.facilityCode), ctx.nowMs) }
+                : { kind: "not_found" },
+            );
+          }
+        } else {
+          answer(n, outcome.notFound.has(n) ? { kind: "not_found" } : unrecognized);
+        }
+      }
+    }
+    return out;
+  };
+
+  return {
+    name: "Terminal",
+    maxBatchSize: LBCT_MAX_BATCH,
+    supports: (facilityCode) => facilities.has(normalizeNumber(facilityCode)),
+    pollBatch,
+    async poll(query, ctx) {
+      const results = await pollBatch([query], ctx);
+      return results.get(query.containerNumber) ?? unrecognized;
+    },
+  };
+}
