@@ -33,6 +33,13 @@ export interface Env {
    */
   DCSA_SOURCES?: string;
   /**
+   * Worker secret: JSON object of terminal operators' APIs by provider (`apmt`, `lbct`, `port_of_virginia`),
+   * `{"apmt":{"baseUrl":"https://…","auth":{…},"facilities":{"W185":"USLAX"}}}` (src/tracking/sources/terminals/index.ts
+   * `parseTerminalSources`; README "Connecting a real terminal"). A terminal configured here is polled by its
+   * provider's adapter; an unconfigured one by nothing (the simulator never answers for a configured terminal).
+   */
+  TERMINAL_SOURCES?: string;
+  /**
    * Comma-separated host names `/mcp` answers besides loopback (DNS-rebinding guard, src/mcp/http.ts), e.g.
    * `tracking.example.com,*.example.workers.dev`. Checked against the Host and Origin headers.
    */

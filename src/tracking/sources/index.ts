@@ -4,6 +4,12 @@ import { tokenBrokerFor } from "./credentials";
 import { createDcsaSource, parseDcsaSources } from "./dcsa";
 import { createSandboxSource, createSandboxTerminalSource, SANDBOX_LIFECYCLE_CONTAINER_NUMBERS } from "./sandbox";
 import { createSimulatorSource, parseSimulationSpeed, SIMULATED_SCACS } from "./simulator";
+import {
+  createConfiguredTerminalSources,
+  ourFacilityCode,
+  parseTerminalSources,
+  type TerminalProvider,
+} from "./terminals";
 import type { CarrierSource, TerminalSource } from "./types";
 
 /** Which of our carrier sources serves a line here: the sandbox (`TEST`), a DCSA Track & Trace API, the simulator. */
@@ -33,35 +39,67 @@ export interface SourceRegistry {
    * shipping line's `provided_data` reports (src/shipping-lines/provided-data.ts).
    */
   lineSourceKind(scac: string): LineSourceKind | null;
+  /**
+   * The terminal operator's API configured in `TERMINAL_SOURCES` for a facility (any of our codes: FIRMS, BIC), or
+   * null when none is: what a terminal's `provided_data` reports for it (src/terminals/provided-data.ts). Absent in
+   * hand-built registries (tests): no provider configured.
+   */
+  terminalProviderFor?(facilityCode: string): TerminalProvider | null;
+  /** The providers configured (and with an adapter) here, with the facilities each serves (our codes), in order. */
+  terminalProviders?: { provider: TerminalProvider; facilities: string[] }[];
 }
 
 let cached: { key: string; registry: SourceRegistry } | null = null;
 
 /**
  * Builds (and caches per configuration) the source registry from the environment: the sandbox always, a
- * DCSA Track & Trace source per SCAC of `DCSA_SOURCES` (OAuth tokens through `CREDENTIALS` when bound), and the
- * journey simulator when `SIMULATOR_ENABLED` is "true" (played at `SIMULATION_SPEED`).
+ * DCSA Track & Trace source per SCAC of `DCSA_SOURCES`, the terminal operators' APIs of `TERMINAL_SOURCES` (issue
+ * 14), and the journey simulator when `SIMULATOR_ENABLED` is "true" (played at `SIMULATION_SPEED`). Carriers and
+ * terminals share one OAuth token broker (through `CREDENTIALS` when bound): one token cache per credential.
+ *
+ * Terminal sources in order of preference: the sandbox (`Y257` for `TEST` boxes), the configured providers, then the
+ * simulator, which never answers for a facility a provider is configured for (whatever the line).
  */
 export function sourcesFor(
-  env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED"> & Partial<Pick<Env, "CREDENTIALS">>,
+  env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED"> &
+    Partial<Pick<Env, "CREDENTIALS" | "TERMINAL_SOURCES">>,
 ): SourceRegistry {
-  const key = `${env.DCSA_SOURCES ?? ""}|${env.SIMULATOR_ENABLED ?? ""}|${env.SIMULATION_SPEED ?? ""}`;
+  const key = JSON.stringify([env.DCSA_SOURCES, env.TERMINAL_SOURCES, env.SIMULATOR_ENABLED, env.SIMULATION_SPEED]);
   if (cached?.key === key) return cached.registry;
   const speed = parseSimulationSpeed(env.SIMULATION_SPEED);
   const carriers: CarrierSource[] = [createSandboxSource(speed)];
   const terminals: TerminalSource[] = [createSandboxTerminalSource(speed)];
   const supportedScacs = new Set<string>(["TEST"]);
+  // OAuth tokens through the Credentials Durable Object when bound: one token request per credential at a time.
+  const tokens = tokenBrokerFor(env);
   const dcsa = parseDcsaSources(env.DCSA_SOURCES);
   if (dcsa.size > 0) {
-    // OAuth tokens through the Credentials Durable Object when bound: one token request per credential at a time.
-    carriers.push(createDcsaSource(dcsa, { tokens: tokenBrokerFor(env) }));
+    carriers.push(createDcsaSource(dcsa, { tokens }));
     for (const scac of dcsa.keys()) supportedScacs.add(scac);
   }
+  const configured = createConfiguredTerminalSources(parseTerminalSources(env.TERMINAL_SOURCES), { tokens });
+  const providerByFacility = new Map<string, TerminalProvider>();
+  for (const { provider, config, source } of configured) {
+    terminals.push(source);
+    for (const code of Object.keys(config.facilities))
+      if (!providerByFacility.has(code)) providerByFacility.set(code, provider);
+  }
+  const terminalProviderFor = (facilityCode: string): TerminalProvider | null => {
+    const code = providerByFacility.has(facilityCode) ? facilityCode : ourFacilityCode(facilityCode);
+    return code ? (providerByFacility.get(code) ?? null) : null;
+  };
   const simulated = new Set<string>();
   if (env.SIMULATOR_ENABLED === "true") {
     const simulator = createSimulatorSource({ speed });
     carriers.push(simulator.carrier);
-    terminals.push(simulator.terminal);
+    const playing = simulator.terminal;
+    // A configured terminal is the provider's, never the simulator's (issue 14), even for a simulated line.
+    terminals.push({
+      name: playing.name,
+      supports: (facilityCode, scac) =>
+        terminalProviderFor(facilityCode) === null && playing.supports(facilityCode, scac),
+      poll: (query, ctx) => playing.poll(query, ctx),
+    });
     for (const scac of SIMULATED_SCACS) {
       supportedScacs.add(scac);
       if (!dcsa.has(scac)) simulated.add(scac);
@@ -76,7 +114,20 @@ export function sourcesFor(
     simulated.has(scac) || scac === SANDBOX_SCAC ? simulatedSpeedUp : 1;
   const lineSourceKind = (scac: string): LineSourceKind | null =>
     scac === SANDBOX_SCAC ? "sandbox" : dcsa.has(scac) ? "dcsa" : simulated.has(scac) ? "simulator" : null;
-  const registry = { carriers, terminals, supportedScacs, speedUpFor, lookupSpeedUpFor, lineSourceKind };
+  const terminalProviders = configured.map(({ provider, config }) => ({
+    provider,
+    facilities: Object.keys(config.facilities),
+  }));
+  const registry: SourceRegistry = {
+    carriers,
+    terminals,
+    supportedScacs,
+    speedUpFor,
+    lookupSpeedUpFor,
+    lineSourceKind,
+    terminalProviderFor,
+    terminalProviders,
+  };
   cached = { key, registry };
   return registry;
 }

@@ -1,0 +1,200 @@
+/**
+ * The terminal operators' APIs as sources (issue 14): the `TERMINAL_SOURCES` Worker secret, parsed
+ * ({@link parseTerminalSources}), and the adapters it configures, each wrapped so the engine's rules hold whatever
+ * the adapter does ({@link createConfiguredTerminalSources}): a source serves exactly the facilities configured for
+ * it (by our facility code, however the carrier spelt it), and every request to a provider goes through that
+ * provider's backoff (src/tracking/sources/terminals/backoff.ts).
+ */
+import { z } from "zod";
+import { findTerminalByCode } from "../../../reference/locations";
+import { isCredentialUrl, sourceAuthSchema } from "../auth";
+import type { SourceContext, TerminalQuery, TerminalSource } from "../types";
+import { type ProviderBackoffs, providerBackoffFetch, sharedProviderBackoffs } from "./backoff";
+import type { TerminalProvider, TerminalProviderConfig, TerminalSourceDeps } from "./config";
+
+export type { TerminalProvider, TerminalProviderConfig, TerminalSourceDeps } from "./config";
+
+/** The keys `TERMINAL_SOURCES` accepts, in the order the registry prefers them (TERMINAL-APIS.md §1–3). */
+export const TERMINAL_PROVIDERS: readonly TerminalProvider[] = ["apmt", "lbct", "port_of_virginia"];
+
+/** Human names of the providers, for logs, the start banner and the README. */
+export const TERMINAL_PROVIDER_NAMES: Readonly<Record<TerminalProvider, string>> = {
+  apmt: "APM Terminals Import Availability",
+  lbct: "LBCT Cargo Search",
+  port_of_virginia: "Port of Virginia Import Availability",
+};
+
+/** Builds a provider's adapter from its configuration (each adapter file exports one). */
+export type TerminalSourceFactory = (config: TerminalProviderConfig, deps: TerminalSourceDeps) => TerminalSource;
+
+/**
+ * The adapters there are, by provider. A provider configured in `TERMINAL_SOURCES` without an adapter here is
+ * reported and skipped.
+ */
+export const TERMINAL_SOURCE_FACTORIES: Partial<Record<TerminalProvider, TerminalSourceFactory>> = {};
+
+/** Longest provider facility code accepted (APMT's are UN/LOCODEs, LBCT's and Port of Virginia's a few letters). */
+const MAX_PROVIDER_FACILITY_LENGTH = 32;
+
+const providerConfigSchema = z.strictObject({
+  baseUrl: z
+    .string()
+    .refine(
+      (v) => isCredentialUrl(v),
+      "must be an https URL without credentials, query or fragment (http only for localhost)",
+    ),
+  auth: sourceAuthSchema.nullable().default(null),
+  facilities: z
+    .record(
+      z.string().trim().min(1, "a facility code must not be empty"),
+      z.string().trim().min(1, "must not be empty").max(MAX_PROVIDER_FACILITY_LENGTH, "too long"),
+    )
+    .refine((f) => Object.keys(f).length > 0, "name at least one of our terminals (FIRMS code → provider facility)"),
+  subscriptions: z.boolean().default(false),
+});
+
+/**
+ * Our facility code for `code` as the engine compares them: the terminal's FIRMS code when the reference data knows
+ * the code (as FIRMS or BIC facility code), else its BIC code; null for a code the reference data does not know.
+ */
+export function ourFacilityCode(code: string): string | null {
+  const terminal = findTerminalByCode(code);
+  return terminal ? (terminal.firmsCode ?? terminal.bicFacilityCode) : null;
+}
+
+/**
+ * Parses the `TERMINAL_SOURCES` secret (issue 14 "Engine"): a JSON object keyed by provider (`apmt`, `lbct`,
+ * `port_of_virginia`), each entry
+ * `{"baseUrl":"https://…","auth":{…}|null,"facilities":{"<our FIRMS code>":"<provider facility>",…},"subscriptions"?:boolean}`.
+ * `auth` takes the forms of `DCSA_SOURCES` (src/tracking/sources/auth.ts `sourceAuthSchema`):
+ * `{"type":"oauth2_client_credentials","tokenUrl","clientId","clientSecret",…}` (APMT), `{"type":"headers","headers":{…}}`,
+ * or `{"type":"api_key","apiKey":"…"}` (LBCT puts the key in its URL path; `header` applies to providers that want it
+ * in a header); absent or null: no credentials. Base URLs lose any trailing slash.
+ *
+ * Facility keys are our terminals' codes, resolved against the reference terminals (FIRMS or BIC facility code) and
+ * kept as the FIRMS code (else the BIC code): a key the reference data does not know is reported and left out, the
+ * provider's other facilities still configured. An invalid entry (unknown provider, base URL not https — http only
+ * for localhost and 127.0.0.1 —, an unknown key, a bad `auth`, no facility) is skipped with a `console.warn` naming
+ * the provider and the fields at fault, never a value (no URL, key, secret or header value). Never throws: unset,
+ * blank or malformed JSON configures nothing.
+ * @returns the valid entries by provider, in {@link TERMINAL_PROVIDERS} order.
+ */
+export function parseTerminalSources(json: string | undefined): Map<TerminalProvider, TerminalProviderConfig> {
+  const configs = new Map<TerminalProvider, TerminalProviderConfig>();
+  if (json === undefined || json.trim() === "") return configs;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    console.warn("TERMINAL_SOURCES is not valid JSON; no terminal source is configured");
+    return configs;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    console.warn("TERMINAL_SOURCES must be a JSON object keyed by provider; no terminal source is configured");
+    return configs;
+  }
+  const entries = parsed as Record<string, unknown>;
+  for (const key of Object.keys(entries)) {
+    if (!(TERMINAL_PROVIDERS as readonly string[]).includes(key)) {
+      // The key is the operator's own text; it is not a secret but may be long: shortened.
+      console.warn(
+        `TERMINAL_SOURCES: skipping "${key.slice(0, 40)}": the providers are ${TERMINAL_PROVIDERS.join(", ")}`,
+      );
+    }
+  }
+  for (const provider of TERMINAL_PROVIDERS) {
+    if (!Object.hasOwn(entries, provider)) continue;
+    const result = providerConfigSchema.safeParse(entries[provider]);
+    if (!result.success) {
+      const problems = result.error.issues.map((i) => `${i.path.join(".") || "(entry)"}: ${i.message}`).join("; ");
+      console.warn(`TERMINAL_SOURCES: skipping ${provider}: ${problems}`);
+      continue;
+    }
+    const { baseUrl, auth, facilities, subscriptions } = result.data;
+    const ours: Record<string, string> = {};
+    const unknown: string[] = [];
+    for (const [code, providerFacility] of Object.entries(facilities)) {
+      const canonical = ourFacilityCode(code);
+      if (canonical) ours[canonical] = providerFacility;
+      else unknown.push(code.slice(0, 20));
+    }
+    if (unknown.length > 0) {
+      console.warn(
+        `TERMINAL_SOURCES: ${provider}: leaving out facility codes our reference terminals do not know (FIRMS or BIC facility codes expected): ${unknown.join(", ")}`,
+      );
+    }
+    if (Object.keys(ours).length === 0) {
+      console.warn(`TERMINAL_SOURCES: skipping ${provider}: none of its facilities is one of our terminals`);
+      continue;
+    }
+    configs.set(provider, { baseUrl: baseUrl.replace(/\/+$/, ""), auth, facilities: ours, subscriptions });
+  }
+  return configs;
+}
+
+/** One configured provider's source, as the registry holds it. */
+export interface ConfiguredTerminalSource {
+  provider: TerminalProvider;
+  config: TerminalProviderConfig;
+  source: TerminalSource;
+}
+
+/**
+ * The terminal sources `configs` configures, in {@link TERMINAL_PROVIDERS} order, each the provider's adapter
+ * (`factories`, default {@link TERMINAL_SOURCE_FACTORIES}) wrapped so that:
+ * - it serves exactly its configured facilities, for every line (`supports` compares our facility code, so a
+ *   carrier's BIC code finds a terminal configured by FIRMS code), and a query reaches the adapter with the
+ *   configured key as `facilityCode`;
+ * - every request it makes goes through its provider's backoff (`providerBackoffFetch`): after a 429 or a 5xx the
+ *   provider is not called again until the backoff ends (per isolate).
+ * A provider without an adapter is reported once and skipped.
+ */
+export function createConfiguredTerminalSources(
+  configs: ReadonlyMap<TerminalProvider, TerminalProviderConfig>,
+  deps: TerminalSourceDeps,
+  factories: Partial<Record<TerminalProvider, TerminalSourceFactory>> = TERMINAL_SOURCE_FACTORIES,
+  backoffs: ProviderBackoffs = sharedProviderBackoffs,
+): ConfiguredTerminalSource[] {
+  const out: ConfiguredTerminalSource[] = [];
+  for (const provider of TERMINAL_PROVIDERS) {
+    const config = configs.get(provider);
+    if (!config) continue;
+    const factory = factories[provider];
+    if (!factory) {
+      console.warn(`TERMINAL_SOURCES: ${provider} is configured but this build has no adapter for it; skipped`);
+      continue;
+    }
+    out.push({ provider, config, source: guardedSource(provider, config, factory(config, deps), backoffs) });
+  }
+  return out;
+}
+
+function guardedSource(
+  provider: TerminalProvider,
+  config: TerminalProviderConfig,
+  adapter: TerminalSource,
+  backoffs: ProviderBackoffs,
+): TerminalSource {
+  const configured = (code: string): string | null => {
+    if (Object.hasOwn(config.facilities, code)) return code;
+    const canonical = ourFacilityCode(code);
+    return canonical && Object.hasOwn(config.facilities, canonical) ? canonical : null;
+  };
+  const withFacility = (query: TerminalQuery): TerminalQuery => ({
+    ...query,
+    facilityCode: configured(query.facilityCode) ?? query.facilityCode,
+  });
+  const guardedCtx = (ctx: SourceContext): SourceContext => ({
+    ...ctx,
+    fetch: providerBackoffFetch(provider, ctx.fetch, ctx.nowMs, backoffs),
+  });
+  const source: TerminalSource = {
+    name: adapter.name,
+    supports: (facilityCode) => configured(facilityCode) !== null,
+    poll: (query, ctx) => adapter.poll(withFacility(query), guardedCtx(ctx)),
+    ...(adapter.maxBatchSize !== undefined ? { maxBatchSize: adapter.maxBatchSize } : {}),
+  };
+  const pollBatch = adapter.pollBatch?.bind(adapter);
+  if (pollBatch) source.pollBatch = (queries, ctx) => pollBatch(queries.map(withFacility), guardedCtx(ctx));
+  return source;
+}
