@@ -57,15 +57,16 @@ const LANE_SWEEP_THRESHOLD = 1_024;
  * src/ratelimit/leases.ts).
  *
  * Why: the call to the account's RateLimiter is the largest fixed cost of a cheap read (about 0.6-0.8 ms of the
- * ~8 ms a request costs in `npm run bench -- api`). With several requests of one account in flight, all checks that
- * arrive while a call is out ride together in the next one; and for high limits (≥ `LEASE_MIN_LIMIT` per minute)
- * most checks are admitted from a lease, with one call per lease (at most `LEASE_MAX` admissions or `LEASE_MS`).
+ * ~8 ms a request costs in `npm run bench -- api`), and each call that admits commits to the object's storage. With
+ * several requests of one account in flight, all checks that arrive while a call is out ride together in the next
+ * one; and while at least half the limit is free, checks are admitted from a lease, with one call per lease (1 % of a
+ * limit ≥ `LEASE_MIN_LIMIT` for 1 s; 5 % of an ordinary limit ≥ `SMALL_LEASE_MIN_LIMIT` for 3 s).
  *
  * Exactness: the RateLimiter decides every check that reaches it one at a time and in arrival order against its
  * exact sliding log; a lease is a reservation counted in that log, so no rolling 60 s window ever admits more than
- * the limit (proof in src/ratelimit/leases.ts). Below `LEASE_MIN_LIMIT` no lease is granted and every check is
- * decided by the object, exactly as without leases. A check never waits for more than the call in flight plus its
- * own.
+ * the limit (proof in src/ratelimit/leases.ts). A call settles this isolate's leases of the buckets it asks about
+ * before deciding, so with one isolate per account every decision is the exact log's; below `SMALL_LEASE_MIN_LIMIT`
+ * no lease is granted at all. A check never waits for more than the call in flight plus its own.
  *
  * Contexts: the request that sends a batch awaits it in its own context, and every waiting request wakes up in its
  * own context when the call in flight settles (workerd delivers a promise's continuations to the request that

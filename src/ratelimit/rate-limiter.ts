@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { WINDOW_MS } from "./buckets";
-import { LEASE_MS, type LeaseGrant, type LeaseSettlement, leaseCredits } from "./leases";
+import { type LeaseGrant, type LeaseSettlement, leaseCredits, leaseDurationMs } from "./leases";
 import { SqlLogStore } from "./log-store";
 import { SlidingLog, type SlidingLogDecision } from "./sliding-log";
 
@@ -92,7 +92,7 @@ export class RateLimiter extends DurableObject<Env> {
         const credits = leaseCredits(h.limit, log.size(h.nowMs));
         if (credits === 0) continue;
         const id = crypto.randomUUID();
-        const leaseUntil = h.nowMs + LEASE_MS;
+        const leaseUntil = h.nowMs + leaseDurationMs(h.limit);
         log.reserve(id, credits, h.nowMs, leaseUntil);
         decision.lease = {
           id,
