@@ -116,6 +116,7 @@ describe("LBCT source: the documented sample (TERMINAL-APIS.md §2.4)", () => {
       fullOutAt: "2021-12-19T17:41:30Z",
       fullOutChassisNumber: null,
       offDock: false,
+      emptyReturnedAt: null,
     });
   });
 
@@ -224,7 +225,9 @@ describe("LBCT source: an import journey against the fake", () => {
     expect(seen).toMatchObject({ availabilityKnown: true, availableForPickup: false });
     expect(seen.dischargedAt).toBe("2026-11-20T14:12:00Z");
 
-    // Empty returned: a new storage visit of the same number; the import visit still answers for the box.
+    // Empty returned: a new storage visit of the same number after the full out; the import visit still answers for
+    // the box, the storage visit's time-in is the empty return.
+    expect(seen.emptyReturnedAt).toBeNull();
     lbct.units.get(BOX)?.push(
       lbctImportUnit(BOX, {
         category: "STRGE",
@@ -239,6 +242,7 @@ describe("LBCT source: an import journey against the fake", () => {
     const after = await poll();
     expect(after.fullOutAt).toBe("2026-11-28T17:41:30Z");
     expect(after.dischargedAt).toBe("2026-11-20T14:12:00Z");
+    expect(after.emptyReturnedAt).toBe("2026-12-02T18:00:00Z");
     expect(lbct.searches).toHaveLength(8);
   });
 
@@ -262,6 +266,29 @@ describe("LBCT source: an import journey against the fake", () => {
       "2025-01-01T14:00:00Z",
     );
     expect(found(await source.poll(query(BOX), ctx)).dischargedAt).toBe("2026-11-20T14:00:00Z");
+  });
+
+  it("an empty visit older than the full out, or one while the box is still in, is no empty return", () => {
+    const departed = lbctImportUnit(BOX, {
+      "visit-state": "Departed",
+      "transit-state": "Departed",
+      "time-in": "2026-11-20T06:12:40-08:00",
+      "time-out": "2026-11-28T09:41:30-08:00",
+    });
+    const olderEmpty = lbctImportUnit(BOX, {
+      category: "STRGE",
+      "freight-kind": "MTY",
+      "time-in": "2026-10-01T10:00:00-07:00",
+    });
+    const laterFull = lbctImportUnit(BOX, { "time-in": "2026-12-20T10:00:00-08:00" });
+    const visits = [departed, olderEmpty, laterFull];
+    expect(mapLbctContainer(departed, "America/Los_Angeles", NOW_MS, visits).emptyReturnedAt).toBeNull();
+    const inYard = { ...departed, "visit-state": "Active", "transit-state": "Yard" };
+    const laterEmpty = { ...olderEmpty, "time-in": "2026-12-02T10:00:00-08:00" };
+    expect(mapLbctContainer(inYard, "America/Los_Angeles", NOW_MS, [inYard, laterEmpty]).emptyReturnedAt).toBeNull();
+    expect(mapLbctContainer(departed, "America/Los_Angeles", NOW_MS, [departed, laterEmpty]).emptyReturnedAt).toBe(
+      "2026-12-02T18:00:00Z",
+    );
   });
 
   it("maps hold names: USDA, VACIS, TMF and terminal blocks as other, an unknown status as active", () => {

@@ -37,8 +37,9 @@
  *   visit has `Departed`.
  * - A number can match several unit visits (an earlier call, the later empty return): the import visit
  *   (`category` IMPRT, not empty) with the booked BL when given, else the latest `time-in`, is the box's; a number
- *   whose visits are none an import's is `not_found` here. The empty return (a new storage visit) is not reported:
- *   {@link TerminalObservation} has no field for it.
+ *   whose visits are none an import's is `not_found` here. The empty return is a later visit of the same number with
+ *   an empty freight kind (`MTY`/`Empty`, N4 category `STRGE`) whose `time-in` follows the import visit's `time-out`
+ *   (TERMINAL-APIS.md §2.5 [inf]): its `time-in` is `emptyReturnedAt`. An empty returned elsewhere is not seen here.
  * - HTTP: 401/403 → the key is refused; 404 of the endpoint itself (a wrong base URL or key path) → unrecognized;
  *   429, 408, 5xx, network errors and timeouts → unreachable. No rate limit is documented: batches go one after the
  *   other, and the first batch that fails this way stops the rest of the poll (they share the failure) so a
@@ -370,10 +371,15 @@ function timeZoneOf(facilityCode: string): string {
 }
 
 /**
- * Maps one LBCT import visit to a {@link TerminalObservation} (module docstring for every rule), checked at `nowMs`,
- * local times read in `timeZone`. Pure.
+ * Maps one LBCT import visit `c` to a {@link TerminalObservation} (module docstring for every rule), checked at
+ * `nowMs`, local times read in `timeZone`; `otherVisits` (the number's other unit visits) give the empty return. Pure.
  */
-export function mapLbctContainer(c: LbctContainer, timeZone: string, nowMs: number): TerminalObservation {
+export function mapLbctContainer(
+  c: LbctContainer,
+  timeZone: string,
+  nowMs: number,
+  otherVisits: readonly LbctContainer[] = [],
+): TerminalObservation {
   const visitState = lower(c["visit-state"]);
   const transitState = lower(c["transit-state"]);
   const departed =
@@ -406,6 +412,17 @@ export function mapLbctContainer(c: LbctContainer, timeZone: string, nowMs: numb
     dischargedAt = timeIn && !timeIn.dateOnly ? timeIn.iso : null;
   }
   const timeOut = departed ? parseTime(c["time-out"], timeZone) : null;
+  const fullOutAt = timeOut && !timeOut.dateOnly ? timeOut.iso : null;
+  let emptyReturnedAt: string | null = null;
+  if (fullOutAt !== null) {
+    for (const v of otherVisits) {
+      const kind = lower(v["freight-kind"]);
+      if (v === c || (kind !== "mty" && kind !== "empty")) continue;
+      const timeIn = parseTime(v["time-in"], timeZone);
+      if (!timeIn || timeIn.dateOnly || timeIn.iso <= fullOutAt) continue;
+      if (emptyReturnedAt === null || timeIn.iso < emptyReturnedAt) emptyReturnedAt = timeIn.iso;
+    }
+  }
 
   return {
     checkedAt: isoSeconds(nowMs),
@@ -417,9 +434,10 @@ export function mapLbctContainer(c: LbctContainer, timeZone: string, nowMs: numb
     pickupAppointmentAt: null,
     locationAtTerminal: departed ? null : (text(c.location) ?? null),
     dischargedAt,
-    fullOutAt: timeOut && !timeOut.dateOnly ? timeOut.iso : null,
+    fullOutAt,
     fullOutChassisNumber: null,
     offDock: false,
+    emptyReturnedAt,
   };
 }
 
@@ -489,7 +507,7 @@ export function createLbctSource(
             out.set(
               q.containerNumber,
               visit
-                ? { kind: "found", observation: mapLbctContainer(visit, timeZoneOf(q.facilityCode), ctx.nowMs) }
+                ? { kind: "found", observation: mapLbctContainer(visit, timeZoneOf(q.facilityCode), ctx.nowMs, mine) }
                 : { kind: "not_found" },
             );
           }
