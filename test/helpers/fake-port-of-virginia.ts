@@ -90,12 +90,22 @@ export function povAvailability(
   };
 }
 
+/** A subscription the fake holds. */
+export interface PovSubscription {
+  subscriptionID: string;
+  equipmentId: string;
+  referenceId: string;
+  callbackUrl: string;
+}
+
 /** The fake API: its fetch, what it was asked, and knobs. */
 export class FakePortOfVirginia {
   readonly requests: PovRequest[] = [];
   /** Containers the terminals hold, by container number. */
   readonly containers = new Map<string, PovAvailability>();
   mode: PovMode = "ok";
+  /** Subscriptions held, by `subscriptionID`. */
+  readonly subscriptions = new Map<string, PovSubscription>();
   /** `Retry-After` seconds sent with a 429. */
   retryAfterS = 30;
 
@@ -133,11 +143,79 @@ export class FakePortOfVirginia {
     if (this.mode === "rate_limited") {
       return json({ message: "Too many requests." }, 429, { "Retry-After": String(this.retryAfterS) });
     }
+    if (url.pathname === "/import-availability/subscriptions" && method === "POST") return this.subscribe(body);
+    if (url.pathname === "/import-availability/subscriptions" && method === "GET") {
+      return json([...this.subscriptions.values()], 200);
+    }
+    const sub = /^\/import-availability\/subscriptions\/([^/]+)$/.exec(url.pathname);
+    if (sub && method === "DELETE") {
+      const id = decodeURIComponent(sub[1] ?? "");
+      if (!this.subscriptions.delete(id)) return json({ message: "Subscription not found." }, 404);
+      return new Response(null, { status: 204 });
+    }
     if (url.pathname !== "/import-availability") return json({ message: "Not found." }, 404);
     if (method === "GET") return this.getOne(url);
     if (method === "POST") return this.getBulk(headers, body);
     return json({ message: "Method not allowed." }, 405);
   };
+
+  /**
+   * `POST /import-availability/subscriptions`: `{equipmentId, referenceId, callbackUrl}` (the body is not documented:
+   * the lookup pair plus the sibling Event Subscription API's `callbackUrl`), for a pair the port holds, with an https
+   * callback (http on localhost only) → the subscription object with a `subscriptionID` (uuid).
+   */
+  private subscribe(body: string): Response {
+    let item: unknown;
+    try {
+      item = JSON.parse(body);
+    } catch {
+      return json({ message: "The request body is not valid JSON." }, 400);
+    }
+    const { equipmentId, referenceId, callbackUrl } = (item ?? {}) as Record<string, unknown>;
+    if (typeof equipmentId !== "string" || typeof referenceId !== "string" || typeof callbackUrl !== "string") {
+      return json({ message: "equipmentId, referenceId and callbackUrl are required." }, 400);
+    }
+    let callback: URL;
+    try {
+      callback = new URL(callbackUrl);
+    } catch {
+      return json({ message: "callbackUrl is not a URL." }, 400);
+    }
+    const local = callback.hostname === "localhost" || callback.hostname === "127.0.0.1";
+    if (callback.protocol !== "https:" && !(callback.protocol === "http:" && local)) {
+      return json({ message: "callbackUrl must be https." }, 400);
+    }
+    if (!this.lookup(equipmentId, referenceId)) return json({ message: notFoundMessage }, 400);
+    const subscription: PovSubscription = {
+      subscriptionID: crypto.randomUUID(),
+      equipmentId: equipmentId.trim().toUpperCase(),
+      referenceId: referenceId.trim().toUpperCase(),
+      callbackUrl,
+    };
+    this.subscriptions.set(subscription.subscriptionID, subscription);
+    return json(subscription, 201);
+  }
+
+  /**
+   * Pushes a container's current availability to every subscription of it, through `deliver` (e.g. the Worker's own
+   * fetch), as the port does when its availability status changes. The payload (the import availability object) is
+   * not documented: assumed. Returns the callback responses' statuses.
+   */
+  async push(container: string, deliver: typeof fetch): Promise<number[]> {
+    const data = this.containers.get(container);
+    const statuses: number[] = [];
+    for (const s of this.subscriptions.values()) {
+      if (s.equipmentId !== container || !data) continue;
+      const response = await deliver(s.callbackUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(data),
+      });
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    return statuses;
+  }
 
   private getOne(url: URL): Response {
     const equipmentId = url.searchParams.get("equipmentId");

@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import type { TerminalProviderConfig } from "../../src/tracking/sources/terminals/config";
 import {
   createPortOfVirginiaSource,
+  createPortOfVirginiaSubscription,
+  deletePortOfVirginiaSubscription,
   localMidnightIso,
   mapPortOfVirginiaHold,
   PORT_OF_VIRGINIA_BULK_LIMIT,
@@ -333,5 +335,48 @@ describe("Port of Virginia: failures", () => {
     expect(results?.get(BOX)?.kind).toBe("found");
     expect(results?.get("TCNU4444440")).toEqual(unrecognized);
     expect(results?.get("TCNU5555550")).toEqual(unrecognized);
+  });
+});
+
+describe("Port of Virginia: subscription calls", () => {
+  const CALLBACK = "https://tracker.example.test/callbacks/port-of-virginia/sub-1/token-abc";
+
+  it("creates a subscription for a container + BL with our callback URL, and deletes it (twice is fine)", async () => {
+    fake.set(povAvailability(BOX, BL));
+    const created = await createPortOfVirginiaSubscription(
+      CONFIG,
+      { containerNumber: BOX, billOfLadingNumber: BL, callbackUrl: CALLBACK },
+      ctx(),
+    );
+    if (created.kind !== "created") throw new Error(`expected created, got ${JSON.stringify(created)}`);
+    const held = fake.subscriptions.get(created.subscriptionId);
+    expect(held).toEqual({
+      subscriptionID: created.subscriptionId,
+      equipmentId: BOX,
+      referenceId: BL,
+      callbackUrl: CALLBACK,
+    });
+    expect(fake.requests[0]?.headers.get("X-API-KEY")).toBe(FAKE_POV_API_KEY);
+
+    expect(await deletePortOfVirginiaSubscription(CONFIG, created.subscriptionId, ctx())).toEqual({ kind: "deleted" });
+    expect(fake.subscriptions.size).toBe(0);
+    expect(await deletePortOfVirginiaSubscription(CONFIG, created.subscriptionId, ctx())).toEqual({ kind: "deleted" });
+  });
+
+  it("reports a refused pair, a refused key and an outage as failed, without the key", async () => {
+    const request = { containerNumber: BOX, billOfLadingNumber: BL, callbackUrl: CALLBACK };
+    expect(await createPortOfVirginiaSubscription(CONFIG, request, ctx())).toEqual({
+      kind: "failed",
+      error: "answered 400",
+    });
+    fake.set(povAvailability(BOX, BL));
+    fake.apiKey = "another-key";
+    expect(await createPortOfVirginiaSubscription(CONFIG, request, ctx())).toEqual({
+      kind: "failed",
+      error: "answered 401",
+    });
+    fake.mode = "timeout";
+    expect(await deletePortOfVirginiaSubscription(CONFIG, "x", ctx())).toEqual({ kind: "failed", error: "timed out" });
+    expect(fake.subscriptions.size).toBe(0);
   });
 });

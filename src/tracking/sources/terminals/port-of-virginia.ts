@@ -454,3 +454,119 @@ export function createPortOfVirginiaSource(config: TerminalProviderConfig, deps:
     pollBatch,
   };
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Subscriptions (push of an availability change, TERMINAL-APIS.md §3.2)
+
+/** One box to subscribe to: the pair the API knows it by, and where it should push changes. */
+export interface PortOfVirginiaSubscriptionRequest {
+  containerNumber: string;
+  billOfLadingNumber: string;
+  /** Our callback endpoint; it carries its own unguessable token (the API documents no signature). */
+  callbackUrl: string;
+}
+
+/** Outcome of a subscription call; `error` says why in words, never with the key or a body. */
+export type PortOfVirginiaSubscriptionOutcome =
+  | { kind: "created"; subscriptionId: string }
+  | { kind: "deleted" }
+  | { kind: "failed"; error: string };
+
+/** The id of a created subscription: `subscriptionID` as on the sibling Event Subscription API, or `subscriptionId`/`id`. */
+const createdSubscriptionSchema = z.union([
+  z
+    .object({ subscriptionID: z.union([z.string().min(1).max(200), z.number()]) })
+    .transform((o) => String(o.subscriptionID)),
+  z
+    .object({ subscriptionId: z.union([z.string().min(1).max(200), z.number()]) })
+    .transform((o) => String(o.subscriptionId)),
+  z.object({ id: z.union([z.string().min(1).max(200), z.number()]) }).transform((o) => String(o.id)),
+]);
+
+async function subscriptionCall(
+  config: TerminalProviderConfig,
+  deps: TerminalSourceDeps,
+  url: string,
+  init: { method: "POST" | "DELETE"; body?: string },
+  ctx: SourceContext,
+): Promise<{ kind: "response"; status: number; body: string } | { kind: "failed"; error: string }> {
+  const headers = new Headers({ Accept: "application/json" });
+  if (init.body !== undefined) headers.set("Content-Type", "application/json");
+  const request = { method: init.method, headers, timeoutMs: PORT_OF_VIRGINIA_TIMEOUT_MS, body: init.body };
+  try {
+    let response: Response;
+    if (config.auth) {
+      const sent = await authorizedFetch(config.auth, url, request, {
+        fetch: ctx.fetch,
+        nowMs: ctx.nowMs,
+        tokens: deps.tokens ?? createTokenBroker(),
+        label: "Port of Virginia",
+      });
+      if (sent.kind === "rejected") return { kind: "failed", error: "credentials rejected by the token endpoint" };
+      if (sent.kind === "unreachable") return { kind: "failed", error: "token endpoint unreachable" };
+      if (sent.kind === "unrecognized") return { kind: "failed", error: "unrecognized token response" };
+      response = sent.response;
+    } else {
+      response = await ctx.fetch(url, {
+        method: init.method,
+        headers,
+        body: init.body,
+        signal: AbortSignal.timeout(PORT_OF_VIRGINIA_TIMEOUT_MS),
+      });
+    }
+    return { kind: "response", status: response.status, body: await response.text() };
+  } catch (error) {
+    return { kind: "failed", error: isTimeout(error) ? "timed out" : "unreachable" };
+  }
+}
+
+/**
+ * Subscribes to a box's availability changes: `POST {baseUrl}/import-availability/subscriptions` with
+ * `{"equipmentId","referenceId","callbackUrl"}` (the request pair of the lookup endpoints and the callback field
+ * name of the sibling Event Subscription API; this API's own body is not documented [inf]) and `config.auth`.
+ * A 2xx answer with `subscriptionID` (or `subscriptionId` / `id`) is `created`; anything else `failed`. Never throws.
+ */
+export async function createPortOfVirginiaSubscription(
+  config: TerminalProviderConfig,
+  request: PortOfVirginiaSubscriptionRequest,
+  ctx: SourceContext,
+  deps: TerminalSourceDeps = {},
+): Promise<PortOfVirginiaSubscriptionOutcome> {
+  const body = JSON.stringify({
+    equipmentId: boxKey(request.containerNumber),
+    referenceId: request.billOfLadingNumber.trim(),
+    callbackUrl: request.callbackUrl,
+  });
+  const url = `${config.baseUrl.replace(/\/+$/, "")}/import-availability/subscriptions`;
+  const answer = await subscriptionCall(config, deps, url, { method: "POST", body }, ctx);
+  if (answer.kind === "failed") return answer;
+  if (answer.status < 200 || answer.status > 299) return { kind: "failed", error: `answered ${answer.status}` };
+  let json: unknown;
+  try {
+    json = JSON.parse(answer.body);
+  } catch {
+    return { kind: "failed", error: "answered with a body that is not JSON" };
+  }
+  const parsed = createdSubscriptionSchema.safeParse(json);
+  return parsed.success
+    ? { kind: "created", subscriptionId: parsed.data }
+    : { kind: "failed", error: "answered without a subscription id" };
+}
+
+/**
+ * Removes a subscription: `DELETE {baseUrl}/import-availability/subscriptions/{id}`. 2xx, or 404 (already gone: the
+ * port expires subscriptions a few days after the box leaves, as on its Event Subscription API), is `deleted`;
+ * anything else `failed`. Never throws.
+ */
+export async function deletePortOfVirginiaSubscription(
+  config: TerminalProviderConfig,
+  subscriptionId: string,
+  ctx: SourceContext,
+  deps: TerminalSourceDeps = {},
+): Promise<PortOfVirginiaSubscriptionOutcome> {
+  const url = `${config.baseUrl.replace(/\/+$/, "")}/import-availability/subscriptions/${encodeURIComponent(subscriptionId)}`;
+  const answer = await subscriptionCall(config, deps, url, { method: "DELETE" }, ctx);
+  if (answer.kind === "failed") return answer;
+  if ((answer.status >= 200 && answer.status <= 299) || answer.status === 404) return { kind: "deleted" };
+  return { kind: "failed", error: `answered ${answer.status}` };
+}
