@@ -121,9 +121,10 @@ describe("LBCT source: the documented sample (TERMINAL-APIS.md §2.4)", () => {
   });
 
   it("an estimated discharge (E) is no discharge; a box still inbound is known not available", () => {
-    const unit = lbctImportUnit(BOX, { discharged: "12/04/2021 19:05 (E)", "time-in": null });
+    const unit = lbctImportUnit(BOX, { discharged: "12/04/2021 19:05 (E)", "time-in": null, location: "VESSEL" });
     const observation = mapLbctContainer(unit, "America/Los_Angeles", NOW_MS);
     expect(observation.dischargedAt).toBeNull();
+    expect(observation.locationAtTerminal).toBeNull();
     expect(observation.availabilityKnown).toBe(true);
     expect(observation.availableForPickup).toBe(false);
   });
@@ -142,6 +143,16 @@ describe("LBCT source: the documented sample (TERMINAL-APIS.md §2.4)", () => {
     expect(observation.pickupLfd).toBeNull();
     expect(observation.fees).toEqual([]);
     expect(observation.locationAtTerminal).toBeNull();
+    for (const [available, expected] of [
+      ["true", true],
+      [false, false],
+      ["No", false],
+    ] as const) {
+      expect(mapLbctContainer({ ...unit, available }, "America/Los_Angeles", NOW_MS)).toMatchObject({
+        availabilityKnown: true,
+        availableForPickup: expected,
+      });
+    }
     // No `discharged` value: the import visit's start stands in (the sample's time-in equals its discharge).
     expect(observation.dischargedAt).toBe("2026-11-20T14:12:40Z");
   });

@@ -26,6 +26,7 @@
  *   cleared hold (left out, SPEC.md §2.2); any other value is an active hold.
  * - `owed` is the total the terminal wants for the box (its page sums line demurrage and the extended dwell time fee),
  *   in US dollars (a US terminal; no currency is sent): a `total` fee when above 0.
+ * - Yard location: `location` while the box is in the facility (not before discharge, not after departure).
  * - Availability: `available` when sent; otherwise a box not yet in the facility (`Advised`, `Inbound`) or gone
  *   (`Departed`, `Retired`) is not available (known), and a box in the yard is available only when the hold list is
  *   sent and has no active hold (TERMINAL-APIS.md §2.5's proxy); without the hold list it is unknown.
@@ -342,6 +343,9 @@ function mapFees(owed: unknown): TerminalFee[] {
   return [{ type: "total", amount: Math.round(amount * 100) / 100, currency_code: LBCT_CURRENCY }];
 }
 
+/** `available` values understood as text ("Yes"/"No" on LBCT's page; "true"/"false" as `watch` is sent). */
+const AVAILABLE_TEXT = new Set(["yes", "no", "true", "false"]);
+
 const lower = (value: unknown) => text(value)?.toLowerCase() ?? null;
 
 /** Whether a unit visit is the import of a full box (category IMPRT, freight kind not empty). */
@@ -392,9 +396,9 @@ export function mapLbctContainer(
   let availableForPickup: boolean | null = null;
   const available = c.available;
   const availableText = lower(available);
-  if (typeof available === "boolean" || availableText === "yes" || availableText === "no") {
+  if (typeof available === "boolean" || (availableText !== null && AVAILABLE_TEXT.has(availableText))) {
     availabilityKnown = true;
-    availableForPickup = available === true || availableText === "yes";
+    availableForPickup = available === true || availableText === "yes" || availableText === "true";
   } else if (departed || notYetIn) {
     availabilityKnown = true;
     availableForPickup = false;
@@ -432,7 +436,7 @@ export function mapLbctContainer(
     fees: mapFees(c.owed),
     pickupLfd: parseLfd(c["free-time-expiration"], timeZone),
     pickupAppointmentAt: null,
-    locationAtTerminal: departed ? null : (text(c.location) ?? null),
+    locationAtTerminal: departed || notYetIn ? null : text(c.location),
     dischargedAt,
     fullOutAt,
     fullOutChassisNumber: null,
