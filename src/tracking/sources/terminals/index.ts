@@ -11,6 +11,8 @@ import { isCredentialUrl, sourceAuthSchema } from "../auth";
 import type { SourceContext, TerminalQuery, TerminalSource } from "../types";
 import { type ProviderBackoffs, providerBackoffFetch, sharedProviderBackoffs } from "./backoff";
 import type { TerminalProvider, TerminalProviderConfig, TerminalSourceDeps } from "./config";
+import { createLbctSource } from "./lbct";
+import { createPortOfVirginiaSource } from "./port-of-virginia";
 
 export type { TerminalProvider, TerminalProviderConfig, TerminalSourceDeps } from "./config";
 
@@ -31,7 +33,10 @@ export type TerminalSourceFactory = (config: TerminalProviderConfig, deps: Termi
  * The adapters there are, by provider. A provider configured in `TERMINAL_SOURCES` without an adapter here is
  * reported and skipped.
  */
-export const TERMINAL_SOURCE_FACTORIES: Partial<Record<TerminalProvider, TerminalSourceFactory>> = {};
+export const TERMINAL_SOURCE_FACTORIES: Partial<Record<TerminalProvider, TerminalSourceFactory>> = {
+  lbct: createLbctSource,
+  port_of_virginia: createPortOfVirginiaSource,
+};
 
 /** Longest provider facility code accepted (APMT's are UN/LOCODEs, LBCT's and Port of Virginia's a few letters). */
 const MAX_PROVIDER_FACILITY_LENGTH = 32;

@@ -1,0 +1,244 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { sourcesFor } from "../../src/tracking/sources";
+import { SIMULATED_FACILITY_CODES, SIMULATED_SCACS } from "../../src/tracking/sources/simulator";
+import { parseTerminalSources } from "../../src/tracking/sources/terminals";
+import {
+  PROVIDER_BACKOFF_BASE_MS,
+  PROVIDER_BACKOFF_MAX_MS,
+  ProviderBackoffError,
+  type ProviderBackoffs,
+  providerBackoffFetch,
+} from "../../src/tracking/sources/terminals/backoff";
+
+// Issue 14 "Engine": the TERMINAL_SOURCES secret, the registry it configures (a configured terminal is its provider's,
+// never the simulator's), and the per-provider backoff every provider request goes through.
+
+const SECRET = "s3cr3t-DO-NOT-LOG-7f1e";
+const KEY = "api-key-DO-NOT-LOG-91c2";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Everything `console.warn` / `console.error` printed while `fn` ran. */
+function logged(fn: () => void): string {
+  const lines: string[] = [];
+  vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => lines.push(args.map(String).join(" ")));
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => lines.push(args.map(String).join(" ")));
+  fn();
+  return lines.join("\n");
+}
+
+describe("parseTerminalSources", () => {
+  it("reads each provider's base URL, auth and facilities, keyed by our FIRMS codes", () => {
+    const configs = parseTerminalSources(
+      JSON.stringify({
+        apmt: {
+          baseUrl: "https://api.apmterminals.test/v1/",
+          auth: {
+            type: "oauth2_client_credentials",
+            tokenUrl: "https://api.apmterminals.test/oauth/token?grant_type=client_credentials",
+            clientId: "client",
+            clientSecret: SECRET,
+          },
+          facilities: { w185: "USLAX", E425: "USNWK" },
+        },
+        lbct: { baseUrl: "https://lbct.test", auth: { type: "api_key", apiKey: KEY }, facilities: { W185: "LBCT" } },
+        port_of_virginia: {
+          baseUrl: "http://127.0.0.1:9000",
+          auth: { type: "headers", headers: { "X-API-KEY": KEY } },
+          facilities: { E425: "NIT" },
+          subscriptions: true,
+        },
+      }),
+    );
+    expect([...configs.keys()]).toEqual(["apmt", "lbct", "port_of_virginia"]);
+    const apmt = configs.get("apmt");
+    expect(apmt?.baseUrl).toBe("https://api.apmterminals.test/v1");
+    expect(apmt?.facilities).toEqual({ W185: "USLAX", E425: "USNWK" });
+    expect(apmt?.auth).toMatchObject({ type: "oauth2_client_credentials", clientSecret: SECRET, clientAuth: "body" });
+    expect(apmt?.subscriptions).toBe(false);
+    expect(configs.get("lbct")?.auth).toEqual({ type: "api_key", apiKey: KEY, header: "X-API-KEY" });
+    expect(configs.get("port_of_virginia")?.subscriptions).toBe(true);
+  });
+
+  it("configures nothing for unset, blank, malformed or non-object values, and says why", () => {
+    for (const value of [undefined, "", "   "]) expect(parseTerminalSources(value).size).toBe(0);
+    expect(logged(() => expect(parseTerminalSources(`{"apmt": {"baseUrl": "${SECRET}"`).size).toBe(0))).toMatch(
+      /not valid JSON/,
+    );
+    expect(logged(() => expect(parseTerminalSources("[]").size).toBe(0))).toMatch(/keyed by provider/);
+  });
+
+  it("skips a bad entry with the fields at fault, keeps the good ones, and never prints a value", () => {
+    let configs = new Map();
+    const out = logged(() => {
+      configs = parseTerminalSources(
+        JSON.stringify({
+          // Misspelt key: must not configure a client without its secret.
+          apmt: {
+            baseUrl: "https://apmt.test",
+            auth: {
+              type: "oauth2_client_credentials",
+              tokenUrl: "https://apmt.test/token",
+              clientId: "c",
+              client_secret: SECRET,
+            },
+            facilities: { W185: "USLAX" },
+          },
+          // Plain http off localhost: credentials would travel in clear.
+          lbct: {
+            baseUrl: `http://lbct.test/${KEY}`,
+            auth: { type: "api_key", apiKey: KEY },
+            facilities: { W185: "X" },
+          },
+          port_of_virginia: { baseUrl: "https://pov.test", auth: null, facilities: { E425: "NIT" } },
+          maersk: { baseUrl: "https://x.test", facilities: {} },
+        }),
+      );
+    });
+    expect([...configs.keys()]).toEqual(["port_of_virginia"]);
+    expect(out).toMatch(/skipping apmt: auth.*clientSecret|skipping apmt:.*client_secret/);
+    expect(out).toMatch(/skipping lbct: baseUrl: must be an https URL/);
+    expect(out).toMatch(/skipping "maersk"/);
+    expect(out).not.toContain(SECRET);
+    expect(out).not.toContain(KEY);
+  });
+
+  it("reports facility codes our reference terminals do not know and keeps the known ones", () => {
+    let configs = new Map();
+    const out = logged(() => {
+      configs = parseTerminalSources(
+        JSON.stringify({ apmt: { baseUrl: "https://apmt.test", facilities: { W185: "USLAX", ZZ99: "USXXX" } } }),
+      );
+    });
+    expect(configs.get("apmt")?.facilities).toEqual({ W185: "USLAX" });
+    expect(configs.get("apmt")?.auth).toBeNull();
+    expect(out).toMatch(/apmt: leaving out facility codes our reference terminals do not know.*ZZ99/);
+  });
+
+  it("skips a provider none of whose facilities is ours, or with no facility at all", () => {
+    let configs = new Map();
+    const out = logged(() => {
+      configs = parseTerminalSources(
+        JSON.stringify({
+          apmt: { baseUrl: "https://apmt.test", facilities: { ZZ99: "USXXX" } },
+          lbct: { baseUrl: "https://lbct.test", facilities: {} },
+        }),
+      );
+    });
+    expect(configs.size).toBe(0);
+    expect(out).toMatch(/skipping apmt: none of its facilities/);
+    expect(out).toMatch(/skipping lbct: facilities: name at least one/);
+  });
+});
+
+describe("the registry's terminal sources", () => {
+  const [simulatedA, simulatedB] = SIMULATED_FACILITY_CODES;
+  const scac = SIMULATED_SCACS[0] ?? "";
+  const lbctAt = (facility: string) =>
+    JSON.stringify({
+      lbct: {
+        baseUrl: "https://lbct.test",
+        auth: { type: "api_key", apiKey: KEY },
+        facilities: { [facility]: "LBCT" },
+      },
+    });
+
+  it("a configured terminal is its provider's, never the simulator's; other simulated terminals stay simulated", () => {
+    expect(simulatedA && simulatedB).toBeTruthy();
+    const registry = sourcesFor({
+      SIMULATOR_ENABLED: "true",
+      SIMULATION_SPEED: "1",
+      DCSA_SOURCES: "",
+      TERMINAL_SOURCES: lbctAt(simulatedA ?? ""),
+    });
+    const servingA = registry.terminals.filter((t) => t.supports(simulatedA ?? "", scac));
+    expect(servingA).toHaveLength(1);
+    expect(registry.terminalProviderFor?.(simulatedA ?? "")).toBe("lbct");
+    expect(servingA[0]?.maxBatchSize).toBe(20);
+    expect(registry.terminalProviderFor?.(simulatedB ?? "")).toBeNull();
+    expect(registry.terminals.filter((t) => t.supports(simulatedB ?? "", scac))).toHaveLength(1);
+    expect(registry.terminalProviders).toEqual([{ provider: "lbct", facilities: [simulatedA] }]);
+  });
+
+  it("with the simulator off, only configured terminals have a source (and the sandbox's own)", () => {
+    const registry = sourcesFor({
+      SIMULATOR_ENABLED: "false",
+      DCSA_SOURCES: "",
+      SIMULATION_SPEED: "",
+      TERMINAL_SOURCES: lbctAt(simulatedA ?? ""),
+    });
+    expect(registry.terminals.some((t) => t.supports(simulatedA ?? "", "MAEU"))).toBe(true);
+    expect(registry.terminals.some((t) => t.supports(simulatedB ?? "", "MAEU"))).toBe(false);
+    expect(registry.terminals.some((t) => t.supports("Y257", "TEST"))).toBe(true);
+  });
+
+  it("is rebuilt when TERMINAL_SOURCES changes", () => {
+    const base = { SIMULATOR_ENABLED: "false", DCSA_SOURCES: "", SIMULATION_SPEED: "" };
+    const one = sourcesFor({ ...base, TERMINAL_SOURCES: lbctAt(simulatedA ?? "") });
+    const two = sourcesFor({ ...base, TERMINAL_SOURCES: lbctAt(simulatedB ?? "") });
+    expect(two).not.toBe(one);
+    expect(two.terminalProviderFor?.(simulatedA ?? "")).toBeNull();
+    expect(two.terminalProviderFor?.(simulatedB ?? "")).toBe("lbct");
+  });
+});
+
+describe("providerBackoffFetch", () => {
+  /** A fetch answering the statuses given, in turn, and counting the requests. */
+  function upstream(...answers: (number | [number, Record<string, string>])[]) {
+    const calls: string[] = [];
+    const fetch: typeof globalThis.fetch = async (input) => {
+      calls.push(String(input));
+      const next = answers.shift() ?? 200;
+      const [status, headers] = Array.isArray(next) ? next : [next, {}];
+      return new Response(null, { status, headers });
+    };
+    return { calls, fetch };
+  }
+
+  it("after a 429 with Retry-After sends nothing until it passes, then calls again", async () => {
+    const backoffs: ProviderBackoffs = new Map();
+    const u = upstream([429, { "Retry-After": "30" }], 200);
+    const at = (ms: number) => providerBackoffFetch("lbct", u.fetch, ms, backoffs);
+    expect((await at(0)("https://x.test/a")).status).toBe(429);
+    await expect(at(29_999)("https://x.test/b")).rejects.toBeInstanceOf(ProviderBackoffError);
+    expect(u.calls).toHaveLength(1);
+    expect((await at(30_000)("https://x.test/c")).status).toBe(200);
+    expect(u.calls).toHaveLength(2);
+    expect(backoffs.has("lbct")).toBe(false);
+  });
+
+  it("backs off 5xx and network errors exponentially, capped, and per provider", async () => {
+    const backoffs: ProviderBackoffs = new Map();
+    const u = upstream(503, 500);
+    let now = 0;
+    const call = () => providerBackoffFetch("apmt", u.fetch, now, backoffs)("https://x.test");
+    expect((await call()).status).toBe(503);
+    expect(backoffs.get("apmt")?.untilMs).toBe(PROVIDER_BACKOFF_BASE_MS);
+    now = PROVIDER_BACKOFF_BASE_MS;
+    expect((await call()).status).toBe(500);
+    expect(backoffs.get("apmt")?.untilMs).toBe(now + 2 * PROVIDER_BACKOFF_BASE_MS);
+    // Another provider is not held back.
+    const other = upstream(200);
+    expect((await providerBackoffFetch("lbct", other.fetch, now, backoffs)("https://y.test")).status).toBe(200);
+    const failing: typeof fetch = async () => {
+      throw new TypeError("network down");
+    };
+    backoffs.set("pov", { failures: 30, untilMs: 0 });
+    await expect(providerBackoffFetch("pov", failing, 0, backoffs)("https://z.test")).rejects.toThrow("network down");
+    expect(backoffs.get("pov")).toEqual({ failures: 31, untilMs: PROVIDER_BACKOFF_MAX_MS });
+  });
+
+  it("names neither the URL nor its key when it refuses to send", async () => {
+    const backoffs: ProviderBackoffs = new Map([["lbct", { failures: 1, untilMs: 10_000 }]]);
+    const refused = await providerBackoffFetch(
+      "lbct",
+      fetch,
+      0,
+      backoffs,
+    )(`https://lbct.test/${KEY}/API`).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ProviderBackoffError);
+    expect(String(refused)).not.toContain(KEY);
+  });
+});
