@@ -61,6 +61,13 @@ export function queuedSourceNames(
   return names;
 }
 
+/**
+ * While a healthy push subscription covers a box (issue 13 §4: the carrier POSTs its new events to us,
+ * src/callbacks/), polling is only the safety net: the poll interval of the box's state is multiplied by this factor
+ * (4: a box polled hourly is polled every 4 h). Retries after failures keep their own, unscaled, backoff.
+ */
+export const PUSH_POLL_INTERVAL_FACTOR = 4;
+
 /** How a Tracker reports a carrier refusing our credentials, once per outage (issue 13 §1). */
 const CREDENTIALS_REJECTED = "shipping_line_credentials_rejected";
 
@@ -151,9 +158,19 @@ interface TrackerSnapshot {
   deliveredAt: string | null;
   stopped: boolean;
   nextPollAt: string | null;
+  /**
+   * A healthy upstream push subscription covers this box (src/callbacks/lifecycle.ts): polls are spaced
+   * {@link PUSH_POLL_INTERVAL_FACTOR} times further apart. Absent in older snapshots (no subscription).
+   */
+  pushSubscribed?: boolean;
 }
 
 const SNAPSHOT_KEY = "snapshot";
+
+/** A regular poll delay (ms, or null: no more polls), spaced out while a push subscription covers the box. */
+function pushSpaced(snap: Pick<TrackerSnapshot, "pushSubscribed">, delayMs: number | null): number | null {
+  return delayMs !== null && snap.pushSubscribed ? delayMs * PUSH_POLL_INTERVAL_FACTOR : delayMs;
+}
 
 /**
  * One per tracked box (SCAC + container number), shared by every account that tracks it (DESIGN.md §2, §4):
@@ -370,6 +387,19 @@ export class Tracker extends DurableObject<Env> {
     });
   }
 
+  /**
+   * Records whether a healthy upstream push subscription covers this box (src/callbacks/lifecycle.ts); from the next
+   * poll on, its interval is {@link PUSH_POLL_INTERVAL_FACTOR} times longer while it does. A box never subscribed
+   * keeps nothing.
+   */
+  setPushSubscription(active: boolean): Promise<void> {
+    return this.serial(async () => {
+      const snap = await this.load();
+      if (!snap || (snap.pushSubscribed ?? false) === active) return;
+      await this.save({ ...snap, pushSubscribed: active });
+    });
+  }
+
   /** Makes sure an alarm is set when the box should be polled (the cron's repair for lost alarms). */
   async ensureAlarm(nowMs: number): Promise<boolean> {
     const snap = await this.load();
@@ -429,7 +459,7 @@ export class Tracker extends DurableObject<Env> {
     const delay = failed
       ? pollRetryDelayMs(failures, this.speedUp(snap.box))
       : snap.state && snap.shipmentState
-        ? nextPollDelayMs(snap.state, snap.shipmentState, nowMs, this.speedUp(snap.box))
+        ? pushSpaced(snap, nextPollDelayMs(snap.state, snap.shipmentState, nowMs, this.speedUp(snap.box)))
         : pollRetryDelayMs(1, this.speedUp(snap.box));
     const nextPollAt = delay === null ? null : toIsoSeconds(nowMs + delay);
     await this.save({ ...snap, consecutiveFailures: failures, nextPollAt });
@@ -492,7 +522,7 @@ export class Tracker extends DurableObject<Env> {
         : [];
     const delay = partialFailure
       ? pollRetryDelayMs(snap.consecutiveFailures + 1, this.speedUp(snap.box))
-      : nextPollDelayMs(state, shipmentState, nowMs, this.speedUp(snap.box));
+      : pushSpaced(snap, nextPollDelayMs(state, shipmentState, nowMs, this.speedUp(snap.box)));
     const nextPollAt = delay === null ? null : toIsoSeconds(nowMs + delay);
     const carrierCheckedAt = carrierChecked && carrier ? nowIso : snap.carrierCheckedAt;
     const terminalCheckedAt = terminalChecked ? nowIso : snap.terminalCheckedAt;
