@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { callbackRoutes } from "./callbacks/routes";
 import { containerRoutes } from "./containers/routes";
 import { docsPage } from "./docs/page";
 import type { AppEnv } from "./env";
@@ -60,6 +61,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.use("*", requestId);
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
+  // Upstream push callbacks (issue 13 §4): outside /v2, no API key; each body is signed by the upstream.
+  app.route("/callbacks", callbackRoutes);
 
   const v2 = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {

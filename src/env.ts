@@ -33,6 +33,17 @@ export interface Env {
    */
   DCSA_SOURCES?: string;
   /**
+   * Public origin of this Worker, e.g. `https://tracking.example.com` (https; http only for localhost): upstream push
+   * subscriptions call back to `{PUBLIC_BASE_URL}/callbacks/dcsa/{id}` (src/callbacks/). Unset: no subscription is
+   * created, polling alone tracks.
+   */
+  PUBLIC_BASE_URL?: string;
+  /**
+   * Worker secret: base64 of 32 random bytes, the AES-GCM key the signing secrets of upstream push subscriptions are
+   * stored under (src/callbacks/secrets.ts). Unset: no subscription is created.
+   */
+  UPSTREAM_SUBSCRIPTION_KEY?: string;
+  /**
    * Worker secret: JSON object of terminal operators' APIs by provider (`apmt`, `lbct`, `port_of_virginia`),
    * `{"apmt":{"baseUrl":"https://…","auth":{…},"facilities":{"W185":"USLAX"}}}` (src/tracking/sources/terminals/index.ts
    * `parseTerminalSources`; README "Connecting a real terminal"). A terminal configured here is polled by its

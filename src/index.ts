@@ -1,4 +1,5 @@
 import { createApp } from "./app";
+import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import type { Env, TerminalPollMessage, TrackingRequestMessage } from "./env";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 import { benchEngineRequest } from "./tracking/bench-trace";
@@ -45,5 +46,7 @@ export default {
   },
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(runMaintenance(env));
+    // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4).
+    ctx.waitUntil(sweepUpstreamSubscriptions({ env }));
   },
 } satisfies ExportedHandler<Env, unknown>;

@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import { subscribeTrackedBoxes } from "../callbacks/lifecycle";
 import { createDatabase, type Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
 import type { Env, TerminalPollMessage, TrackingRequestMessage } from "../env";
@@ -53,6 +54,8 @@ export interface TrackingDeps {
     | "DCSA_SOURCES"
     | "SIMULATOR_ENABLED"
     | "SIMULATION_SPEED"
+    | "PUBLIC_BASE_URL"
+    | "UPSTREAM_SUBSCRIPTION_KEY"
   >;
   clock?: Clock;
   fetch?: typeof fetch;
@@ -108,6 +111,12 @@ async function attachTrackers(
     );
   }
   await markRequestCreated(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, rows.shipmentId, now);
+  // Push subscriptions where the line offers them (issue 13 §4); never throws, polling tracks regardless.
+  await subscribeTrackedBoxes(
+    { env: deps.env, clock: deps.clock, fetch: deps.fetch },
+    scac,
+    rows.containers.map((b) => b.trackedEquipmentId),
+  );
   return rows.shipmentId;
 }
 

@@ -2,6 +2,9 @@
 // through an injected fetch, as Maersk's API portal works: POST the token endpoint with client id (= Consumer-Key) and
 // secret as form fields, then GET /v2/events with `Authorization: Bearer` and `Consumer-Key`. Every request is
 // recorded; the carrier can be made to time out, fail, answer garbage, page forever, or forget its tokens.
+// It also plays TNT 2.2 event subscriptions (issue 13 §4): `POST /v2/event-subscriptions` (after a HEAD of the
+// callback URL, as DCSA implementations check it), `DELETE /v2/event-subscriptions/{id}`, and `push()` to POST signed
+// callbacks (`Notification-Signature: sha256=<hex HMAC-SHA256 of the body keyed with the base64-decoded secret>`).
 
 /** Where the fake lives (never resolved: requests go to the injected fetch). */
 export const FAKE_CARRIER_BASE = "https://dcsa.carrier.test/track-and-trace";
@@ -20,6 +23,18 @@ export interface CarrierRequest {
   body: string;
 }
 
+/** A subscription the fake carrier holds: the create body as received, and its id. */
+export interface FakeSubscription {
+  subscriptionID: string;
+  callbackUrl: string;
+  secret: string;
+  body: Record<string, unknown>;
+  deleted: boolean;
+}
+
+/** How the carrier reaches our Worker (the test passes the app's fetch with its env). */
+export type CallbackDeliverer = (request: Request) => Promise<Response>;
+
 /** The fake carrier: its fetch, what it was asked, and knobs. */
 export class FakeDcsaCarrier {
   readonly requests: CarrierRequest[] = [];
@@ -31,6 +46,12 @@ export class FakeDcsaCarrier {
   /** Tokens the events endpoint accepts; `forgetTokens()` empties it (a restart of the carrier's auth server). */
   private readonly valid = new Set<string>();
   private issued = 0;
+  /** Subscriptions created, by `subscriptionID`. */
+  readonly subscriptions = new Map<string, FakeSubscription>();
+  /** How `POST /v2/event-subscriptions` answers: created (201), or refused with this status. */
+  subscriptionStatus = 201;
+  /** Reaches our callback endpoint (HEAD check before a create, and `push()`); unset: no check. */
+  deliver: CallbackDeliverer | null = null;
 
   /** @param clientSecret the secret the token endpoint accepts; change it to play a rotation at the carrier. */
   constructor(public clientSecret: string = FAKE_CLIENT_SECRET) {}
@@ -57,8 +78,73 @@ export class FakeDcsaCarrier {
     this.requests.push({ method: init?.method ?? "GET", url, headers, body });
     if (url.href.startsWith(FAKE_TOKEN_URL)) return this.token(init?.method ?? "GET", headers, body);
     if (url.origin + url.pathname === `${FAKE_CARRIER_BASE}/v2/events`) return this.events_(url, headers, init);
+    if (url.pathname.startsWith(new URL(`${FAKE_CARRIER_BASE}/v2/event-subscriptions`).pathname)) {
+      return this.subscriptions_(init?.method ?? "GET", url, headers, body);
+    }
     return json({ statusCode: 404 }, 404);
   };
+
+  /** The one live subscription (tests create one per carrier); throws when there is none or several. */
+  get subscription(): FakeSubscription {
+    const live = [...this.subscriptions.values()].filter((s) => !s.deleted);
+    if (live.length !== 1) throw new Error(`expected one live subscription, found ${live.length}`);
+    return live[0] as FakeSubscription;
+  }
+
+  /**
+   * POSTs `events` to the subscription's callback as the carrier would: the JSON body, `Notification-Signature`
+   * (overridable: `signature: null` leaves it out), `Subscription-ID`, `API-Version`. `body` replaces the serialised
+   * events (to replay an exact body). Returns our Worker's answer.
+   */
+  async push(
+    events: unknown[],
+    options: { signature?: string | null; body?: string; subscription?: FakeSubscription } = {},
+  ): Promise<Response> {
+    if (!this.deliver) throw new Error("no deliverer: set carrier.deliver");
+    const sub = options.subscription ?? this.subscription;
+    const body = options.body ?? JSON.stringify(events);
+    const headers = new Headers({ "Content-Type": "application/json", "API-Version": "2.2.0" });
+    headers.set("Subscription-ID", sub.subscriptionID);
+    const signature = options.signature === undefined ? await dcsaSignature(sub.secret, body) : options.signature;
+    if (signature !== null) headers.set("Notification-Signature", signature);
+    return this.deliver(new Request(sub.callbackUrl, { method: "POST", headers, body }));
+  }
+
+  private async subscriptions_(method: string, url: URL, headers: Headers, body: string): Promise<Response> {
+    const bearer = headers.get("Authorization")?.replace(/^Bearer /, "") ?? "";
+    if (!this.valid.has(bearer) || headers.get("Consumer-Key") !== FAKE_CLIENT_ID) {
+      return json({ statusCode: 401, statusCodeText: "Unauthorized" }, 401);
+    }
+    const collection = url.pathname.endsWith("/v2/event-subscriptions");
+    if (method === "POST" && collection) {
+      if (this.subscriptionStatus !== 201)
+        return json({ statusCode: this.subscriptionStatus }, this.subscriptionStatus);
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        return json({ statusCode: 400 }, 400);
+      }
+      const { callbackUrl, secret } = parsed;
+      if (typeof callbackUrl !== "string" || typeof secret !== "string") return json({ statusCode: 400 }, 400);
+      if (this.deliver) {
+        const check = await this.deliver(new Request(callbackUrl, { method: "HEAD" }));
+        if (!check.ok) return json({ statusCode: 400, statusCodeText: "callbackUrl does not answer" }, 400);
+      }
+      const subscriptionID = `5f0ad1c2-0000-4000-8000-${String(this.subscriptions.size + 1).padStart(12, "0")}`;
+      this.subscriptions.set(subscriptionID, { subscriptionID, callbackUrl, secret, body: parsed, deleted: false });
+      const { secret: _omitted, ...echoed } = parsed;
+      return json({ subscriptionID, ...echoed }, 201);
+    }
+    const id = decodeURIComponent(url.pathname.split("/").at(-1) ?? "");
+    const sub = this.subscriptions.get(id);
+    if (method === "DELETE" && !collection) {
+      if (!sub || sub.deleted) return json({ statusCode: 404 }, 404);
+      sub.deleted = true;
+      return new Response(null, { status: 204, headers: { "API-Version": "2.2.0" } });
+    }
+    return json({ statusCode: 405 }, 405);
+  }
 
   private token(method: string, headers: Headers, body: string): Response {
     const form = new URLSearchParams(body);
@@ -109,6 +195,19 @@ export class FakeDcsaCarrier {
   }
 }
 
+/** Subscription requests received (create and delete). */
+export function subscriptionRequests(carrier: FakeDcsaCarrier): CarrierRequest[] {
+  return carrier.requests.filter((r) => r.url.pathname.includes("/v2/event-subscriptions"));
+}
+
+/** Lowercase hex HMAC-SHA256 of `body` keyed with the bytes of base64 `secret` (DCSA 2.2 Notification-Signature). */
+export async function dcsaSignature(secret: string, body: string): Promise<string> {
+  const key = Uint8Array.from(atob(secret), (c) => c.charCodeAt(0));
+  const cryptoKey = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, new TextEncoder().encode(body)));
+  return `sha256=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -117,10 +216,15 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 }
 
 /** `DCSA_SOURCES` for SCAC `scac` served by the fake through OAuth client credentials. */
-export function oauthSourcesJson(scac: string, clientSecret: string = FAKE_CLIENT_SECRET): string {
+export function oauthSourcesJson(
+  scac: string,
+  clientSecret: string = FAKE_CLIENT_SECRET,
+  options: { subscriptions?: boolean } = {},
+): string {
   return JSON.stringify({
     [scac]: {
       baseUrl: FAKE_CARRIER_BASE,
+      ...(options.subscriptions ? { subscriptions: true } : {}),
       auth: {
         type: "oauth2_client_credentials",
         tokenUrl: FAKE_TOKEN_URL,

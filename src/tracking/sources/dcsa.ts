@@ -37,8 +37,9 @@ export interface DcsaSourceConfig {
    */
   auth: SourceAuth;
   /**
-   * `subscriptions: true`: the carrier offers TNT 2.2 event subscriptions to be used besides polling (issue 13 §4).
-   * Parsed and validated only; nothing subscribes yet.
+   * `subscriptions: true`: the carrier offers TNT 2.2 event subscriptions, used besides polling (issue 13 §4): a
+   * subscription per tracked reference, created after the first successful lookup and deleted when tracking stops
+   * (src/callbacks/lifecycle.ts), needs `PUBLIC_BASE_URL` and `UPSTREAM_SUBSCRIPTION_KEY` too.
    */
   subscriptions: boolean;
 }
@@ -1101,4 +1102,122 @@ export function createDcsaSource(
       return { kind: "found", shipment: buildShipment(request, parsed) };
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Event subscriptions (TNT 2.2 `/v2/event-subscriptions`, issue 13 §4)
+
+/** What a subscription covers and where its events go. */
+export interface DcsaSubscriptionRequest {
+  /** `request_type` of the tracked reference: `container`, `booking_number`/`booking`, or a BL. */
+  requestType: string;
+  /** The number, as polled (`equipmentReference` / `carrierBookingReference` / `transportDocumentReference`). */
+  number: string;
+  /** Our callback endpoint (`callbackUrl`). */
+  callbackUrl: string;
+  /** The shared signing secret, base64 (TNT 2.2 `secret`, `format: byte`): sent once, in this POST only. */
+  secretBase64: string;
+}
+
+/** Outcome of a subscription call to the carrier; `error` says why in words without any secret. */
+export type DcsaSubscriptionOutcome =
+  | { kind: "created"; subscriptionId: string }
+  | { kind: "deleted" }
+  | { kind: "failed"; error: string };
+
+const createdSubscriptionSchema = z.object({ subscriptionID: z.string().min(1).max(200) }).passthrough();
+
+async function subscriptionCall(
+  scac: string,
+  config: DcsaSourceConfig,
+  url: string,
+  init: { method: "POST" | "DELETE"; body?: string },
+  ctx: SourceContext,
+  tokens: TokenBroker,
+  timeoutMs: number,
+): Promise<{ kind: "response"; status: number; body: string } | { kind: "failed"; error: string }> {
+  const headers = new Headers({ "API-Version": DCSA_API_VERSION, Accept: "application/json" });
+  if (init.body !== undefined) headers.set("Content-Type", "application/json");
+  try {
+    const sent = await authorizedFetch(
+      config.auth,
+      url,
+      { method: init.method, headers, timeoutMs, ...(init.body !== undefined ? { body: init.body } : {}) },
+      { fetch: ctx.fetch, nowMs: ctx.nowMs, tokens, label: `DCSA ${scac}` },
+    );
+    if (sent.kind === "rejected") return { kind: "failed", error: "credentials rejected by the token endpoint" };
+    if (sent.kind !== "response") return { kind: "failed", error: `token endpoint ${sent.kind}` };
+    return { kind: "response", status: sent.response.status, body: await sent.response.text() };
+  } catch (error) {
+    return { kind: "failed", error: isTimeout(error) ? "timed out" : "unreachable" };
+  }
+}
+
+/**
+ * Creates a TNT 2.2 event subscription at the carrier: `POST {baseUrl}/v2/event-subscriptions` with
+ * `subscriptionBodyWithSecret` = `{callbackUrl, secret, eventType: ["TRANSPORT","EQUIPMENT"], <filter>: number}`,
+ * the filter being the one polling uses ({@link filterFor}); TNT 2.2 ANDs the filters, so the subscription covers
+ * exactly the tracked reference. SHIPMENT events are left out: they produce no milestone here. Expects `201` with a
+ * `subscription` carrying `subscriptionID` (any 2xx with one is accepted). Auth as for polling (`authorizedFetch`).
+ * Never throws; a refusal, an unreachable carrier or an answer without `subscriptionID` is `failed` with a reason
+ * (status code or kind, never the body or a secret).
+ */
+export async function createDcsaSubscription(
+  scac: string,
+  config: DcsaSourceConfig,
+  request: DcsaSubscriptionRequest,
+  ctx: SourceContext,
+  options: Pick<DcsaSourceOptions, "tokens" | "timeoutMs"> = {},
+): Promise<DcsaSubscriptionOutcome> {
+  const body = JSON.stringify({
+    callbackUrl: request.callbackUrl,
+    secret: request.secretBase64,
+    eventType: ["TRANSPORT", "EQUIPMENT"],
+    [filterFor(request.requestType)]: request.number,
+  });
+  const answer = await subscriptionCall(
+    scac,
+    config,
+    `${config.baseUrl}/v2/event-subscriptions`,
+    { method: "POST", body },
+    ctx,
+    options.tokens ?? createTokenBroker(),
+    options.timeoutMs ?? DCSA_TIMEOUT_MS,
+  );
+  if (answer.kind === "failed") return answer;
+  if (answer.status < 200 || answer.status > 299) return { kind: "failed", error: `answered ${answer.status}` };
+  let json: unknown;
+  try {
+    json = JSON.parse(answer.body);
+  } catch {
+    return { kind: "failed", error: "answered a body that is not JSON" };
+  }
+  const parsed = createdSubscriptionSchema.safeParse(json);
+  if (!parsed.success) return { kind: "failed", error: "answered without a subscriptionID" };
+  return { kind: "created", subscriptionId: parsed.data.subscriptionID };
+}
+
+/**
+ * Stops a TNT 2.2 event subscription: `DELETE {baseUrl}/v2/event-subscriptions/{subscriptionID}`. `204` (or any
+ * 2xx) and `404` (the carrier no longer has it) count as deleted. Never throws.
+ */
+export async function deleteDcsaSubscription(
+  scac: string,
+  config: DcsaSourceConfig,
+  subscriptionId: string,
+  ctx: SourceContext,
+  options: Pick<DcsaSourceOptions, "tokens" | "timeoutMs"> = {},
+): Promise<DcsaSubscriptionOutcome> {
+  const answer = await subscriptionCall(
+    scac,
+    config,
+    `${config.baseUrl}/v2/event-subscriptions/${encodeURIComponent(subscriptionId)}`,
+    { method: "DELETE" },
+    ctx,
+    options.tokens ?? createTokenBroker(),
+    options.timeoutMs ?? DCSA_TIMEOUT_MS,
+  );
+  if (answer.kind === "failed") return answer;
+  if ((answer.status >= 200 && answer.status <= 299) || answer.status === 404) return { kind: "deleted" };
+  return { kind: "failed", error: `answered ${answer.status}` };
 }
