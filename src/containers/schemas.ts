@@ -4,6 +4,16 @@ import { CONTAINER_STATUSES } from "./service";
 
 const ts = () => z.string().nullable().openapi({ format: "date-time", example: "2024-06-26T15:05:18Z" });
 
+/** An extension attribute saying why the latest poll of a facility failed (issue 13 §1). */
+const facilityFailedReason = (facility: string) =>
+  z
+    .string()
+    .nullable()
+    .openapi({
+      example: "terminal_credentials_rejected",
+      description: `Extension (not in the reference service): why the latest attempt to ask ${facility} about the container failed, null when it answered. \`terminal_unreachable\` (no answer in time, network error, HTTP 5xx), \`unrecognized_response\` (not the provider's documented format), \`terminal_credentials_rejected\` (the provider refused our credentials, HTTP 401/403: a configuration error of the operator, TERMINAL_SOURCES; polling backs off until it accepts them), or a source's own reason (e.g. its rate limit).`,
+    });
+
 export const TerminalHoldSchema = z
   .object({
     name: z.enum(["freight", "customs", "USDA", "VACIS", "TMF", "other"]),
@@ -77,6 +87,16 @@ export const ContainerAttributes = z
     ssl_lfd: ts().openapi({
       description: "Legacy: the shipping line's last free day (= `import_deadlines.pickup_lfd_line`).",
     }),
+    terminal_tracking_last_attempted_at: ts().openapi({
+      description:
+        "Extension (not in the reference service): when the POD terminal was last asked about the container, answered or not. `pod_last_tracking_request_at` moves only when it answered, `terminal_checked_at` only when it reported the container.",
+    }),
+    terminal_tracking_failed_reason: facilityFailedReason("the POD terminal"),
+    rail_tracking_last_attempted_at: ts().openapi({
+      description:
+        "Extension: when the inland rail ramp was last asked about the container, answered or not (`rail_last_tracking_request_at` moves only when it answered).",
+    }),
+    rail_tracking_failed_reason: facilityFailedReason("the inland rail ramp"),
   })
   .openapi("ContainerAttributes");
 

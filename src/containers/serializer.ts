@@ -27,7 +27,8 @@ export type ContainerView = ContainerRow & { transportEventIds?: string[]; rawEv
  * timestamps (DECISIONS.md §Wire format), in the reference's attribute order (R §1.1). `ind_facility_lfd_on`
  * mirrors `import_deadlines.pickup_lfd_rail` (DECISIONS.md §Containers); the legacy `ssl_lfd` (the shipping line's
  * last free day) mirrors `import_deadlines.pickup_lfd_line`; `ind_facility_holds`/`ind_facility_fees` are always null
- * (no inland facility reports them to us), as in every capture of the reference (issue 15).
+ * (no inland facility reports them to us), as in every capture of the reference (issue 15). After them come our
+ * extensions `terminal_tracking_last_attempted_at`/`_failed_reason` and `rail_tracking_*` (issue 13 §1).
  */
 export function serializeContainer(row: ContainerView): ResourceObject {
   return {
@@ -85,6 +86,11 @@ export function serializeContainer(row: ContainerView): ResourceObject {
         pickup_lfd_line: row.pickupLfdLine,
       },
       ssl_lfd: row.pickupLfdLine,
+      // Extensions (issue 13 §1): every facility attempt and why it failed, after the reference's attributes.
+      terminal_tracking_last_attempted_at: row.terminalTrackingLastAttemptedAt,
+      terminal_tracking_failed_reason: row.terminalTrackingFailedReason,
+      rail_tracking_last_attempted_at: row.railTrackingLastAttemptedAt,
+      rail_tracking_failed_reason: row.railTrackingFailedReason,
     },
     relationships: {
       shipment: { data: { id: row.shipmentId, type: "shipment" } },

@@ -68,6 +68,11 @@ export interface BoxUpdate {
   terminalCheckedAt: string | null;
   /** When the inland rail ramp last answered for the box (`rail_last_tracking_request_at`); absent: left as is. */
   railCheckedAt?: string | null;
+  /**
+   * The POD terminal's / the inland ramp's latest attempt, answered or not, and why it failed (null when it
+   * answered): the containers' `terminal_tracking_*` / `rail_tracking_*` extensions (issue 13 §1). Absent: left as is.
+   */
+  facilityAttempts?: FacilityAttempts;
   nextPollAt: string | null;
   /** `index` given to the first raw event written now (raw events are numbered per box, in arrival order). */
   rawIndexStart: number;
@@ -76,6 +81,28 @@ export interface BoxUpdate {
    * announced (no event, or no subscriber).
    */
   webhooks?: BoxWebhookContext | null;
+}
+
+/**
+ * The latest attempt to poll each facility of a box, as the container rows carry it (issue 13 §1): when the POD
+ * terminal / the inland rail ramp was last asked (UTC ISO seconds, answered or not; null: never), and why that attempt
+ * failed (a `TerminalPollResult` temporary-failure reason; null when it answered).
+ */
+export interface FacilityAttempts {
+  terminalAttemptedAt: string | null;
+  terminalFailedReason: string | null;
+  railAttemptedAt: string | null;
+  railFailedReason: string | null;
+}
+
+/** The `containers` columns of {@link FacilityAttempts}. */
+export function facilityAttemptColumns(attempts: FacilityAttempts) {
+  return {
+    terminalTrackingLastAttemptedAt: attempts.terminalAttemptedAt,
+    terminalTrackingFailedReason: attempts.terminalFailedReason,
+    railTrackingLastAttemptedAt: attempts.railAttemptedAt,
+    railTrackingFailedReason: attempts.railFailedReason,
+  };
 }
 
 /**
@@ -175,6 +202,7 @@ export async function boxUpdateStatements(
     shipmentLastTrackingRequestAt: update.carrierCheckedAt,
     podLastTrackingRequestAt: update.terminalCheckedAt,
     ...(update.railCheckedAt !== undefined ? { railLastTrackingRequestAt: update.railCheckedAt } : {}),
+    ...(update.facilityAttempts ? facilityAttemptColumns(update.facilityAttempts) : {}),
   };
   const pol = findPortByLocode(shipment.portOfLadingLocode);
   const pod = findPortByLocode(shipment.portOfDischargeLocode);

@@ -2,12 +2,18 @@ import { DurableObject } from "cloudflare:workers";
 import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase } from "../db/client";
-import { shipments, trackedEquipment } from "../db/schema";
+import { containers, shipments, trackedEquipment } from "../db/schema";
 import type { Env } from "../env";
 import { toIsoSeconds } from "../lib/clock";
 import { enqueueNotifications } from "../webhooks/outbox";
 import { benchEngineMode, countingD1, type D1Counter } from "./bench-trace";
-import { boxUpdateStatements, loadBoxWebhookContext, type Subscription } from "./box-writes";
+import {
+  boxUpdateStatements,
+  type FacilityAttempts,
+  facilityAttemptColumns,
+  loadBoxWebhookContext,
+  type Subscription,
+} from "./box-writes";
 import { type ContainerState, deriveContainerState, deriveShipmentState, type ShipmentState } from "./derive";
 import {
   diffEvents,
@@ -20,12 +26,13 @@ import {
 import { milestoneIdentity } from "./identity";
 import { facilitiesToPoll, hasInlandLeg, nextPollDelayMs, pollRetryDelayMs } from "./schedule";
 import { type SourceRegistry, sourcesFor } from "./sources";
-import type {
-  ContainerFacts,
-  LookupResult,
-  ShipmentFacts,
-  TerminalObservation,
-  TerminalPollResult,
+import {
+  type ContainerFacts,
+  type LookupResult,
+  type ShipmentFacts,
+  TERMINAL_CREDENTIALS_REJECTED,
+  type TerminalObservation,
+  type TerminalPollResult,
 } from "./sources/types";
 
 /** Which box a Tracker follows. Its Durable Object name is `trackerName(scac, number)`. */
@@ -70,6 +77,34 @@ export const PUSH_POLL_INTERVAL_FACTOR = 4;
 
 /** How a Tracker reports a carrier refusing our credentials, once per outage (issue 13 §1). */
 const CREDENTIALS_REJECTED = "shipping_line_credentials_rejected";
+
+/**
+ * One facility's poll as the container records it (issue 13 §1): the attempt time and failure reason after `result`
+ * (null or absent: the facility was not asked), and whether the reason changed (`null`: no attempt recorded, as when
+ * a newer attempt was recorded already). A `temporary_failure` keeps its reason; an answer clears it.
+ */
+function facilityAttempt(
+  result: TerminalPollResult | null | undefined,
+  previousAttemptedAt: string | null,
+  previousFailedReason: string | null,
+  nowIso: string,
+): { attemptedAt: string | null; failedReason: string | null; changed: boolean | null } {
+  if (!result || (previousAttemptedAt !== null && previousAttemptedAt > nowIso)) {
+    return { attemptedAt: previousAttemptedAt, failedReason: previousFailedReason, changed: null };
+  }
+  const failedReason = result.kind === "temporary_failure" ? result.reason : null;
+  return { attemptedAt: nowIso, failedReason, changed: failedReason !== previousFailedReason };
+}
+
+/** The facility attempts a snapshot holds (null where never recorded). */
+function attemptsOf(snap: TrackerSnapshot): FacilityAttempts {
+  return {
+    terminalAttemptedAt: snap.terminalAttemptedAt ?? null,
+    terminalFailedReason: snap.terminalFailedReason ?? null,
+    railAttemptedAt: snap.railAttemptedAt ?? null,
+    railFailedReason: snap.railFailedReason ?? null,
+  };
+}
 
 /** The Durable Object name of the Tracker of one box: one per SCAC + container number, shared by accounts. */
 export function trackerName(scac: string, number: string): string {
@@ -143,6 +178,14 @@ interface TrackerSnapshot {
    */
   carrierAttemptedAt?: string | null;
   carrierFailedReason?: string | null;
+  /**
+   * The same for the POD terminal (`terminal_tracking_last_attempted_at`, `terminal_tracking_failed_reason`) and the
+   * inland rail ramp (`rail_tracking_*`), extensions of issue 13 §1. Absent in older snapshots (never recorded).
+   */
+  terminalAttemptedAt?: string | null;
+  terminalFailedReason?: string | null;
+  railAttemptedAt?: string | null;
+  railFailedReason?: string | null;
   /**
    * On a move with a rail leg, the POD terminal's last observation of the box (`terminal` is then the inland
    * ramp's, the pickup facility), and when it was asked for (ms). Absent in older snapshots.
@@ -289,6 +332,43 @@ export class Tracker extends DurableObject<Env> {
             carrierAttemptedAt: snap.carrierAttemptedAt ?? snap.carrierCheckedAt,
             carrierFailedReason: snap.carrierFailedReason ?? null,
           };
+      const podAttempt = facilityAttempt(
+        results.terminal,
+        snap.terminalAttemptedAt ?? null,
+        snap.terminalFailedReason ?? null,
+        nowIso,
+      );
+      const railAttempt = facilityAttempt(
+        results.rail,
+        snap.railAttemptedAt ?? null,
+        snap.railFailedReason ?? null,
+        nowIso,
+      );
+      const facilities = facilitiesToPoll(snap.shipment, snap.state);
+      for (const [attempt, code] of [
+        [podAttempt, facilities.podTerminalCode],
+        [railAttempt, facilities.inlandRampCode],
+      ] as const) {
+        if (attempt.changed && attempt.failedReason === TERMINAL_CREDENTIALS_REJECTED) {
+          // Once per outage of this facility for this box (the poll that found it refused), not once per poll.
+          const shipmentIds = [...new Set(snap.subscriptions.map((s) => s.shipmentId))].join(", ");
+          console.error(
+            `tracking: terminal ${code ?? "?"} refused our credentials for ${snap.box.number} (shipments ${shipmentIds}); check TERMINAL_SOURCES. Polling backs off until it accepts them.`,
+          );
+        }
+      }
+      const facilityAttempts: Partial<TrackerSnapshot> = {
+        terminalAttemptedAt: podAttempt.attemptedAt,
+        terminalFailedReason: podAttempt.failedReason,
+        railAttemptedAt: railAttempt.attemptedAt,
+        railFailedReason: railAttempt.failedReason,
+      };
+      // A facility was checked when it answered (found or not_found); a temporary failure (unreachable, timeout)
+      // or an overtaken answer is no check, so the `*_last_tracking_request_at` it feeds stays as it was.
+      const answered = (r: TerminalPollResult | null | undefined, stale: boolean) =>
+        (r?.kind === "found" || r?.kind === "not_found") && !stale;
+      const podChecked = answered(results.terminal, railMove ? stalePod : stalePickup);
+      const railChecked = railMove && answered(results.rail, stalePickup);
       const failed =
         results.carrier?.kind === "temporary_failure" ||
         results.terminal?.kind === "temporary_failure" ||
@@ -303,23 +383,30 @@ export class Tracker extends DurableObject<Env> {
             nextPollAt: snap.nextPollAt,
           };
         }
+        // No facts to apply; a facility that answered "not found" was still checked, and every attempt is recorded.
+        const facilityChanged =
+          podAttempt.changed === null && railAttempt.changed === null
+            ? null
+            : Boolean(podAttempt.changed || railAttempt.changed);
         return this.reschedule(
-          { ...snap, ...lineAttempt },
+          {
+            ...snap,
+            ...lineAttempt,
+            ...facilityAttempts,
+            terminalCheckedAt: podChecked ? nowIso : snap.terminalCheckedAt,
+            railCheckedAt: railChecked ? nowIso : (snap.railCheckedAt ?? null),
+          },
           results.polledAtMs,
           failed,
           attempted ? failedReason !== (snap.carrierFailedReason ?? null) : null,
+          facilityChanged,
         );
       }
-      // A facility was checked when it answered (found or not_found); a temporary failure (unreachable, timeout)
-      // or an overtaken answer is no check, so the `*_last_tracking_request_at` it feeds stays as it was.
-      const answered = (r: TerminalPollResult | null | undefined, stale: boolean) =>
-        (r?.kind === "found" || r?.kind === "not_found") && !stale;
-      const podChecked = answered(results.terminal, railMove ? stalePod : stalePickup);
-      const railChecked = railMove && answered(results.rail, stalePickup);
       return this.update(
         {
           ...snap,
           ...lineAttempt,
+          ...facilityAttempts,
           podTerminal: podTerminal ?? snap.podTerminal ?? null,
           podTerminalFactsAtMs: podTerminal ? results.polledAtMs : snap.podTerminalFactsAtMs,
           railCheckedAt: railChecked ? nowIso : (snap.railCheckedAt ?? null),
@@ -437,24 +524,47 @@ export class Tracker extends DurableObject<Env> {
    * attempted the carrier (`snap` carries the attempt): the subscribed shipments then get the attempt
    * (`line_tracking_last_attempted_at`, `line_tracking_failed_reason`) in one UPDATE, their `updated_at` only when
    * the reason changed (`true`), so an outage changes a shipment once, however many polls fail.
+   * `facilityAttemptChanged` is the same for the POD terminal and the inland ramp (`snap` carries their attempts and
+   * last checks): the subscribed container rows get them (`terminal_/rail_tracking_*`, `pod_/rail_last_tracking_request_at`),
+   * their `updated_at` only when a reason changed. Both UPDATEs share one D1 round trip.
    */
   private async reschedule(
     snap: TrackerSnapshot,
     nowMs: number,
     failed: boolean,
     lineAttemptChanged: boolean | null = null,
+    facilityAttemptChanged: boolean | null = null,
   ): Promise<UpdateOutcome> {
+    const db = createDatabase(this.env.DB);
+    const writes: BatchItem<"sqlite">[] = [];
     const shipmentIds = [...new Set(snap.subscriptions.map((s) => s.shipmentId))];
+    const containerIds = snap.subscriptions.map((s) => s.containerId);
     if (lineAttemptChanged !== null && shipmentIds.length > 0) {
-      await createDatabase(this.env.DB)
-        .update(shipments)
-        .set({
-          lineTrackingLastAttemptedAt: snap.carrierAttemptedAt ?? null,
-          lineTrackingFailedReason: snap.carrierFailedReason ?? null,
-          ...(lineAttemptChanged ? { updatedAt: toIsoSeconds(nowMs) } : {}),
-        })
-        .where(inArray(shipments.id, shipmentIds));
+      writes.push(
+        db
+          .update(shipments)
+          .set({
+            lineTrackingLastAttemptedAt: snap.carrierAttemptedAt ?? null,
+            lineTrackingFailedReason: snap.carrierFailedReason ?? null,
+            ...(lineAttemptChanged ? { updatedAt: toIsoSeconds(nowMs) } : {}),
+          })
+          .where(inArray(shipments.id, shipmentIds)),
+      );
     }
+    if (facilityAttemptChanged !== null && containerIds.length > 0) {
+      writes.push(
+        db
+          .update(containers)
+          .set({
+            ...facilityAttemptColumns(attemptsOf(snap)),
+            podLastTrackingRequestAt: snap.terminalCheckedAt,
+            railLastTrackingRequestAt: snap.railCheckedAt ?? null,
+            ...(facilityAttemptChanged ? { updatedAt: toIsoSeconds(nowMs) } : {}),
+          })
+          .where(inArray(containers.id, containerIds)),
+      );
+    }
+    if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     const failures = failed ? snap.consecutiveFailures + 1 : 0;
     const delay = failed
       ? pollRetryDelayMs(failures, this.speedUp(snap.box))
@@ -465,7 +575,14 @@ export class Tracker extends DurableObject<Env> {
     await this.save({ ...snap, consecutiveFailures: failures, nextPollAt });
     if (delay !== null) await this.ctx.storage.setAlarm(nowMs + delay);
     if (benchEngineMode(this.env) === "trace") {
-      const line = { box: snap.box.number, joining: 0, events: 0, batches: 0, statements: 0, failed };
+      const line = {
+        box: snap.box.number,
+        joining: 0,
+        events: 0,
+        batches: writes.length > 0 ? 1 : 0,
+        statements: writes.length,
+        failed,
+      };
       console.warn(`bench-engine ${JSON.stringify(line)}`);
     }
     return { applied: false, events: [], currentStatus: snap.state?.currentStatus ?? null, nextPollAt };
@@ -547,6 +664,7 @@ export class Tracker extends DurableObject<Env> {
       carrierFailedReason: snap.carrierFailedReason ?? null,
       terminalCheckedAt,
       railCheckedAt: snap.railCheckedAt ?? null,
+      facilityAttempts: attemptsOf(snap),
       nextPollAt,
       rawIndexStart: snap.rawCount,
       webhooks,

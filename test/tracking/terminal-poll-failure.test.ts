@@ -220,7 +220,13 @@ describe("a failed terminal poll is not a check", () => {
       const next = (await trackerStub(SCAC, box.number).currentState())?.nextPollAt;
       expect(next).toBe(iso(box.clock.now() + pollRetryDelayMs(i)));
     }
-    // Nothing answered: the row was not touched at all.
-    expect(await containerRow(box.containerId)).toEqual(before);
+    // Nothing answered: the row keeps everything it had; only the attempts are recorded (issue 13 §1), and its
+    // updated_at moved once, when the terminal's failure reason first changed.
+    expect(await containerRow(box.containerId)).toEqual({
+      ...before,
+      terminal_tracking_last_attempted_at: iso(box.clock.now()),
+      terminal_tracking_failed_reason: "terminal_unreachable",
+      updated_at: at(0.1 + HOUR_MS / DAY_MS),
+    });
   });
 });

@@ -222,11 +222,34 @@ export interface TerminalObservation {
   emptyReturnedAt?: string | null;
 }
 
-/** Outcome of a terminal poll. */
+/**
+ * A terminal (or rail ramp) refused our credentials: HTTP 401/403 from its API, or its token endpoint refused the
+ * client (issue 13 §1, issue 14's adapters). A configuration error of the operator (`TERMINAL_SOURCES`), not an
+ * outage of the terminal: shown on the container as `terminal_tracking_failed_reason` /
+ * `rail_tracking_failed_reason`, logged once per outage, and polled with backoff until it accepts them.
+ */
+export const TERMINAL_CREDENTIALS_REJECTED = "terminal_credentials_rejected";
+
+/**
+ * The reasons of a terminal's `temporary_failure` the engine knows: `terminal_unreachable` (no answer in time, a
+ * network error, HTTP 5xx, or the source threw), `unrecognized_response` (an answer that is not the provider's
+ * documented format) and {@link TERMINAL_CREDENTIALS_REJECTED}. A source may report others (e.g. its provider's rate
+ * limit); they are shown as given.
+ */
+export type TerminalFailureReason =
+  | "terminal_unreachable"
+  | "unrecognized_response"
+  | typeof TERMINAL_CREDENTIALS_REJECTED;
+
+/**
+ * Outcome of a terminal poll: the facility reported the box (`found`), answered without it (`not_found`: still a
+ * check, `pod_last_tracking_request_at`), or did not answer usably (`temporary_failure`, with a
+ * {@link TerminalFailureReason} or a source's own reason).
+ */
 export type TerminalPollResult =
   | { kind: "found"; observation: TerminalObservation }
   | { kind: "not_found" }
-  | { kind: "temporary_failure"; reason: string };
+  | { kind: "temporary_failure"; reason: TerminalFailureReason | (string & {}) };
 
 /** One box to ask a terminal (or rail ramp) about. */
 export interface TerminalQuery {
