@@ -150,7 +150,13 @@ export interface TokenContext {
 const tokenResponseSchema = z.object({
   /** Printable ASCII without spaces (RFC 6750 §2.1 b64token, JWTs): it goes into a header as it is. */
   access_token: z.string().regex(/^[\x21-\x7E]+$/),
-  token_type: z.string().refine((t) => t.toLowerCase() === "bearer", "only bearer tokens are supported"),
+  /**
+   * `Bearer` (RFC 6750), or `BearerToken`: Apigee Edge's `/oauth/client_credential/accesstoken` (APM Terminals,
+   * TERMINAL-APIS.md §1.2) answers that spelling for the same bearer token.
+   */
+  token_type: z
+    .string()
+    .refine((t) => ["bearer", "bearertoken"].includes(t.toLowerCase()), "only bearer tokens are supported"),
   expires_in: z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]).optional(),
 });
 
