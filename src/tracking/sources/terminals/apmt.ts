@@ -1,0 +1,607 @@
+/**
+ * APM Terminals "APMT Track and Trace - Import Availability" as a terminal source (issue 14 adapter 1;
+ * ../shared/reference/TERMINAL-APIS.md §1): one API for every APM terminal it lists, `GET {baseUrl}/import-availability
+ * ?assetId=<container,container,…>&facilityCode=<UN/LOCODE>` with an OAuth 2.0 client-credentials bearer token
+ * (§1.2; the shared token cache of src/tracking/sources/auth.ts, one for carriers and terminals).
+ *
+ * What the documentation does not settle, and what this adapter assumes (each also said where it is applied):
+ * - Response property names: those of §1.6a (`containerId`, `readyForDelivery`, `containerHolds`,
+ *   `storagePaidThroughDate`, `demurrageOwed`, `…DateTimeLocal`), with the older PascalCase variant §1.6a also names
+ *   (`ContainerId`, `ReadyForDelivery`, `Holds`, `Freight`, `Customs`, `DischargedDate`, `GateOutDate`, `Demurrage`,
+ *   `AppointmentDate`, `StoragePaidThroughDate`, `YardLocation`) read as a fallback.
+ * - Response shape: a list with one object per asset found (§1.5: the spec's `type: array` is commented out), a
+ *   single object, or `{"ContainerAvailabilityResults": [...]}` (the PascalCase variant's wrapper) are all read. A
+ *   container missing from a 200 answer is unknown to the terminal (`not_found`). A 404 is the spec's "Bad URL"
+ *   (a misconfigured `baseUrl`), not an unknown container: `unrecognized_response`.
+ * - Most assets per request: APMT states none; {@link APMT_MAX_ASSETS_PER_REQUEST} = 50 is Envase's cap (§1.3).
+ * - Flags are strings (`"true"`, §1.6 sibling convention); `yes`/`no`/`Y`/`N` and JSON booleans are read too.
+ * - Timestamps are local with a UTC offset (`…DateTimeLocal`, §1.6 siblings) and converted exactly; one without an
+ *   offset is read in the terminal's IANA time zone (reference data), or as UTC when that is unknown (R §10.1).
+ * - `containerHolds` is a string of hold names joined by `,`, `;`, `|` or line breaks (§1.6a); `""`, `NONE`, `N/A`
+ *   mean none. Every hold listed is active (`status: "hold"`); its text is kept as `description`.
+ * - `demurrageOwed` is an amount in the terminal's currency, possibly with `$` or an ISO 4217 code. The portal says
+ *   "dollar amount" (§1.6): USD at the US terminals; elsewhere the currency is undocumented, so a fee there is kept
+ *   only when the value names its currency. Nothing owed (0) is no fee.
+ * - `storagePaidThroughDate` is the last free day (§1.9), a date or a date-time: its date in the terminal's time zone
+ *   becomes local midnight in UTC, as every LFD here (R §10.1: `2024-07-07T04:00:00Z` for America/New_York).
+ * - Empty returns come from a sibling API (Empty Container Returns §1.8) at the return depot; a terminal observation
+ *   has no empty-return field, so it is not polled here. Vessel name/ETA are not part of an observation either.
+ */
+import type { TerminalFee, TerminalHold } from "../../../db/schema";
+import { toIsoSeconds } from "../../../lib/clock";
+import { findPortByLocode, findTerminalByCode } from "../../../reference/locations";
+import { authorizedFetch, createTokenBroker, type TokenBroker } from "../auth";
+import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
+import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
+
+/** Path of the Import Availability operation (`getImportAvailabilityByContainerIdOrBlNumber`, §1.3). */
+export const APMT_IMPORT_AVAILABILITY_PATH = "/import-availability";
+/**
+ * Most container numbers in one request's `assetId`. APMT documents no maximum; Envase, an integrator, caps its
+ * requests at 50 (TERMINAL-APIS.md §1.3), which we follow.
+ */
+export const APMT_MAX_ASSETS_PER_REQUEST = 50;
+/** Timeout of one Import Availability request, ms (as the carriers' DCSA requests). */
+export const APMT_TIMEOUT_MS = 15_000;
+
+/**
+ * What this source provides at an APM terminal, as the terminal `provided_data` flags of GET /v2/terminals
+ * (R §1.4; src/terminals/provided-data.ts): LFD (storage paid through), full out (facility out), availability (ready
+ * for delivery), fees (demurrage owed), holds, appointment and yard location; not the chassis number (§1.6 lists none).
+ * Aarhus publishes less: see {@link apmtProvidedData}.
+ */
+export const APMT_PROVIDED_DATA = {
+  pickup_lfd: true,
+  pod_full_out_at: true,
+  available_for_pickup: true,
+  fees_at_pod_terminal: true,
+  holds_at_pod_terminal: true,
+  pickup_appointment_at: true,
+  location_at_pod_terminal: true,
+  pod_full_out_chassis_number: false,
+} as const satisfies Record<string, boolean>;
+
+/** The `provided_data` flags this source fills. */
+export type ApmtProvidedData = { -readonly [K in keyof typeof APMT_PROVIDED_DATA]: boolean };
+
+/**
+ * Facilities (APMT `facilityCode`) that do not publish the bill of lading, yard location, storage-paid-through date
+ * and demurrage owed: "(Except Aarhus)" in the portal's list (TERMINAL-APIS.md §1.4, developer.apmterminals.com/node/56).
+ */
+export const APMT_FACILITIES_WITHOUT_STORAGE_DATA: ReadonlySet<string> = new Set(["DKAAR"]);
+
+/**
+ * The `provided_data` flags of one APM facility (`providerFacilityCode` = its UN/LOCODE as configured):
+ * {@link APMT_PROVIDED_DATA}, with LFD, fees and yard location false at Aarhus.
+ */
+export function apmtProvidedData(providerFacilityCode: string): ApmtProvidedData {
+  const flags: ApmtProvidedData = { ...APMT_PROVIDED_DATA };
+  if (APMT_FACILITIES_WITHOUT_STORAGE_DATA.has(providerFacilityCode.trim().toUpperCase())) {
+    flags.pickup_lfd = false;
+    flags.fees_at_pod_terminal = false;
+    flags.location_at_pod_terminal = false;
+  }
+  return flags;
+}
+
+/** Limits of the APMT source; the defaults suit production, tests shorten them. */
+export interface ApmtSourceOptions {
+  /** Timeout of each request, ms (default {@link APMT_TIMEOUT_MS}). */
+  timeoutMs?: number;
+  /** Most assets per request (default {@link APMT_MAX_ASSETS_PER_REQUEST}). */
+  maxBatchSize?: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading one availability entry
+
+type Entry = Record<string, unknown>;
+
+/** The first of `names` that holds a non-empty string (trimmed) or a finite number, as text. */
+function text(entry: Entry, ...names: string[]): string | null {
+  for (const name of names) {
+    const value = entry[name];
+    if (typeof value === "string" && value.trim() !== "") return value.trim();
+    if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  }
+  return null;
+}
+
+const TRUE_FLAGS = new Set(["true", "yes", "y", "1"]);
+const FALSE_FLAGS = new Set(["false", "no", "n", "0"]);
+
+/** A string (`"true"`, `"Yes"`, `"N"`) or boolean flag; null when absent or not a flag. */
+function flag(entry: Entry, ...names: string[]): boolean | null {
+  for (const name of names) {
+    const value = entry[name];
+    if (typeof value === "boolean") return value;
+    if (typeof value === "string") {
+      const v = value.trim().toLowerCase();
+      if (TRUE_FLAGS.has(v)) return true;
+      if (FALSE_FLAGS.has(v)) return false;
+    }
+  }
+  return null;
+}
+
+const NO_HOLDS = new Set(["", "NONE", "N/A", "NA", "NO HOLDS", "-"]);
+
+/**
+ * Our hold name for an APMT hold text (SPEC.md §2.2): USDA (agriculture), VACIS (scan), TMF (PierPass traffic
+ * mitigation fee), customs (CBP, exam), freight (line / freight), else other (e.g. Miami's `LANDING$`, `NO GENSET`).
+ */
+export function apmtHoldName(holdText: string): TerminalHold["name"] {
+  const t = holdText.toUpperCase();
+  if (/\bUSDA\b|\bAPHIS\b|\bAGRI/.test(t)) return "USDA";
+  if (/VACIS|X-?RAY/.test(t)) return "VACIS";
+  if (/\bTMF\b|PIER ?PASS|TRAFFIC MITIGATION/.test(t)) return "TMF";
+  if (/CUSTOM|\bCBP\b|\bCUS\b|\bCSTM?\b|\bEXAM\b/.test(t)) return "customs";
+  if (/FREIGHT|\bFRT\b|\bLINE\b|CARRIER|\bSSL\b/.test(t)) return "freight";
+  return "other";
+}
+
+/** Whether a PascalCase `Freight`/`Customs` status says the box is held (`HOLD`, `NOT RELEASED`, `N`, `false`). */
+function isHeldStatus(value: string): boolean {
+  const v = value.trim().toUpperCase();
+  return /HOLD|NOT ?RELEASED|UNRELEASED/.test(v) || v === "N" || v === "NO" || v === "FALSE";
+}
+
+/** Active holds of an entry: the `containerHolds` list (or `Holds`), plus PascalCase `Freight`/`Customs` statuses. */
+function holdsOf(entry: Entry): TerminalHold[] {
+  const texts: string[] = [];
+  for (const name of ["containerHolds", "holds", "Holds"]) {
+    const value = entry[name];
+    if (typeof value === "string") texts.push(...value.split(/[,;|\r\n]+/));
+    else if (Array.isArray(value)) for (const v of value) if (typeof v === "string") texts.push(v);
+  }
+  const holds: TerminalHold[] = [];
+  const seen = new Set<string>();
+  for (const raw of texts) {
+    const description = raw.trim();
+    if (NO_HOLDS.has(description.toUpperCase()) || seen.has(description.toUpperCase())) continue;
+    seen.add(description.toUpperCase());
+    holds.push({ name: apmtHoldName(description), status: "hold", description });
+  }
+  for (const [field, name] of [
+    ["Freight", "freight"],
+    ["Customs", "customs"],
+  ] as const) {
+    const status = text(entry, field);
+    if (status && isHeldStatus(status) && !holds.some((h) => h.name === name)) {
+      holds.push({ name, status: "hold", description: `${field}: ${status}` });
+    }
+  }
+  return holds;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Time
+
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Offset of `timeZone` at the instant `utcMs`, ms (local minus UTC). Throws RangeError for an unknown zone. */
+function zoneOffsetMs(timeZone: string, utcMs: number): number {
+  let format = zoneFormatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    zoneFormatters.set(timeZone, format);
+  }
+  const parts: Record<string, number> = {};
+  for (const p of format.formatToParts(utcMs)) parts[p.type] = Number(p.value);
+  const local = Date.UTC(
+    parts.year ?? 1970,
+    (parts.month ?? 1) - 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  );
+  return local - Math.floor(utcMs / 1000) * 1000;
+}
+
+/** UTC ms of a wall-clock time (its fields read as if UTC) in `timeZone`, the later reading across a DST change. */
+function wallToUtcMs(wallMs: number, timeZone: string): number {
+  const guess = wallMs - zoneOffsetMs(timeZone, wallMs);
+  return wallMs - zoneOffsetMs(timeZone, guess);
+}
+
+/** A provider timestamp split up: its fields as if UTC, the offset it states (minutes) if any, whether it has a time. */
+interface WallClock {
+  fieldsMs: number;
+  offsetMinutes: number | null;
+  hasTime: boolean;
+}
+
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+function parseWallClock(value: string): WallClock | null {
+  const m = DATE_TIME.exec(value.trim());
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => Number(v ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
+  const fieldsMs = Date.UTC(y, mo - 1, d, h, mi, s);
+  if (new Date(fieldsMs).getUTCDate() !== d) return null;
+  const zone = m[7];
+  let offsetMinutes: number | null = null;
+  if (zone) {
+    if (zone.toUpperCase() === "Z") offsetMinutes = 0;
+    else {
+      const sign = zone.startsWith("-") ? -1 : 1;
+      const digits = zone.slice(1).replace(":", "");
+      const oh = Number(digits.slice(0, 2));
+      const om = Number(digits.slice(2));
+      if (oh > 18 || om > 59) return null;
+      offsetMinutes = sign * (oh * 60 + om);
+    }
+  }
+  return { fieldsMs, offsetMinutes, hasTime: m[4] !== undefined };
+}
+
+/**
+ * A provider date-time as UTC ISO (second precision, `Z`): exact when it states an offset; else local to
+ * `timeZone`; else (zone unknown) its wall-clock time as if UTC (R §10.1). Null when absent or unreadable.
+ */
+export function apmtInstant(value: string | null, timeZone: string | null): string | null {
+  if (value === null) return null;
+  const wall = parseWallClock(value);
+  if (!wall) return null;
+  if (wall.offsetMinutes !== null) return toIsoSeconds(wall.fieldsMs - wall.offsetMinutes * 60_000);
+  return toIsoSeconds(timeZone ? wallToUtcMs(wall.fieldsMs, timeZone) : wall.fieldsMs);
+}
+
+/**
+ * The last free day from APMT's storage-paid-through date: the terminal-local date it names, as local midnight in
+ * UTC (R §10.1). A date-time with an offset is first moved to the terminal's zone (`2023-06-09T23:59:00-07:00` at
+ * Pier 400 is 9 June). Without a known zone: midnight at the stated offset, else midnight as if UTC. Null when absent
+ * or unreadable.
+ */
+export function apmtLastFreeDay(value: string | null, timeZone: string | null): string | null {
+  if (value === null) return null;
+  const wall = parseWallClock(value);
+  if (!wall) return null;
+  let dateMs = wall.fieldsMs;
+  if (wall.hasTime && wall.offsetMinutes !== null && timeZone) {
+    const instant = wall.fieldsMs - wall.offsetMinutes * 60_000;
+    dateMs = instant + zoneOffsetMs(timeZone, instant);
+  }
+  const day = new Date(dateMs);
+  const midnight = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate());
+  if (timeZone) return toIsoSeconds(wallToUtcMs(midnight, timeZone));
+  if (wall.offsetMinutes !== null) return toIsoSeconds(midnight - wall.offsetMinutes * 60_000);
+  return toIsoSeconds(midnight);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Fees
+
+const CURRENCY_CODE = /\b([A-Z]{3})\b/;
+
+/**
+ * Demurrage owed as a fee list: `[]` when nothing is owed (0) or the field is absent; one `demurrage` fee otherwise,
+ * amount rounded to cents, currency the ISO 4217 code the value names, else USD when it has a `$` or the terminal is
+ * in the US (the portal's "dollar amount", §1.6); at a non-US terminal a bare amount has no known currency and is
+ * left out (null is returned so the caller can say so).
+ */
+export function apmtDemurrage(value: string | null, countryCode: string | null): TerminalFee[] | null {
+  if (value === null) return [];
+  const upper = value.toUpperCase();
+  const named = CURRENCY_CODE.exec(upper)?.[1] ?? null;
+  const numeric = upper.replace(/[A-Z$€£\s,]/g, "");
+  if (!/^\d+(\.\d+)?$/.test(numeric)) return null;
+  const amount = Math.round(Number(numeric) * 100) / 100;
+  if (amount === 0) return [];
+  const currency = named ?? (upper.includes("$") || countryCode === "US" ? "USD" : null);
+  if (!currency) return null;
+  return [{ type: "demurrage", amount, currency_code: currency }];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Observation
+
+/** Where an entry is read: the terminal's time zone and country, and the container it answers for (for logs). */
+interface EntryContext {
+  timeZone: string | null;
+  countryCode: string | null;
+  nowMs: number;
+  label: string;
+}
+
+const ACTIVE_STATES = new Set(["ADVISED", "INBOUND", "YARD"]);
+
+/**
+ * One APMT Import Availability entry as a terminal observation (TERMINAL-APIS.md §1.9): ready for delivery →
+ * availability (known iff the flag is readable), container holds → active holds, demurrage owed → fee, storage paid
+ * through → LFD (terminal-local date), appointment date (unless `appointment` is false) → appointment, yard location,
+ * discharge and facility-out times (UTC). Anything absent or unreadable stays null (an unreadable value is logged by
+ * field name, never by value); no chassis number, never off-dock.
+ */
+export function apmtObservation(entry: Entry, ctx: EntryContext): TerminalObservation {
+  const unreadable: string[] = [];
+  const time = (field: string, value: string | null, read: (v: string, tz: string | null) => string | null) => {
+    if (value === null) return null;
+    const out = read(value, ctx.timeZone);
+    if (out === null) unreadable.push(field);
+    return out;
+  };
+  const available = flag(entry, "readyForDelivery", "ReadyForDelivery");
+  const appointmentFlag = flag(entry, "appointment", "Appointment");
+  const appointmentAt = time(
+    "appointmentDateTimeLocal",
+    text(entry, "appointmentDateTimeLocal", "AppointmentDate"),
+    apmtInstant,
+  );
+  const demurrageText = text(entry, "demurrageOwed", "DemurrageOwed", "Demurrage");
+  let fees = apmtDemurrage(demurrageText, ctx.countryCode);
+  if (fees === null) {
+    unreadable.push("demurrageOwed");
+    fees = [];
+  }
+  const observation: TerminalObservation = {
+    checkedAt: toIsoSeconds(ctx.nowMs),
+    availabilityKnown: available !== null,
+    availableForPickup: available,
+    holds: holdsOf(entry),
+    fees,
+    pickupLfd: time(
+      "storagePaidThroughDate",
+      text(entry, "storagePaidThroughDate", "StoragePaidThroughDate"),
+      apmtLastFreeDay,
+    ),
+    pickupAppointmentAt: appointmentFlag === false ? null : appointmentAt,
+    locationAtTerminal: text(entry, "yardLocation", "YardLocation"),
+    dischargedAt: time("dischargeDateTimeLocal", text(entry, "dischargeDateTimeLocal", "DischargedDate"), apmtInstant),
+    fullOutAt: time("facilityOutDateTimeLocal", text(entry, "facilityOutDateTimeLocal", "GateOutDate"), apmtInstant),
+    fullOutChassisNumber: null,
+    offDock: false,
+  };
+  if (unreadable.length > 0) console.warn(`${ctx.label}: left out unreadable ${unreadable.join(", ")}`);
+  return observation;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP
+
+const unreachable = { kind: "temporary_failure", reason: "terminal_unreachable" } as const;
+const unrecognized = { kind: "temporary_failure", reason: "unrecognized_response" } as const;
+const credentialsRejected = { kind: "temporary_failure", reason: "terminal_credentials_rejected" } as const;
+
+type Failure = typeof unreachable | typeof unrecognized | typeof credentialsRejected;
+
+const isTimeout = (error: unknown) =>
+  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+
+const isEntry = (value: unknown): value is Entry =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The entries of a 200 body (list, single object, or `ContainerAvailabilityResults` wrapper); null if none of these. */
+function entriesOf(json: unknown): Entry[] | null {
+  let list: unknown;
+  if (Array.isArray(json)) list = json;
+  else if (isEntry(json) && Array.isArray(json.ContainerAvailabilityResults)) list = json.ContainerAvailabilityResults;
+  else if (isEntry(json) && text(json, "containerId", "ContainerId") !== null) list = [json];
+  else return null;
+  const entries = list as unknown[];
+  if (!entries.every((e) => isEntry(e) && text(e, "containerId", "ContainerId") !== null)) return null;
+  return entries as Entry[];
+}
+
+/**
+ * The entry of each container: of several for one box (a past visit and the current one), the first in an active
+ * state (Advised, Inbound, Yard), else the last.
+ */
+function entriesByContainer(entries: Entry[]): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  for (const entry of entries) {
+    const id = (text(entry, "containerId", "ContainerId") ?? "").toUpperCase();
+    const kept = out.get(id);
+    const keptActive = kept && ACTIVE_STATES.has((text(kept, "containerState", "ContainerState") ?? "").toUpperCase());
+    if (!keptActive) out.set(id, entry);
+  }
+  return out;
+}
+
+/** One Import Availability request for `containers` at `facility`: the entries by container number, or why not. */
+async function requestAvailability(
+  config: TerminalProviderConfig,
+  facility: string,
+  containers: readonly string[],
+  ctx: SourceContext,
+  tokens: TokenBroker,
+  timeoutMs: number,
+): Promise<Map<string, Entry> | Failure> {
+  const label = `APMT ${facility}`;
+  // Container numbers and UN/LOCODEs are [A-Z0-9]: the list keeps its literal commas, as in the documented example.
+  const url = `${config.baseUrl}${APMT_IMPORT_AVAILABILITY_PATH}?assetId=${containers
+    .map(encodeURIComponent)
+    .join(",")}&facilityCode=${encodeURIComponent(facility)}`;
+  const origin = new URL(config.baseUrl).origin;
+  const headers = new Headers({ Accept: "application/json" });
+  let response: Response;
+  let body: string;
+  try {
+    if (config.auth) {
+      const sent = await authorizedFetch(
+        config.auth,
+        url,
+        { method: "GET", headers, timeoutMs },
+        { fetch: ctx.fetch, nowMs: ctx.nowMs, tokens, label },
+      );
+      if (sent.kind === "rejected") return credentialsRejected;
+      if (sent.kind === "unreachable") return unreachable;
+      if (sent.kind === "unrecognized") return unrecognized;
+      response = sent.response;
+    } else {
+      response = await ctx.fetch(url, { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) });
+    }
+    if (response.status === 401 || response.status === 403) {
+      await response.body?.cancel();
+      console.error(`${label}: ${origin} answered ${response.status}: check the TERMINAL_SOURCES apmt credentials`);
+      return credentialsRejected;
+    }
+    if (response.status >= 500 || response.status === 429 || response.status === 408) {
+      await response.body?.cancel();
+      console.warn(`${label}: ${origin} answered ${response.status}`);
+      return unreachable;
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      console.error(`${label}: ${origin} answered ${response.status} to ${APMT_IMPORT_AVAILABILITY_PATH}`);
+      return unrecognized;
+    }
+    body = await response.text();
+  } catch (error) {
+    console.warn(`${label}: ${origin} ${isTimeout(error) ? "timed out" : "unreachable"}`);
+    return unreachable;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    console.warn(`${label}: ${origin} answered with a body that is not JSON`);
+    return unrecognized;
+  }
+  const entries = entriesOf(json);
+  if (!entries) {
+    console.warn(`${label}: ${origin} answered with JSON that is not a list of import availability entries`);
+    return unrecognized;
+  }
+  return entriesByContainer(entries);
+}
+
+/**
+ * The APM Terminals Import Availability source for the facilities of `config` (our FIRMS code → APMT `facilityCode`,
+ * the port's UN/LOCODE, e.g. `{"W185": "USLAX"}`); `supports` is true iff the facility is configured. `name` is
+ * "Terminal".
+ *
+ * `pollBatch` asks about the boxes of one facility at a time in requests of at most `maxBatchSize` container numbers
+ * (`GET {baseUrl}/import-availability?assetId=A,B,…&facilityCode=USLAX`, `Accept: application/json`, the configured
+ * `auth` applied by `authorizedFetch`: an OAuth bearer token from `deps.tokens`, renewed before its 30-minute expiry
+ * and once on a 401), one request after another; once a request fails as unreachable or with refused credentials,
+ * the remaining requests of the batch are not sent and their boxes fail the same way (a provider throttling or
+ * refusing us is not asked again at once).
+ *
+ * Outcomes per box: in the answer → `found` ({@link apmtObservation}); absent from a 200 answer → `not_found`;
+ * 401/403 (after one retry with a new token) or a token endpoint refusing the client →
+ * `terminal_credentials_rejected` (logged with `console.error`, no secret); 5xx, 408, 429, network error, timeout or
+ * an unreachable token endpoint → `terminal_unreachable`; any other status (400, the spec's 404 "Bad URL"), a body
+ * that is not JSON or not availability entries → `unrecognized_response`; an unconfigured facility →
+ * `terminal_unreachable` (logged). Never throws; never logs a token, secret or body.
+ */
+export function createApmtSource(
+  config: TerminalProviderConfig,
+  deps: TerminalSourceDeps,
+  options: ApmtSourceOptions = {},
+): TerminalSource {
+  const tokens = deps.tokens ?? createTokenBroker();
+  const timeoutMs = options.timeoutMs ?? APMT_TIMEOUT_MS;
+  const maxBatchSize = Math.max(1, Math.floor(options.maxBatchSize ?? APMT_MAX_ASSETS_PER_REQUEST));
+  const facilityOf = (facilityCode: string): string | null => {
+    const code = Object.hasOwn(config.facilities, facilityCode) ? config.facilities[facilityCode] : undefined;
+    return code ? code.trim().toUpperCase() : null;
+  };
+
+  const pollBatch = async (
+    queries: readonly TerminalQuery[],
+    ctx: SourceContext,
+  ): Promise<Map<string, TerminalPollResult>> => {
+    const results = new Map<string, TerminalPollResult>();
+    const byFacility = new Map<string, { ours: string; containers: string[] }>();
+    for (const query of queries) {
+      const container = query.containerNumber.trim().toUpperCase();
+      const facility = facilityOf(query.facilityCode);
+      if (!facility) {
+        console.error(`APMT: facility ${query.facilityCode.slice(0, 20)} is not configured`);
+        results.set(query.containerNumber, unreachable);
+        continue;
+      }
+      const key = `${query.facilityCode}|${facility}`;
+      let group = byFacility.get(key);
+      if (!group) {
+        group = { ours: query.facilityCode, containers: [] };
+        byFacility.set(key, group);
+      }
+      if (!group.containers.includes(container)) group.containers.push(container);
+    }
+    const numbersOf = new Map<string, string[]>();
+    for (const query of queries) {
+      const container = query.containerNumber.trim().toUpperCase();
+      numbersOf.set(container, [...(numbersOf.get(container) ?? []), query.containerNumber]);
+    }
+    const answer = (container: string, result: TerminalPollResult) => {
+      for (const number of numbersOf.get(container) ?? [container]) results.set(number, result);
+    };
+    for (const [key, group] of byFacility) {
+      const facility = key.slice(key.indexOf("|") + 1);
+      const terminal = findTerminalByCode(group.ours);
+      const timeZone = usableZone(terminal?.timeZone ?? findPortByLocode(facility)?.timeZone ?? null);
+      const countryCode = terminal?.countryCode ?? (/^[A-Z]{2}/.test(facility) ? facility.slice(0, 2) : null);
+      let stopped: Failure | null = null;
+      for (let start = 0; start < group.containers.length; start += maxBatchSize) {
+        const chunk = group.containers.slice(start, start + maxBatchSize);
+        const got: Map<string, Entry> | Failure =
+          stopped ?? (await requestAvailability(config, facility, chunk, ctx, tokens, timeoutMs));
+        if (!(got instanceof Map)) {
+          if (got.reason !== "unrecognized_response") stopped = got;
+          for (const container of chunk) answer(container, got);
+          continue;
+        }
+        for (const container of chunk) {
+          const entry = got.get(container);
+          answer(
+            container,
+            entry
+              ? {
+                  kind: "found",
+                  observation: apmtObservation(entry, {
+                    timeZone,
+                    countryCode,
+                    nowMs: ctx.nowMs,
+                    label: `APMT ${facility} ${container}`,
+                  }),
+                }
+              : { kind: "not_found" },
+          );
+        }
+      }
+    }
+    return results;
+  };
+
+  return {
+    name: "Terminal",
+    supports: (facilityCode) => facilityOf(facilityCode) !== null,
+    maxBatchSize,
+    pollBatch,
+    async poll(query, ctx) {
+      return (await pollBatch([query], ctx)).get(query.containerNumber) ?? unreachable;
+    },
+  };
+}
+
+/** `timeZone` when the runtime knows it, else null (an unknown zone must not throw mid-poll). */
+function usableZone(timeZone: string | null): string | null {
+  if (!timeZone) return null;
+  try {
+    zoneOffsetMs(timeZone, 0);
+    return timeZone;
+  } catch {
+    return null;
+  }
+}
