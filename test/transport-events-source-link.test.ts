@@ -23,9 +23,11 @@ import { containerFacts, DAY_MS, HOUR_MS, iso, milestone, observation, shipmentF
 
 // A transport event's `source_event` (R §1.9) is the raw event it was recorded from. The documents of a box the
 // engine tracked through a whole journey (actuals, a corrected actual, estimate changes, terminal availability and
-// LFD changes, a second account joining with the history) are pinned byte for byte in
-// test/fixtures/transport-events-source-link/, captured before the link was stored on the row (when every document
-// read all the containers' raw events to find it), so storing it changes no byte of any response.
+// LFD changes, a second account joining with the history) are pinned in test/fixtures/transport-events-source-link/,
+// captured before the link was stored on the row (when every document read all the containers' raw events to find
+// it), so storing it changes no byte of any response's transport events. The fixtures hold the documents'
+// `transport_event` resources, one a line, exactly as the response wrote them (the other resources belong to other
+// parts of the API and change with them).
 
 const SCAC = "FAKE";
 const POL = "CNYTN";
@@ -91,6 +93,18 @@ async function get(path: string, key: string, workerEnv: Env = env): Promise<{ s
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, text };
+}
+
+/**
+ * The `transport_event` resources of a document (`data`, then `included`), one a line, as the response wrote them:
+ * the API writes `JSON.stringify` output and `JSON.parse` keeps key order, so re-stringifying one gives its bytes.
+ */
+function transportEventBytes(text: string): string {
+  const doc = JSON.parse(text) as { data: unknown; included?: unknown[] };
+  const resources = [...(Array.isArray(doc.data) ? doc.data : [doc.data]), ...(doc.included ?? [])];
+  const events = resources.filter((r) => (r as { type?: unknown }).type === "transport_event");
+  expect(events.length).toBeGreaterThan(0);
+  return events.map((r) => `${JSON.stringify(r)}\n`).join("");
 }
 
 /** D1 round trips `path` makes (a batch, or a statement run alone, is one). */
@@ -184,7 +198,7 @@ describe("transport_event source_event (the raw event it was recorded from)", ()
     for (const [name, account, path] of documents(j)) {
       const { status, text } = await get(path, account.key);
       expect(status, path).toBe(200);
-      await expect(text).toMatchFileSnapshot(`${FIXTURES}/${name}`);
+      await expect(transportEventBytes(text)).toMatchFileSnapshot(`${FIXTURES}/${name}`);
     }
     // The fixture is not vacuous: actuals and estimates link their raw events, terminal-made events link none.
     const { text } = await get(documents(j)[1]?.[2] ?? "", j.a.key);
@@ -193,5 +207,80 @@ describe("transport_event source_event (the raw event it was recorded from)", ()
     const links = included.map((e) => e.relationships.source_event.data);
     expect(links.filter((l) => l !== null).length).toBeGreaterThanOrEqual(6);
     expect(links.filter((l) => l === null).length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+/** The `raw_event_id` of each transport event of a container, by id. */
+async function storedLinks(containerId: string): Promise<Record<string, string | null>> {
+  const { results } = await env.DB.prepare("SELECT id, raw_event_id FROM transport_events WHERE container_id = ?1")
+    .bind(containerId)
+    .all<{ id: string; raw_event_id: string | null }>();
+  return Object.fromEntries(results.map((r) => [r.id, r.raw_event_id]));
+}
+
+/** The statements of migration 0008 after its ALTER: the backfill of `raw_event_id`. */
+function backfillStatements(): string[] {
+  const migrations = (env as unknown as { TEST_MIGRATIONS: { name: string; queries: string[] }[] }).TEST_MIGRATIONS;
+  const migration = migrations.find((m) => m.name.startsWith("0008_"));
+  const queries = (migration?.queries ?? []).filter((q) => /^\s*(--[^\n]*\n\s*)*UPDATE\b/i.test(q));
+  expect(queries).toHaveLength(1);
+  return queries;
+}
+
+describe("source_event is stored with the event", () => {
+  it("every carrier event the engine wrote links its raw event on the row; terminal-made ones link none", async () => {
+    const j = await trackedJourney();
+    for (const box of [j.boxA, j.boxB]) {
+      const { results } = await env.DB.prepare(
+        `SELECT t.event, t.data_source, t.raw_event_id, r.id AS raw_id, r.event AS raw_event, r.timestamp AS raw_at,
+           t.timestamp AS at FROM transport_events t LEFT JOIN raw_events r ON r.id = t.raw_event_id
+         WHERE t.container_id = ?1`,
+      )
+        .bind(box.containerId)
+        .all<Record<string, string | null>>();
+      expect(results.length).toBeGreaterThan(0);
+      for (const row of results) {
+        if (row.data_source === "shipping_line") {
+          // The raw row exists, and it is the report of this milestone at this time.
+          expect(row.raw_id, String(row.event)).toBe(row.raw_event_id);
+          expect(String(row.event).endsWith(`.${row.raw_event}`)).toBe(true);
+          expect(row.raw_at).toBe(row.at);
+        } else {
+          expect(row.raw_event_id, String(row.event)).toBeNull();
+        }
+      }
+    }
+  });
+
+  it("serialising source_event reads no raw events: one D1 round trip fewer per document (list 3 → 2, one 4 → 3)", async () => {
+    const j = await trackedJourney();
+    const list = await roundTrips(`/containers/${j.boxA.containerId}/transport_events`, j.a.key);
+    const single = await roundTrips(`/containers/${j.boxA.containerId}?include=transport_events`, j.a.key);
+    expect(list).toEqual({ status: 200, counter: { batches: 2, statements: 4 } });
+    expect(single).toEqual({ status: 200, counter: { batches: 3, statements: 5 } });
+  });
+
+  it("rows without the link (written before it existed) are still linked by milestone, and migration 0008 backfills them as read", async () => {
+    const j = await trackedJourney();
+    const written = await storedLinks(j.boxA.containerId);
+    await env.DB.prepare("UPDATE transport_events SET raw_event_id = NULL WHERE container_id = ?1")
+      .bind(j.boxA.containerId)
+      .run();
+    for (const [name, account, path] of documents(j).slice(0, 2)) {
+      const { text } = await get(path, account.key);
+      await expect(transportEventBytes(text)).toMatchFileSnapshot(`${FIXTURES}/${name}`);
+    }
+    // Without the link the raw events are read again (the cost before the column).
+    const fallback = await roundTrips(`/containers/${j.boxA.containerId}/transport_events`, j.a.key);
+    expect(fallback.counter.batches).toBe(3);
+
+    await env.DB.batch(backfillStatements().map((q) => env.DB.prepare(q)));
+    expect(await storedLinks(j.boxA.containerId)).toEqual(written);
+    const after = await roundTrips(`/containers/${j.boxA.containerId}/transport_events`, j.a.key);
+    expect(after.counter.batches).toBe(2);
+    for (const [name, account, path] of documents(j)) {
+      const { text } = await get(path, account.key);
+      await expect(transportEventBytes(text)).toMatchFileSnapshot(`${FIXTURES}/${name}`);
+    }
   });
 });

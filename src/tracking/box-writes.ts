@@ -267,6 +267,11 @@ export async function boxUpdateStatements(
         if (e.kind === "transport_event") {
           const location = findPortByLocode(e.locationLocode);
           const terminal = resolveTerminal(e.facilityCode, e.locationLocode);
+          const m = e.milestone;
+          // The carrier's correction is a report of its own in the raw feed, next to the one it corrects.
+          const rawKey = m ? (e.revision ? `${e.key}|${e.revision}` : e.key) : null;
+          // The event links the raw row written with it (its `source_event`): a read needs no lookup of the feed.
+          const rawEventId = rawKey ? await deterministicId(`raw_event:${sub.containerId}:${rawKey}`) : null;
           const row: TransportEventRow = {
             id: await deterministicId(`transport_event:${sub.containerId}:${e.key}`),
             accountId: sub.accountId,
@@ -285,6 +290,7 @@ export async function boxUpdateStatements(
             dataSource: e.dataSource,
             invalidatedAt: null,
             createdAt: nowIso,
+            rawEventId,
           };
           const actual = e.milestone !== null && !e.milestone.estimated;
           statements.push(
@@ -303,6 +309,7 @@ export async function boxUpdateStatements(
                       vesselName: row.vesselName,
                       vesselImo: row.vesselImo,
                       voyageNumber: row.voyageNumber,
+                      rawEventId: row.rawEventId,
                     },
                   })
               : db.insert(transportEvents).values(row).onConflictDoNothing(),
@@ -322,10 +329,7 @@ export async function boxUpdateStatements(
                 }),
             });
           }
-          const m = e.milestone;
-          if (m) {
-            // The carrier's correction is a report of its own in the raw feed, next to the one it corrects.
-            const rawKey = e.revision ? `${e.key}|${e.revision}` : e.key;
+          if (m && rawKey && rawEventId) {
             let index = rawIndexByKey.get(rawKey);
             if (index === undefined) {
               index = rawIndex++;
@@ -335,7 +339,7 @@ export async function boxUpdateStatements(
               db
                 .insert(rawEvents)
                 .values({
-                  id: await deterministicId(`raw_event:${sub.containerId}:${rawKey}`),
+                  id: rawEventId,
                   accountId: sub.accountId,
                   containerId: sub.containerId,
                   index,

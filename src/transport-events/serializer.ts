@@ -13,8 +13,9 @@ import { vesselLinkage, vesselsOfEvents, vesselType } from "../vessels/serialize
 export type TransportEventRow = typeof transportEvents.$inferSelect;
 
 /**
- * A transport event with the id of the raw (carrier feed) event it came from, when the reader looked it up
- * (`transportEventResource.hydrate`); absent or null serialises `source_event` as null.
+ * A transport event with the id of the raw (carrier feed) event it came from, as `transportEventResource.hydrate`
+ * resolved it (the row's `rawEventId`, or for an older row without one the lookup by milestone); absent or null
+ * serialises `source_event` as null (so bodies built from the bare row, the webhook payloads, carry null as before).
  */
 export type TransportEventView = TransportEventRow & { sourceEventId?: string | null };
 
@@ -32,6 +33,9 @@ function milestoneKey(containerId: string, event: string, estimated: boolean, ti
 
 function keyOfTransportEvent(row: TransportEventRow): string | null {
   if (!row.event.startsWith(PREFIX)) return null;
+  // Raw rows are the carrier's feed: a terminal-made event has none (its rows since migration 0008 say so with a
+  // null `rawEventId`; older ones were linked by the migration if any raw row matched).
+  if (row.dataSource !== "shipping_line") return null;
   const name = row.event.slice(PREFIX.length);
   const estimated = name.startsWith("estimated.");
   return milestoneKey(row.containerId, estimated ? name.slice("estimated.".length) : name, estimated, row.timestamp);
@@ -73,10 +77,19 @@ export function serializeTransportEvent(row: TransportEventView): ResourceObject
 export const transportEventResource: ResourceType<TransportEventView> = {
   type: "transport_event",
   serializerName: "V2::TransportEventSerializer",
-  // One query for all rows: the raw events of their containers, matched by milestone key (the latest report wins).
+  // The link is on the row (`raw_event_id`, written with the raw event): no read. Only a carrier event left without
+  // one (written before migration 0008, which found no raw row for it then) is looked up as before: one query for
+  // all such rows, the raw events of their containers matched by milestone key (the latest report wins).
   hydrate: async (ctx, rows) => {
-    const containerIds = [...new Set(rows.filter((r) => r.sourceEventId === undefined).map((r) => r.containerId))];
-    if (containerIds.length === 0) return rows;
+    const linked = rows.map((row) =>
+      row.sourceEventId !== undefined
+        ? row
+        : row.rawEventId !== null || keyOfTransportEvent(row) === null
+          ? { ...row, sourceEventId: row.rawEventId }
+          : row,
+    );
+    const containerIds = [...new Set(linked.filter((r) => r.sourceEventId === undefined).map((r) => r.containerId))];
+    if (containerIds.length === 0) return linked;
     const byKey = new Map<string, string>();
     // D1 binds at most 100 parameters per statement: the account plus up to 90 container ids each.
     const chunks: string[][] = [];
@@ -99,7 +112,7 @@ export const transportEventResource: ResourceType<TransportEventView> = {
       const key = milestoneKey(r.containerId, r.event, r.estimated, r.timestamp);
       if (key) byKey.set(key, r.id);
     }
-    return rows.map((row) => {
+    return linked.map((row) => {
       if (row.sourceEventId !== undefined) return row;
       const key = keyOfTransportEvent(row);
       return { ...row, sourceEventId: key ? (byKey.get(key) ?? null) : null };

@@ -663,6 +663,8 @@ function exampleTransportEvent(event: string, rows: ReturnType<typeof exampleRow
     dataSource: fromTerminal ? "terminal" : "shipping_line",
     invalidatedAt: null,
     createdAt: EXAMPLE_NOW,
+    // Payload bodies are serialised from the bare row: `source_event` stays null in them.
+    rawEventId: null,
   };
 }
 
