@@ -4,3 +4,4 @@ export * from "./reference";
 export * from "./tracking";
 export * from "./webhooks";
 export * from "./upstream";
+export * from "./outages";
