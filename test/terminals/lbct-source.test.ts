@@ -410,6 +410,12 @@ describe("LBCT source: errors", () => {
     expect(await createLbctSource(config(), {}).poll(query(BOX), { ...ctx, fetch: failing })).toEqual(unreachable);
   });
 
+  it("a key that cannot be written into a URL is reported, not thrown, and nothing is sent", async () => {
+    const result = await createLbctSource(config("bad\ud800key"), {}).poll(query(BOX), ctx);
+    expect(result).toEqual(unrecognized);
+    expect(lbct.requests).toHaveLength(0);
+  });
+
   it("a revoked key is terminal_credentials_rejected, and the rest of the batch is not sent", async () => {
     lbct.revokeKey();
     const results = await createLbctSource(config(), {}).pollBatch?.(

@@ -33,7 +33,9 @@
  * - Times without an offset (`discharged`, a bare date LFD) are the terminal's local time: the time zone of our
  *   terminal (src/reference/locations.ts), `America/Los_Angeles` when the facility is unknown there. The LFD is local
  *   midnight of its day, in UTC (REFERENCE-SERVICE.md §10.1).
- * - `discharged` counts only with the `(A)` (actual) suffix; without a `discharged` value an import's `time-in` (the
+ * - `discharged` is a discharge unless marked `(E)` (estimated) or only a date (the sample's value ends in `(A`,
+ *   actual; a value without the suffix is taken as actual, the field's name being past tense); without a
+ *   `discharged` value an import's `time-in` (the
  *   facility visit's start, equal to the discharge in the sample) stands in. `time-out` is the full-out time once the
  *   visit has `Departed`.
  * - A number can match several unit visits (an earlier call, the later empty return): the import visit
@@ -133,7 +135,14 @@ async function search(
     console.error(`${LABEL}: the configured baseUrl is not a URL`);
     return unrecognized;
   }
-  const url = `${base}/${encodeURIComponent(apiKey)}/${SEARCH_PATH}/${numbers.map(encodeURIComponent).join(",")}`;
+  let url: string;
+  try {
+    url = `${base}/${encodeURIComponent(apiKey)}/${SEARCH_PATH}/${numbers.map(encodeURIComponent).join(",")}`;
+  } catch {
+    // encodeURIComponent throws URIError on a lone surrogate: a key or number that cannot be written into a URL.
+    console.error(`${LABEL}: the apiKey or a container number cannot be written into a URL`);
+    return unrecognized;
+  }
   let response: Response;
   let body: string;
   try {
