@@ -1,6 +1,9 @@
 import { env } from "cloudflare:workers";
 import type { Env } from "../env";
 import { type SourceRegistry, sourcesFor } from "../tracking/sources";
+import type { TerminalProvider } from "../tracking/sources/terminals";
+import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../tracking/sources/terminals/lbct";
+import { PORT_OF_VIRGINIA_PROVIDED_DATA } from "../tracking/sources/terminals/port-of-virginia";
 
 /** The facility codes of a terminal a terminal source may know it by (CBP FIRMS, SMDG, BIC facility code). */
 export interface TerminalCodes {
@@ -25,18 +28,43 @@ const TERMINAL_FIELDS = [
   "pod_full_out_chassis_number",
 ] as const;
 
+/** A terminal field `provided_data` flags. */
+export type TerminalField = (typeof TERMINAL_FIELDS)[number];
+
+/** What a terminal operator's API provides at one facility: its flags, and optionally a note per field. */
+export interface TerminalService {
+  flags: Readonly<Record<TerminalField, boolean>>;
+  notes?: Readonly<Partial<Record<TerminalField, string>>>;
+}
+
+/**
+ * What each provider's adapter really fills (its own constant, src/tracking/sources/terminals/*.ts), by the
+ * provider's facility code (APMT publishes less at some facilities).
+ */
+const PROVIDER_SERVICE: Partial<Record<TerminalProvider, (providerFacility: string) => TerminalService>> = {
+  lbct: () => ({ flags: LBCT_PROVIDED_DATA, notes: LBCT_PROVIDED_DATA_NOTES }),
+  port_of_virginia: () => ({ flags: PORT_OF_VIRGINIA_PROVIDED_DATA }),
+};
+
+/** The note of every field at a terminal nothing serves here (issue 14: what a user sees for it). */
+export const NOT_CONNECTED_NOTE = "This terminal is not connected here: no source reports these fields.";
+
 /**
  * A terminal's `provided_data` (R §1.4, §10.6): every field a terminal poll observes (src/tracking/sources/types.ts
  * `TerminalObservation`: LFD, full-out, availability, fees, holds, appointment, yard location, chassis) is `true` when
- * one of our terminal sources serves the facility, `false` otherwise, each with a `<field>_notes` string. Rail
+ * one of our terminal sources serves the facility, `false` otherwise, each with a `<field>_notes` string; a
+ * {@link TerminalService} (a terminal operator's API configured for it, issue 14) gives its own flags and notes. Rail
  * ramps (`facility_type` `rail_terminal`) also flag `empty_terminated_at`, which no ramp source reports here (issue 15
  * item 3 and 5).
  */
-export function terminalProvidedData(terminal: TerminalCodes, served: boolean): Record<string, boolean | string> {
+export function terminalProvidedData(
+  terminal: TerminalCodes,
+  served: boolean | TerminalService,
+): Record<string, boolean | string> {
   const out: Record<string, boolean | string> = {};
   for (const field of TERMINAL_FIELDS) {
-    out[field] = served;
-    out[`${field}_notes`] = "";
+    out[field] = typeof served === "boolean" ? served : served.flags[field];
+    out[`${field}_notes`] = typeof served === "boolean" ? "" : (served.notes?.[field] ?? "");
   }
   if (terminal.facilityType === "rail_terminal") {
     out.empty_terminated_at = false;
@@ -74,4 +102,37 @@ export function isServedTerminal(terminal: TerminalCodes): boolean {
   const registry = sourcesFor(env as unknown as Env);
   if (memo?.registry !== registry) memo = { registry, served: servedFacilities(registry) };
   return memo.served(terminal);
+}
+
+/**
+ * What a terminal operator's API configured in `TERMINAL_SOURCES` provides at this terminal (issue 14), or null when
+ * none is configured for any of its codes: the adapter's own flags (`LBCT_PROVIDED_DATA`, …), for the provider's
+ * facility code it is configured with.
+ */
+export function providerServiceAt(
+  registry: Pick<SourceRegistry, "terminalProviderFor" | "providerFacilityFor">,
+  terminal: TerminalCodes,
+): TerminalService | null {
+  for (const code of [terminal.firmsCode, terminal.bicFacilityCode]) {
+    if (!code) continue;
+    const provider = registry.terminalProviderFor?.(code) ?? null;
+    const service = provider ? PROVIDER_SERVICE[provider] : undefined;
+    if (service) return service(registry.providerFacilityFor?.(code) ?? "");
+  }
+  return null;
+}
+
+/**
+ * A terminal's `provided_data` as this Worker serves it (the global `env`, as {@link isServedTerminal}): a configured
+ * provider's own flags; else `true` everywhere where the sandbox or the simulator plays the terminal; else all `false`
+ * with a note that the terminal is not connected (production without `TERMINAL_SOURCES` for it).
+ */
+export function providedDataOf(terminal: TerminalCodes): Record<string, boolean | string> {
+  const registry = sourcesFor(env as unknown as Env);
+  const service = providerServiceAt(registry, terminal);
+  if (service) return terminalProvidedData(terminal, service);
+  if (isServedTerminal(terminal)) return terminalProvidedData(terminal, true);
+  const out = terminalProvidedData(terminal, false);
+  for (const field of TERMINAL_FIELDS) out[`${field}_notes`] = NOT_CONNECTED_NOTE;
+  return out;
 }

@@ -3,7 +3,7 @@ import { terminals } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { loadPortsByIds, portResource } from "../ports/serializer";
-import { isServedTerminal, terminalProvidedData } from "./provided-data";
+import { providedDataOf } from "./provided-data";
 
 /** A `terminals` row as drizzle returns it. */
 export type TerminalRow = typeof terminals.$inferSelect;
@@ -11,7 +11,8 @@ export type TerminalRow = typeof terminals.$inferSelect;
 /**
  * Serialises a terminal as the reference service does (R §1.4, sample A.6): `id` repeated in attributes. Ours in
  * addition: `latitude`/`longitude` (decimal strings, as on ports) from the SMDG Terminal Code List. `provided_data`
- * says what we serve there (`terminalProvidedData`), unless the reference data gives the terminal its own.
+ * says what we serve there (`providedDataOf`: a configured terminal API's own flags, issue 14), unless the reference
+ * data gives the terminal its own.
  */
 export function serializeTerminal(row: TerminalRow): ResourceObject {
   return {
@@ -24,7 +25,7 @@ export function serializeTerminal(row: TerminalRow): ResourceObject {
       firms_code: row.firmsCode,
       smdg_code: row.smdgCode,
       bic_facility_code: row.bicFacilityCode,
-      provided_data: row.providedData ?? terminalProvidedData(row, isServedTerminal(row)),
+      provided_data: row.providedData ?? providedDataOf(row),
       street: row.street,
       city: row.city,
       state: row.state,

@@ -1,4 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  NOT_CONNECTED_NOTE,
+  providedDataOf,
+  providerServiceAt,
+  terminalProvidedData,
+} from "../../src/terminals/provided-data";
 import { sourcesFor } from "../../src/tracking/sources";
 import { SIMULATED_FACILITY_CODES, SIMULATED_SCACS } from "../../src/tracking/sources/simulator";
 import { parseTerminalSources } from "../../src/tracking/sources/terminals";
@@ -9,6 +15,8 @@ import {
   type ProviderBackoffs,
   providerBackoffFetch,
 } from "../../src/tracking/sources/terminals/backoff";
+import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../../src/tracking/sources/terminals/lbct";
+import { PORT_OF_VIRGINIA_PROVIDED_DATA } from "../../src/tracking/sources/terminals/port-of-virginia";
 
 // Issue 14 "Engine": the TERMINAL_SOURCES secret, the registry it configures (a configured terminal is its provider's,
 // never the simulator's), and the per-provider backoff every provider request goes through.
@@ -240,5 +248,37 @@ describe("providerBackoffFetch", () => {
     )(`https://lbct.test/${KEY}/API`).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ProviderBackoffError);
     expect(String(refused)).not.toContain(KEY);
+  });
+});
+
+describe("terminal provided_data of a configured terminal", () => {
+  it("is what the provider's adapter really provides there, with its notes", () => {
+    const registry = sourcesFor({
+      SIMULATOR_ENABLED: "true",
+      DCSA_SOURCES: "",
+      SIMULATION_SPEED: "",
+      TERMINAL_SOURCES: JSON.stringify({
+        lbct: { baseUrl: "https://lbct.test", auth: { type: "api_key", apiKey: KEY }, facilities: { W185: "LBCT" } },
+        port_of_virginia: { baseUrl: "https://pov.test", auth: null, facilities: { E425: "NIT" } },
+      }),
+    });
+    const terminal = (firmsCode: string) => ({ firmsCode, smdgCode: null, bicFacilityCode: null, facilityType: null });
+    const lbct = providerServiceAt(registry, terminal("W185"));
+    expect(lbct?.flags).toEqual(LBCT_PROVIDED_DATA);
+    const data = terminalProvidedData(terminal("W185"), lbct ?? false);
+    expect(data).toMatchObject({ ...LBCT_PROVIDED_DATA, pickup_lfd_notes: LBCT_PROVIDED_DATA_NOTES.pickup_lfd });
+    expect(providerServiceAt(registry, terminal("E425"))?.flags).toEqual(PORT_OF_VIRGINIA_PROVIDED_DATA);
+    expect(providerServiceAt(registry, terminal("Y258"))).toBeNull();
+  });
+
+  it("a terminal nothing serves reports nothing provided, and says it is not connected", () => {
+    const unserved = { firmsCode: "ZZZZ", smdgCode: null, bicFacilityCode: null, facilityType: "ocean_terminal" };
+    const data = providedDataOf(unserved);
+    expect(
+      Object.entries(data)
+        .filter(([k]) => !k.endsWith("_notes"))
+        .every(([, v]) => v === false),
+    ).toBe(true);
+    expect(data.pickup_lfd_notes).toBe(NOT_CONNECTED_NOTE);
   });
 });

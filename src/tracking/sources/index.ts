@@ -45,6 +45,8 @@ export interface SourceRegistry {
    * hand-built registries (tests): no provider configured.
    */
   terminalProviderFor?(facilityCode: string): TerminalProvider | null;
+  /** The provider's own code of a configured facility (`TERMINAL_SOURCES` `facilities` value), or null. */
+  providerFacilityFor?(facilityCode: string): string | null;
   /** The providers configured (and with an adapter) here, with the facilities each serves (our codes), in order. */
   terminalProviders?: { provider: TerminalProvider; facilities: string[] }[];
 }
@@ -78,16 +80,20 @@ export function sourcesFor(
     for (const scac of dcsa.keys()) supportedScacs.add(scac);
   }
   const configured = createConfiguredTerminalSources(parseTerminalSources(env.TERMINAL_SOURCES), { tokens });
-  const providerByFacility = new Map<string, TerminalProvider>();
+  const providerByFacility = new Map<string, { provider: TerminalProvider; providerFacility: string }>();
   for (const { provider, config, source } of configured) {
     terminals.push(source);
-    for (const code of Object.keys(config.facilities))
-      if (!providerByFacility.has(code)) providerByFacility.set(code, provider);
+    for (const [code, providerFacility] of Object.entries(config.facilities))
+      if (!providerByFacility.has(code)) providerByFacility.set(code, { provider, providerFacility });
   }
-  const terminalProviderFor = (facilityCode: string): TerminalProvider | null => {
+  const configuredAt = (facilityCode: string) => {
     const code = providerByFacility.has(facilityCode) ? facilityCode : ourFacilityCode(facilityCode);
-    return code ? (providerByFacility.get(code) ?? null) : null;
+    return code ? providerByFacility.get(code) : undefined;
   };
+  const terminalProviderFor = (facilityCode: string): TerminalProvider | null =>
+    configuredAt(facilityCode)?.provider ?? null;
+  const providerFacilityFor = (facilityCode: string): string | null =>
+    configuredAt(facilityCode)?.providerFacility ?? null;
   const simulated = new Set<string>();
   if (env.SIMULATOR_ENABLED === "true") {
     const simulator = createSimulatorSource({ speed });
@@ -126,6 +132,7 @@ export function sourcesFor(
     lookupSpeedUpFor,
     lineSourceKind,
     terminalProviderFor,
+    providerFacilityFor,
     terminalProviders,
   };
   cached = { key, registry };
