@@ -382,7 +382,9 @@ describe("polling while subscribed", () => {
     if (!current?.state || !current.shipment || !current.nextPollAt) throw new Error("no state");
     const base = nextPollDelayMs(current.state, current.shipment, h.clock.now(), 1);
     if (base === null) throw new Error("no regular poll");
-    expect(Date.parse(current.nextPollAt) - h.clock.now()).toBe(base * PUSH_POLL_INTERVAL_FACTOR);
+    // Literally 4 (the documented factor), so a factor of 1 (no slowing) fails here.
+    expect(PUSH_POLL_INTERVAL_FACTOR).toBe(4);
+    expect(Date.parse(current.nextPollAt) - h.clock.now()).toBe(base * 4);
   });
 
   it("without a subscription the same box is polled at the state's own interval", async () => {
