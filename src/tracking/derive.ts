@@ -122,7 +122,8 @@ export function coalescePickupLfd(line: string | null, terminal: string | null, 
  * - on a move with an inland leg, `podObservation` is the POD terminal's (the box before it leaves by rail): it
  *   gives the POD discharge time the carrier has not reported and, until the ramp has the box and while no rail
  *   departure is known, the holds, fees, location and check time (availability stays the pickup facility's);
- * - a terminal's discharge or full-out time fills in what the carrier has not reported;
+ * - a terminal's discharge, full-out or empty-return time fills in what the carrier has not reported (the empty
+ *   return's zone is then the reporting facility's);
  * - `pickup_lfd` coalesces line → terminal → rail; `current_status` follows DECISIONS.md §Containers;
  * - time zones come from the reference data of the POD, the destination and the empty-return location.
  * Pure: the same inputs always give the same state.
@@ -148,6 +149,9 @@ export function deriveContainerState(
   const fullOutInland = hasInlandLeg ? lastActual(milestones, "container.transport.full_out", destination) : null;
   const emptyIn = lastActual(milestones, "container.transport.empty_in");
   const emptyInPort = findPortByLocode(emptyIn?.locationLocode);
+  // A terminal that reports the empty return (Port of Virginia `emptyReturnTime`, LBCT's empty visit) stands in for
+  // a carrier that has not (yet) reported the empty_in; the carrier's milestone wins when both exist.
+  const emptyReturnedAtFacility = emptyIn ? null : (terminal?.emptyReturnedAt ?? null);
 
   const podDischargedAt = lastActual(milestones, "container.transport.vessel_discharged", pod)?.timestamp ?? null;
   const terminalAtPod = hasInlandLeg ? null : terminal;
@@ -186,12 +190,18 @@ export function deriveContainerState(
     // the train has left).
     terminalCheckedAt: here?.checkedAt ?? (hasInlandLeg ? podObservation?.checkedAt : null) ?? null,
     finalDestinationFullOutAt: fullOutInland?.timestamp ?? terminalInland?.fullOutAt ?? null,
-    emptyTerminatedAt: emptyIn?.timestamp ?? null,
+    emptyTerminatedAt: emptyIn?.timestamp ?? emptyReturnedAtFacility,
     podTimezone: podPort?.timeZone ?? podTerminal?.timeZone ?? null,
     finalDestinationTimezone: hasInlandLeg
       ? (destinationPort?.timeZone ?? destinationTerminal?.timeZone ?? null)
       : null,
-    emptyTerminatedTimezone: emptyIn ? (emptyInPort?.timeZone ?? null) : null,
+    emptyTerminatedTimezone: emptyIn
+      ? (emptyInPort?.timeZone ?? null)
+      : emptyReturnedAtFacility
+        ? hasInlandLeg
+          ? (destinationTerminal?.timeZone ?? destinationPort?.timeZone ?? null)
+          : (podTerminal?.timeZone ?? podPort?.timeZone ?? null)
+        : null,
     podRailCarrierScac: container.podRailCarrierScac ?? null,
     indRailCarrierScac: container.indRailCarrierScac ?? null,
     podRailLoadedAt: hasInlandLeg
