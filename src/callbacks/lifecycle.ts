@@ -57,6 +57,10 @@ export const CALLBACK_REPLAY_WINDOW_MS = 30 * 24 * 3600 * 1000;
 export const MAX_CALLBACK_BODY_BYTES = 1_000_000;
 /** Subscriptions the sweep deletes per run (the cron runs every minute). */
 const SWEEP_BATCH = 50;
+/** A subscription the carrier refused (or never answered) is asked for again after this long (ms, 1 h). */
+export const SUBSCRIPTION_RETRY_AFTER_MS = 3600 * 1000;
+/** Failed subscriptions the sweep retries per run. */
+const RETRY_BATCH = 10;
 
 /** What the subscription code needs; tests inject the clock and the network. */
 export interface SubscriptionDeps {
@@ -271,6 +275,8 @@ export interface SweepReport {
   deleted: number;
   deleteFailures: number;
   receiptsPruned: number;
+  /** Failed subscriptions asked for again (whatever the carrier answered). */
+  retried: number;
 }
 
 /**
@@ -278,11 +284,12 @@ export interface SweepReport {
  * live box is polled by any more (tracking stopped: `PATCH /shipments/{id}/stop_tracking`, archiving, the automatic
  * stops of src/tracking/maintenance.ts: all end in `tracked_equipment.stopped_at`), at most 50 per run; a carrier
  * that answers 2xx or 404 → `deleted`; one that fails keeps the row as it was (with `last_error`) and is asked again
- * next run. A `failed` or `creating` row without an upstream id is simply marked deleted. Also prunes callback
- * receipts older than {@link CALLBACK_REPLAY_WINDOW_MS}. Never throws.
+ * next run. A `failed` or `creating` row without an upstream id is simply marked deleted. Retries subscriptions the
+ * carrier refused ({@link SUBSCRIPTION_RETRY_AFTER_MS}) and prunes callback receipts older than
+ * {@link CALLBACK_REPLAY_WINDOW_MS}. Never throws.
  */
 export async function sweepUpstreamSubscriptions(deps: SubscriptionDeps): Promise<SweepReport> {
-  const report: SweepReport = { deleted: 0, deleteFailures: 0, receiptsPruned: 0 };
+  const report: SweepReport = { deleted: 0, deleteFailures: 0, receiptsPruned: 0, retried: 0 };
   try {
     const db = createDatabase(deps.env.DB);
     const ctx = contextOf(deps);
@@ -322,6 +329,7 @@ export async function sweepUpstreamSubscriptions(deps: SubscriptionDeps): Promis
         .where(eq(upstreamSubscriptions.id, row.id));
       report.deleted++;
     }
+    report.retried = await retryFailedSubscriptions(deps, db, ctx.nowMs);
     const pruned = await db
       .delete(upstreamCallbackReceipts)
       .where(lt(upstreamCallbackReceipts.receivedAt, toIsoSeconds(ctx.nowMs - CALLBACK_REPLAY_WINDOW_MS)))
@@ -331,6 +339,41 @@ export async function sweepUpstreamSubscriptions(deps: SubscriptionDeps): Promis
     console.error("subscriptions: sweep failed", String(err));
   }
   return report;
+}
+
+/**
+ * Asks the carrier again for subscriptions left `failed` at least {@link SUBSCRIPTION_RETRY_AFTER_MS} ago whose
+ * reference is still tracked (at most 10 per run), with a new secret. Returns how many were retried.
+ */
+async function retryFailedSubscriptions(deps: SubscriptionDeps, db: Database, nowMs: number): Promise<number> {
+  const base = callbackBaseUrl(deps.env.PUBLIC_BASE_URL);
+  const key = await subscriptionKeyFrom(deps.env.UPSTREAM_SUBSCRIPTION_KEY);
+  if (!base || !key) return 0;
+  const due = await db
+    .select()
+    .from(upstreamSubscriptions)
+    .where(
+      and(
+        eq(upstreamSubscriptions.status, "failed"),
+        lt(upstreamSubscriptions.updatedAt, toIsoSeconds(nowMs - SUBSCRIPTION_RETRY_AFTER_MS)),
+        sql`EXISTS (SELECT 1 FROM ${trackedEquipment} WHERE ${trackedEquipment.scac} = ${upstreamSubscriptions.scac}
+          AND ${trackedEquipment.shipmentNumber} = ${upstreamSubscriptions.referenceNumber}
+          AND ${trackedEquipment.stoppedAt} IS NULL)`,
+      ),
+    )
+    .limit(RETRY_BATCH);
+  const configs = dcsaConfigs(deps.env.DCSA_SOURCES);
+  let retried = 0;
+  for (const row of due) {
+    const config = row.scac ? configs.get(row.scac) : undefined;
+    if (!row.scac || !config?.subscriptions || !row.provider.startsWith("dcsa:")) continue;
+    await subscribeReference(deps, db, row.scac, config, base, key, {
+      requestType: row.referenceType,
+      number: row.referenceNumber,
+    });
+    retried++;
+  }
+  return retried;
 }
 
 /** The answer to a callback: HTTP status and, for a refusal, why (no secret, no body echoed). */

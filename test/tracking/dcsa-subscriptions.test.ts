@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { sweepUpstreamSubscriptions } from "../../src/callbacks/lifecycle";
+import { SUBSCRIPTION_RETRY_AFTER_MS, sweepUpstreamSubscriptions } from "../../src/callbacks/lifecycle";
 import { decryptSecret, subscriptionKeyFrom } from "../../src/callbacks/secrets";
 import type { Env, TerminalPollMessage } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
@@ -238,13 +238,25 @@ describe("creating a subscription when tracking starts", () => {
     expect(warn.mock.calls.flat().join("\n")).toContain("PUBLIC_BASE_URL");
   });
 
-  it("a carrier refusing the subscription leaves it failed with the reason, and tracking goes on", async () => {
+  it("a carrier refusing the subscription leaves it failed with the reason, tracking goes on, the sweep retries", async () => {
     const h = await track("DSUC", {}, (carrier) => {
       carrier.subscriptionStatus = 503;
     });
     const row = await subscriptionRow("dcsa:DSUC");
     expect(row).toMatchObject({ status: "failed", upstream_id: null, last_error: "answered 503" });
     await h.poll();
+    // The sweep asks again once the retry delay passed; the carrier now accepts.
+    h.carrier.subscriptionStatus = 201;
+    const early = await sweepUpstreamSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.carrier.fetch });
+    expect(early.retried).toBe(0);
+    h.clock.advance(SUBSCRIPTION_RETRY_AFTER_MS);
+    const late = await sweepUpstreamSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.carrier.fetch });
+    expect(late.retried).toBe(1);
+    expect(await subscriptionRow("dcsa:DSUC")).toMatchObject({
+      status: "active",
+      upstream_id: h.carrier.subscription.subscriptionID,
+      last_error: null,
+    });
   });
 });
 
