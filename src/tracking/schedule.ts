@@ -105,3 +105,28 @@ export function pollRetryDelayMs(consecutiveFailures: number, speedUp = 1): numb
   const base = Math.min(HOUR, MINUTE * 2 ** Math.max(0, consecutiveFailures - 1));
   return Math.max(MIN_POLL_INTERVAL_MS, Math.round(base / (speedUp > 0 ? speedUp : 1)));
 }
+
+/**
+ * Width of the slots a box's scheduled poll is delivered in (ms, before speed-up), so the boxes due at one terminal
+ * meet in one `terminal-polls` batch and are asked about in one request (issue 14 "Batching per terminal"): each
+ * box's alarm fires at its own time, spread over its interval, so without slots a batch of the consumer
+ * (`max_batch_timeout` of a few seconds) would hold about one box of a terminal. At most 5 min late, a sixth of the
+ * shortest scheduled interval (30 min, {@link nextPollDelayMs}).
+ */
+export const POLL_SLOT_MS = 5 * MINUTE;
+
+/**
+ * How long (whole seconds, ≥ 0) to hold a scheduled poll of a box so it is delivered at its terminal's next slot
+ * boundary: slots are {@link POLL_SLOT_MS} ÷ `speedUp` wide, shifted per terminal (`facilityCode`, hashed) so
+ * different terminals' boxes do not all arrive in the same second; 0 when slots would be shorter than 10 s (the
+ * simulator's fast clock) or the box is exactly on a boundary. Pure.
+ */
+export function pollSlotDelaySeconds(nowMs: number, facilityCode: string | null, speedUp = 1): number {
+  const slotS = Math.floor(POLL_SLOT_MS / (speedUp > 0 ? speedUp : 1) / 1000);
+  if (slotS < 10) return 0;
+  let hash = 2166136261;
+  for (const ch of facilityCode ?? "") hash = Math.imul(hash ^ (ch.codePointAt(0) ?? 0), 16777619) >>> 0;
+  const offsetS = hash % slotS;
+  const nowS = Math.ceil(nowMs / 1000);
+  return (((offsetS - nowS) % slotS) + slotS) % slotS;
+}

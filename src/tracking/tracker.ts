@@ -24,7 +24,7 @@ import {
   recordedKeysAfter,
 } from "./events";
 import { milestoneIdentity } from "./identity";
-import { facilitiesToPoll, hasInlandLeg, nextPollDelayMs, pollRetryDelayMs } from "./schedule";
+import { facilitiesToPoll, hasInlandLeg, nextPollDelayMs, pollRetryDelayMs, pollSlotDelaySeconds } from "./schedule";
 import { type SourceRegistry, sourcesFor } from "./sources";
 import {
   type ContainerFacts,
@@ -510,7 +510,13 @@ export class Tracker extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const snap = await this.load();
     if (!snap || snap.stopped) return;
-    await this.env.TERMINAL_POLLS_QUEUE.send({ scac: snap.box.scac, number: snap.box.number });
+    // Held to the terminal's next slot, so the boxes due there meet in one batch (issue 14, schedule.ts).
+    const delaySeconds = pollSlotDelaySeconds(
+      Date.now(),
+      snap.shipment?.podTerminalCode ?? null,
+      this.speedUp(snap.box),
+    );
+    await this.env.TERMINAL_POLLS_QUEUE.send({ scac: snap.box.scac, number: snap.box.number }, { delaySeconds });
     await this.ctx.storage.setAlarm(Date.now() + pollRetryDelayMs(6, this.speedUp(snap.box)));
   }
 
