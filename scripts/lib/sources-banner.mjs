@@ -91,6 +91,13 @@ export function sourcesBanner({ root, devArgs }) {
       ? `DCSA     ${served.map((s) => `${s.scac} (${s.auth}${s.subscriptions ? ", subscriptions" : ""})`).join(", ")}   from ${origin}`
       : 'DCSA     none (set DCSA_SOURCES in .dev.vars to track a real carrier; README "Connecting a real carrier")',
   );
+  if (served.some((s) => s.subscriptions)) {
+    // Push subscriptions need both (src/callbacks/lifecycle.ts); without them the Worker polls only.
+    const missing = ["PUBLIC_BASE_URL", "UPSTREAM_SUBSCRIPTION_KEY"].filter(
+      (name) => !(devVar(devArgs, name) ?? devVarsFileValue(root, name))?.trim(),
+    );
+    if (missing.length > 0) lines.push(`! "subscriptions": true needs ${missing.join(" and ")}: polling only`);
+  }
   lines.push(
     simulatorOn
       ? `Simulated ${simulated.length} lines, one simulated day per real minute: ${simulated.join(", ")}`
