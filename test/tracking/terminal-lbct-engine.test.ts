@@ -23,8 +23,8 @@ import { FakeLbct, lbctImportUnit, lbctSourcesJson } from "../helpers/fake-lbct"
 // Issue 14, LBCT through the engine: a BL of 45 boxes discharged at LBCT Pier E (FIRMS WAC8), configured through
 // TERMINAL_SOURCES exactly as an operator writes it (`{"type":"api_key","apiKey"}`), tracked by the real consumers,
 // Trackers and D1 with the real adapter asking the fake LBCT Cargo Search. One terminal-polls batch asks LBCT in
-// ⌈45 / 20⌉ = 3 requests; availability, holds, LFD, yard location and the full out land on each box's row, and the
-// discharge LBCT reports is the carrier's discharge, not a second one.
+// ⌈45 / 20⌉ = 3 requests; availability, holds, LFD, yard location, the full out and the empty return land on each
+// box's row, and the discharge LBCT reports is the carrier's discharge, not a second one.
 
 const SCAC = "OOLU";
 const PIER_E = "WAC8";
@@ -144,5 +144,22 @@ describe("LBCT through the engine", () => {
     expect(picked).toMatchObject({ pod_full_out_at: "2030-01-09T17:30:12Z", available_for_pickup: 0 });
     const events = (await transportEventsOf(idOf.get(first) ?? "")).map((e) => e.event);
     expect(events.filter((e) => e === "container.transport.vessel_discharged")).toHaveLength(1);
+
+    // The empty comes back to LBCT two days later: a storage visit of the number, its time-in the empty return.
+    lbct.units.get(first)?.push(
+      lbctImportUnit(first, {
+        category: "STRGE",
+        "freight-kind": "MTY",
+        "visit-state": "Active",
+        "transit-state": "Yard",
+        "is-in-yard": true,
+        "time-in": "2030-01-11T08:00:00.000-08:00",
+      }),
+    );
+    clock.set(FUTURE_T0 + 4 * HOUR_MS);
+    await pollTerminalBatch(deps(), [message(first).message]);
+    const returned = await containerRow(idOf.get(first) ?? "");
+    expect(returned.empty_terminated_at).toBe("2030-01-11T16:00:00Z");
+    expect(returned.pod_full_out_at).toBe("2030-01-09T17:30:12Z");
   });
 });
