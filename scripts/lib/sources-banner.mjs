@@ -1,6 +1,6 @@
 // What `npm start` says about where each supported SCAC's tracking comes from: lines configured in DCSA_SOURCES are
 // served by their carrier's DCSA Track & Trace 2.2 API, the other supported lines by the journey simulator (when
-// it is on). Reads DCSA_SOURCES where wrangler dev does (a `--var DCSA_SOURCES:<json>` argument, else .dev.vars),
+// it is on); and which terminals are live (TERMINAL_SOURCES, issue 14). Reads DCSA_SOURCES where wrangler dev does (a `--var DCSA_SOURCES:<json>` argument, else .dev.vars),
 // prints SCACs and auth types only, never a URL, header, key or secret.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -68,6 +68,40 @@ export function dcsaServed(json) {
   return { served: served.sort((a, b) => a.scac.localeCompare(b.scac)) };
 }
 
+/** Keys of TERMINAL_SOURCES (src/tracking/sources/terminals/index.ts TERMINAL_PROVIDERS) and their names. */
+const TERMINAL_PROVIDER_NAMES = { apmt: "APMT", lbct: "LBCT", port_of_virginia: "Port of Virginia" };
+
+/**
+ * The providers of a TERMINAL_SOURCES value with their auth type and our facility codes, by the same outline rules as
+ * the Worker's `parseTerminalSources` (a known provider, a baseUrl, a facilities object): the Worker itself logs and
+ * skips an entry it finds invalid, and facility codes our reference terminals do not know. Unparsable JSON gives
+ * `{ error }`. Prints no URL, key or secret.
+ * @param {string | undefined} json
+ * @returns {{ served: { provider: string, name: string, auth: string, facilities: string[], subscriptions: boolean }[], error?: string }}
+ */
+export function terminalsServed(json) {
+  if (json === undefined || json.trim() === "") return { served: [] };
+  let parsed;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return { served: [], error: "TERMINAL_SOURCES is not valid JSON (the Worker configures no terminal source)" };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return { served: [], error: "TERMINAL_SOURCES must be a JSON object keyed by provider" };
+  }
+  const served = [];
+  for (const [provider, name] of Object.entries(TERMINAL_PROVIDER_NAMES)) {
+    const entry = parsed[provider];
+    if (typeof entry?.baseUrl !== "string" || typeof entry.facilities !== "object" || entry.facilities === null)
+      continue;
+    const auth = typeof entry.auth?.type === "string" ? entry.auth.type : "none";
+    const facilities = Object.keys(entry.facilities).map((code) => code.trim().toUpperCase());
+    served.push({ provider, name, auth, facilities, subscriptions: entry.subscriptions === true });
+  }
+  return { served };
+}
+
 /**
  * The banner's lines about sources: which SCACs DCSA serves, which the simulator plays (SCACs the reference data
  * marks as tracking-supported, minus the DCSA ones and the sandbox's TEST), and where DCSA_SOURCES was read.
@@ -91,17 +125,19 @@ export function sourcesBanner({ root, devArgs }) {
       ? `DCSA     ${served.map((s) => `${s.scac} (${s.auth}${s.subscriptions ? ", subscriptions" : ""})`).join(", ")}   from ${origin}`
       : 'DCSA     none (set DCSA_SOURCES in .dev.vars to track a real carrier; README "Connecting a real carrier")',
   );
-  if (served.some((s) => s.subscriptions)) {
-    // Push subscriptions need both (src/callbacks/lifecycle.ts); without them the Worker polls only.
-    const missing = ["PUBLIC_BASE_URL", "UPSTREAM_SUBSCRIPTION_KEY"].filter(
-      (name) => !(devVar(devArgs, name) ?? devVarsFileValue(root, name))?.trim(),
-    );
-    if (missing.length > 0) lines.push(`! "subscriptions": true needs ${missing.join(" and ")}: polling only`);
-  }
   lines.push(
     simulatorOn
       ? `Simulated ${simulated.length} lines, one simulated day per real minute: ${simulated.join(", ")}`
       : "Simulated none (SIMULATOR_ENABLED is false)",
+  );
+  const terminalsFromArgs = devVar(devArgs, "TERMINAL_SOURCES");
+  const terminals = terminalsServed(terminalsFromArgs ?? devVarsFileValue(root, "TERMINAL_SOURCES"));
+  const terminalsOrigin = terminalsFromArgs !== undefined ? "--var TERMINAL_SOURCES" : ".dev.vars";
+  if (terminals.error) lines.push(`! ${terminals.error} (${terminalsOrigin})`);
+  lines.push(
+    terminals.served.length > 0
+      ? `Terminals ${terminals.served.map((t) => `${t.name} ${t.facilities.join(" ")} (${t.auth}${t.subscriptions ? ", subscriptions" : ""})`).join(", ")}   from ${terminalsOrigin}; ${simulatorOn ? "the simulator plays its other terminals" : "no other terminal is polled"}`
+      : `Terminals none connected (${simulatorOn ? "the simulator plays its terminals" : "terminal fields stay null"}; set TERMINAL_SOURCES, README "Connecting a real terminal")`,
   );
   lines.push(`Sandbox  ${SANDBOX_SCAC} (test numbers, always on)`);
   return lines.map((l) => `  ${l}`).join("\n");
