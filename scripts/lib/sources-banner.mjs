@@ -1,7 +1,8 @@
 // What `npm start` says about where each supported SCAC's tracking comes from: lines configured in DCSA_SOURCES are
 // served by their carrier's DCSA Track & Trace 2.2 API, the other supported lines by the journey simulator (when
-// it is on); and which terminals are live (TERMINAL_SOURCES, issue 14). Reads DCSA_SOURCES where wrangler dev does (a `--var DCSA_SOURCES:<json>` argument, else .dev.vars),
-// prints SCACs and auth types only, never a URL, header, key or secret.
+// it is on); and which terminals are live (TERMINAL_SOURCES, issue 14). Reads DCSA_SOURCES and TERMINAL_SOURCES where
+// wrangler dev does (a `--var NAME:<json>` argument, else .dev.vars), prints SCACs, providers, facility codes and auth
+// types only, never a URL, header, key or secret.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { allShippingLines, SANDBOX_SCAC } from "../../src/reference/shipping-lines.ts";
@@ -125,6 +126,13 @@ export function sourcesBanner({ root, devArgs }) {
       ? `DCSA     ${served.map((s) => `${s.scac} (${s.auth}${s.subscriptions ? ", subscriptions" : ""})`).join(", ")}   from ${origin}`
       : 'DCSA     none (set DCSA_SOURCES in .dev.vars to track a real carrier; README "Connecting a real carrier")',
   );
+  if (served.some((s) => s.subscriptions)) {
+    // Push subscriptions need both (src/callbacks/lifecycle.ts); without them the Worker polls only.
+    const missing = ["PUBLIC_BASE_URL", "UPSTREAM_SUBSCRIPTION_KEY"].filter(
+      (name) => !(devVar(devArgs, name) ?? devVarsFileValue(root, name))?.trim(),
+    );
+    if (missing.length > 0) lines.push(`! "subscriptions": true needs ${missing.join(" and ")}: polling only`);
+  }
   lines.push(
     simulatorOn
       ? `Simulated ${simulated.length} lines, one simulated day per real minute: ${simulated.join(", ")}`
