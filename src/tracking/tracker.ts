@@ -25,6 +25,7 @@ import {
 } from "./events";
 import { milestoneIdentity } from "./identity";
 import { facilitiesToPoll, hasInlandLeg, nextPollDelayMs, pollRetryDelayMs, pollSlotDelaySeconds } from "./schedule";
+import { joinSourceOutage, type OutageSource, resolveSourceOutage } from "./source-outages";
 import { type SourceRegistry, sourcesFor } from "./sources";
 import {
   type ContainerFacts,
@@ -77,6 +78,9 @@ export const PUSH_POLL_INTERVAL_FACTOR = 4;
 
 /** How a Tracker reports a carrier refusing our credentials, once per outage (issue 13 §1). */
 const CREDENTIALS_REJECTED = "shipping_line_credentials_rejected";
+
+/** The failure reasons that make a source outage the accounts are told about (src/tracking/source-outages.ts). */
+const CREDENTIAL_FAILURES: ReadonlySet<string> = new Set([CREDENTIALS_REJECTED, TERMINAL_CREDENTIALS_REJECTED]);
 
 /**
  * One facility's poll as the container records it (issue 13 §1): the attempt time and failure reason after `result`
@@ -357,6 +361,30 @@ export class Tracker extends DurableObject<Env> {
           );
         }
       }
+      await this.reportOutages(
+        snap,
+        [
+          {
+            source: { sourceType: "shipping_line", sourceCode: snap.box.scac },
+            attempted,
+            before: snap.carrierFailedReason ?? null,
+            after: failedReason,
+          },
+          {
+            source: { sourceType: "terminal", sourceCode: facilities.podTerminalCode ?? "" },
+            attempted: podAttempt.changed !== null,
+            before: snap.terminalFailedReason ?? null,
+            after: podAttempt.failedReason,
+          },
+          {
+            source: { sourceType: "terminal", sourceCode: facilities.inlandRampCode ?? "" },
+            attempted: railAttempt.changed !== null,
+            before: snap.railFailedReason ?? null,
+            after: railAttempt.failedReason,
+          },
+        ],
+        nowIso,
+      );
       const facilityAttempts: Partial<TrackerSnapshot> = {
         terminalAttemptedAt: podAttempt.attemptedAt,
         terminalFailedReason: podAttempt.failedReason,
@@ -518,6 +546,32 @@ export class Tracker extends DurableObject<Env> {
     );
     await this.env.TERMINAL_POLLS_QUEUE.send({ scac: snap.box.scac, number: snap.box.number }, { delaySeconds });
     await this.ctx.storage.setAlarm(Date.now() + pollRetryDelayMs(6, this.speedUp(snap.box)));
+  }
+
+  /**
+   * Tells the accounts of this box's rows, once per outage, that a source refused our credentials or answers again
+   * (src/tracking/source-outages.ts): a source this poll found refusing, and not at its previous poll, joins (or opens)
+   * the source's outage; a source answering after a failed poll closes the source's open outage, if any. Sources
+   * whose failure reason did not change are not reported, so an unchanged poll writes nothing here. The notifications
+   * are enqueued after their batch committed.
+   */
+  private async reportOutages(
+    snap: TrackerSnapshot,
+    changes: { source: OutageSource; attempted: boolean; before: string | null; after: string | null }[],
+    nowIso: string,
+  ): Promise<void> {
+    const accountIds = snap.subscriptions.map((s) => s.accountId);
+    const db = createDatabase(this.env.DB);
+    const ids: string[] = [];
+    for (const { source, attempted, before, after } of changes) {
+      if (!attempted || !source.sourceCode || before === after) continue;
+      if (after !== null && CREDENTIAL_FAILURES.has(after) && accountIds.length > 0) {
+        ids.push(...(await joinSourceOutage(db, source, after, accountIds, nowIso)));
+      } else if (after === null) {
+        ids.push(...(await resolveSourceOutage(db, source, nowIso)));
+      }
+    }
+    if (ids.length > 0) await enqueueNotifications(this.env.WEBHOOK_DELIVERIES_QUEUE, ids);
   }
 
   private async save(snap: TrackerSnapshot): Promise<void> {

@@ -20,7 +20,7 @@ import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { serializeTrackingRequest } from "../tracking-requests/serializer";
 import { serializeTransportEvent } from "../transport-events/serializer";
-import { isWebhookEvent, WEBHOOK_EVENTS } from "../webhooks/catalog";
+import { EXTENSION_WEBHOOK_EVENTS, isWebhookEvent, WEBHOOK_EVENTS } from "../webhooks/catalog";
 import { enqueueNotifications, type WebhookDeliveryMessage } from "../webhooks/outbox";
 import {
   examplePayload,
@@ -183,7 +183,7 @@ export async function listWebhookNotifications(
   params: URLSearchParams,
   page: PageRequest,
 ) {
-  const event = parseEnumFilter(params, "filter[event]", WEBHOOK_EVENTS);
+  const event = parseEnumFilter(params, "filter[event]", [...WEBHOOK_EVENTS, ...EXTENSION_WEBHOOK_EVENTS]);
   const status = parseEnumFilter(params, "filter[delivery_status]", DELIVERY_STATUSES);
   const webhookId = parseStringFilter(params, "filter[webhook_id]", 64);
   const t = webhookNotifications;

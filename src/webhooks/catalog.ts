@@ -206,3 +206,21 @@ const EVENT_SET: ReadonlySet<string> = new Set(WEBHOOK_EVENTS);
 export function isWebhookEvent(name: string): boolean {
   return EVENT_SET.has(name);
 }
+
+/**
+ * Extension events (not in the reference service's catalog, R §2.6), delivered only to webhooks that list them
+ * explicitly: a tracking source (a shipping line's API, a terminal's) refused our credentials, and later accepted them
+ * again (issue 13 §1; src/tracking/source-outages.ts). An account is told once per outage, whatever the number of its
+ * boxes and polls, with a `source_outage` reference object. Kept out of `GET /webhooks/events` and of
+ * {@link WEBHOOK_EVENTS}, so a client that subscribes to the whole reference catalog never receives an event it does
+ * not know.
+ */
+export const EXTENSION_WEBHOOK_EVENTS = ["source_outage.started", "source_outage.resolved"] as const;
+
+/** One of {@link EXTENSION_WEBHOOK_EVENTS}. */
+export type ExtensionWebhookEvent = (typeof EXTENSION_WEBHOOK_EVENTS)[number];
+
+/** Whether `name` is one of the {@link EXTENSION_WEBHOOK_EVENTS}. Exact, case-sensitive match. */
+export function isExtensionWebhookEvent(name: string): name is ExtensionWebhookEvent {
+  return (EXTENSION_WEBHOOK_EVENTS as readonly string[]).includes(name);
+}

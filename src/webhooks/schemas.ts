@@ -26,7 +26,8 @@ const eventsInput = z
   .array(z.string().max(RAW_STRING_MAX))
   .max(RAW_LIST_MAX)
   .openapi({
-    description: "At least one event of the catalog (`GET /webhooks/events`); duplicates are ignored.",
+    description:
+      "At least one event of the catalog (`GET /webhooks/events`); duplicates are ignored. Also accepted, as extensions delivered only to webhooks that list them: `source_outage.started` and `source_outage.resolved` (a shipping line or terminal refused our credentials / accepts them again; once per outage per account, reference object `source_outage`).",
     example: ["tracking_request.succeeded", "container.transport.vessel_arrived"],
   });
 

@@ -15,7 +15,7 @@ import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { CONTROL_CHARACTER_CODE, hasControlCharacter } from "../lib/validation";
-import { isWebhookEvent } from "./catalog";
+import { isExtensionWebhookEvent, isWebhookEvent } from "./catalog";
 import { examplePayload } from "./payloads";
 import { sendWebhook } from "./send";
 import type { WebhookRow } from "./serializer";
@@ -118,7 +118,8 @@ export function validateWebhookUrl(
 }
 
 /**
- * Checks a webhook's events (DECISIONS.md §Webhooks: at least one, all from the catalog of R §2.6). Each unknown
+ * Checks a webhook's events (DECISIONS.md §Webhooks: at least one, all from the catalog of R §2.6 or our
+ * `EXTENSION_WEBHOOK_EVENTS`, which a webhook receives only when it lists them). Each unknown
  * event is its own error at `<pointer>/<index>` with code `not_recognized`; an empty list is `blank`.
  * @returns the events without duplicates (first occurrence kept) and the errors.
  */
@@ -128,7 +129,7 @@ export function validateEvents(events: readonly string[], pointer: string): { ev
     errors.push({ detail: "Events can't be blank", source: { pointer }, code: "blank" });
   }
   events.forEach((event, index) => {
-    if (!isWebhookEvent(event)) {
+    if (!isWebhookEvent(event) && !isExtensionWebhookEvent(event)) {
       errors.push({
         detail: `Event '${event.slice(0, 100)}' is not a webhook event (GET /webhooks/events lists them).`,
         source: { pointer: `${pointer}/${index}` },

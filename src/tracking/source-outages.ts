@@ -1,0 +1,188 @@
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Database } from "../db/client";
+import { sourceOutageAccounts, sourceOutages, webhooks } from "../db/schema";
+import { newId } from "../lib/ids";
+import type { ResourceObject } from "../lib/jsonapi/types";
+import type { ExtensionWebhookEvent } from "../webhooks/catalog";
+import {
+  activeWebhooksQuery,
+  type NotificationDraft,
+  notificationInserts,
+  type WebhookTarget,
+} from "../webhooks/outbox";
+
+/**
+ * Telling an account once per outage that a tracking source refused our credentials (issue 13 §1: "the account gets
+ * it once per outage, not once per poll").
+ *
+ * Why a webhook event of our own: the reference's catalog (R §2.6) has nothing for it. `tracking_request.failed` is
+ * about a request that will not be tracked, while here tracking goes on and the data only goes stale; a
+ * `container.updated` changeset would tell each box apart (hundreds of notices for one broken key) and puts an
+ * unknown field in front of reference clients. What a user needs is one notice per account naming the source and
+ * when it stopped answering, and one when it works again: `source_outage.started` / `source_outage.resolved`, sent
+ * only to webhooks that list them (src/webhooks/catalog.ts `EXTENSION_WEBHOOK_EVENTS`), with a `source_outage`
+ * reference object. Each box keeps showing its own state meanwhile (`line_tracking_failed_reason`,
+ * `terminal_/rail_tracking_failed_reason`).
+ *
+ * How "once" holds: the first box whose poll finds a source refusing opens the source's outage (`source_outages`,
+ * one open per source by a partial unique index), every other box joins it, and each account is registered once per
+ * outage (`source_outage_accounts`), its notification id derived from the outage (so a replay writes it once). A box
+ * reports only changes of its own view of the source (the Tracker compares with its previous poll), so a poll that
+ * changes nothing writes nothing here. The first answer of the source after that closes the outage and tells the
+ * registered accounts; a later refusal opens a new outage and tells them again.
+ */
+
+/** What kind of source an outage is of: a shipping line (by SCAC) or a terminal / rail ramp (by facility code). */
+export type OutageSourceType = "shipping_line" | "terminal";
+
+/** A source, as outages name it. */
+export interface OutageSource {
+  sourceType: OutageSourceType;
+  /** The line's SCAC, or the facility code of the POD terminal or rail ramp (CBP FIRMS or reference data code). */
+  sourceCode: string;
+}
+
+/** A `source_outages` row. */
+export type SourceOutageRow = typeof sourceOutages.$inferSelect;
+
+/**
+ * The `source_outage` resource a notification carries (its reference object, in `included`): `source_type`,
+ * `source_code`, `reason` (`shipping_line_credentials_rejected` / `terminal_credentials_rejected`), `started_at`
+ * and `resolved_at` (UTC ISO seconds; null while open).
+ */
+export function sourceOutageResource(row: SourceOutageRow): ResourceObject {
+  return {
+    id: row.id,
+    type: "source_outage",
+    attributes: {
+      source_type: row.sourceType,
+      source_code: row.sourceCode,
+      reason: row.reason,
+      started_at: row.startedAt,
+      resolved_at: row.resolvedAt,
+    },
+  };
+}
+
+function drafts(
+  event: ExtensionWebhookEvent,
+  outage: SourceOutageRow,
+  accountIds: readonly string[],
+  nowIso: string,
+): NotificationDraft[] {
+  return accountIds.map((accountId) => ({
+    accountId,
+    event,
+    reference: { id: outage.id, type: "source_outage" },
+    dedupKey: `${event}:${outage.id}`,
+    createdAt: nowIso,
+    included: () => [sourceOutageResource(outage)],
+  }));
+}
+
+/**
+ * A box found `source` refusing our credentials (its previous poll did not): opens the source's outage unless one is
+ * open, registers the accounts the box's rows belong to, and writes a `source_outage.started` notification for each
+ * account not registered before (per webhook listing the event). Two D1 round trips; the notification ids are
+ * returned for the caller to enqueue once they are committed.
+ * @param reason the source's failure reason (`shipping_line_credentials_rejected`, `terminal_credentials_rejected`).
+ * @param nowIso when the box's poll ran (UTC ISO seconds): the outage's `started_at` if this opens it.
+ */
+export async function joinSourceOutage(
+  db: Database,
+  source: OutageSource,
+  reason: string,
+  accountIds: readonly string[],
+  nowIso: string,
+): Promise<string[]> {
+  const accounts = [...new Set(accountIds)];
+  const open = and(
+    eq(sourceOutages.sourceType, source.sourceType),
+    eq(sourceOutages.sourceCode, source.sourceCode),
+    isNull(sourceOutages.resolvedAt),
+  );
+  const [, outages, registered, targets] = await db.batch([
+    db
+      .insert(sourceOutages)
+      .values({ id: newId(), ...source, reason, startedAt: nowIso, resolvedAt: null })
+      .onConflictDoNothing(),
+    db.select().from(sourceOutages).where(open).limit(1),
+    db
+      .select({ accountId: sourceOutageAccounts.accountId })
+      .from(sourceOutageAccounts)
+      .innerJoin(sourceOutages, eq(sourceOutages.id, sourceOutageAccounts.outageId))
+      .where(and(open, inArray(sourceOutageAccounts.accountId, accounts))),
+    activeWebhooksQuery(db, accounts),
+  ]);
+  const outage = outages[0];
+  if (!outage) return [];
+  const known = new Set(registered.map((r) => r.accountId));
+  const joining = accounts.filter((a) => !known.has(a));
+  if (joining.length === 0) return [];
+  const notices = await notificationInserts(
+    db,
+    targets,
+    drafts("source_outage.started", outage, joining, nowIso),
+    nowIso,
+  );
+  const statements: BatchItem<"sqlite">[] = [
+    ...joining.map((accountId) =>
+      db
+        .insert(sourceOutageAccounts)
+        .values({ outageId: outage.id, accountId, createdAt: nowIso })
+        .onConflictDoNothing(),
+    ),
+    ...notices.statements,
+  ];
+  await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  return notices.ids;
+}
+
+/**
+ * A box found `source` answering again after it had refused our credentials: closes the source's open outage (if a
+ * box has not already) and writes a `source_outage.resolved` notification for each account registered in it (per
+ * webhook listing the event). Up to three D1 round trips, only when an outage was open; returns the notification ids
+ * for the caller to enqueue once they are committed.
+ * @param nowIso when the box's poll ran (UTC ISO seconds): the outage's `resolved_at`.
+ */
+export async function resolveSourceOutage(db: Database, source: OutageSource, nowIso: string): Promise<string[]> {
+  const [outage] = await db
+    .update(sourceOutages)
+    .set({ resolvedAt: nowIso })
+    .where(
+      and(
+        eq(sourceOutages.sourceType, source.sourceType),
+        eq(sourceOutages.sourceCode, source.sourceCode),
+        isNull(sourceOutages.resolvedAt),
+      ),
+    )
+    .returning();
+  if (!outage) return [];
+  const accountIds = db
+    .select({ accountId: sourceOutageAccounts.accountId })
+    .from(sourceOutageAccounts)
+    .where(eq(sourceOutageAccounts.outageId, outage.id));
+  const [accounts, targets] = await db.batch([
+    accountIds,
+    db
+      .select({ id: webhooks.id, accountId: webhooks.accountId, events: webhooks.events })
+      .from(webhooks)
+      .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, true))),
+  ]);
+  const notices = await notificationInserts(
+    db,
+    targets as WebhookTarget[],
+    drafts(
+      "source_outage.resolved",
+      outage,
+      accounts.map((a) => a.accountId),
+      nowIso,
+    ),
+    nowIso,
+  );
+  if (notices.statements.length > 0) {
+    await db.batch(notices.statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  }
+  return notices.ids;
+}
