@@ -430,6 +430,39 @@ describe("RateLimitCoalescer with leases against the real object", () => {
     }
   });
 
+  it("an isolate serving over 1 024 accounts keeps a lease whose reservation still counts, so decisions stay exact", async () => {
+    const caller = new CountingCaller(freshStub());
+    // The other accounts' objects admit and lease, so their lanes stay (a lane with nothing held is dropped at once).
+    const admitAndLease: RateLimiterCaller = {
+      hitMany: async (batch) =>
+        batch.map((h) => ({
+          allowed: true,
+          count: 2,
+          retryAfterSeconds: 0,
+          lease: {
+            id: crypto.randomUUID(),
+            bucket: h.bucket,
+            credits: 1,
+            grantedAt: h.nowMs,
+            leaseUntil: h.nowMs + 3_000,
+            count: 2,
+          },
+        })),
+    };
+    const coalescer = new RateLimitCoalescer();
+    // The account is leased 5 credits at T0 and uses none; the lease ends at T0 + 3 s, its reservation counts on
+    // until T0 + 63 s unless settled.
+    expect((await coalescer.check("acct", () => caller, hit(100, T0))).allowed).toBe(true);
+    expect(caller.grants).toHaveLength(1);
+    // 1 100 other accounts come through this isolate after the lease has ended (lanes are swept past 1 024).
+    for (let i = 0; i < 1_100; i++) await coalescer.check(`other-${i}`, () => admitAndLease, hit(100, T0 + 4_000));
+    // The account's next 99 checks: exactly 99 admitted (1 + 99 = the limit), the 100th refused.
+    const decisions: SlidingLogDecision[] = [];
+    for (let i = 0; i < 100; i++) decisions.push(await coalescer.check("acct", () => caller, hit(100, T0 + 5_000)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(99);
+    expect(decisions[99]).toMatchObject({ allowed: false, retryAfterSeconds: 55 });
+  });
+
   it("gives local decisions the object's shape, and never uses a credit outside [grantedAt, leaseUntil]", async () => {
     const caller = new CountingCaller(freshStub());
     const coalescer = new RateLimitCoalescer();

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { type BucketName, limitFor } from "./buckets";
+import { type BucketName, limitFor, WINDOW_MS } from "./buckets";
 import type { LeaseGrant, LeaseSettlement } from "./leases";
 import type { HitManyOptions, RateLimitDecision, RateLimitHit } from "./rate-limiter";
 import type { SlidingLogDecision } from "./sliding-log";
@@ -48,7 +48,10 @@ interface Lane {
  */
 export const STALLED_CALL_MS = 5_000;
 
-/** Lanes kept before idle ones are swept (their expired leases abandoned, which only errs towards refusing). */
+/**
+ * Lanes kept before lanes that hold nothing that still counts are swept. After a sweep the next one waits until the
+ * map has doubled, so sweeping stays amortised O(1) per new lane however many accounts stay active.
+ */
 const LANE_SWEEP_THRESHOLD = 1_024;
 
 /**
@@ -75,6 +78,7 @@ const LANE_SWEEP_THRESHOLD = 1_024;
  */
 export class RateLimitCoalescer {
   private readonly lanes = new Map<string, Lane>();
+  private sweepAt = LANE_SWEEP_THRESHOLD;
 
   constructor(private readonly stallMs = STALLED_CALL_MS) {}
 
@@ -86,7 +90,7 @@ export class RateLimitCoalescer {
   async check(laneKey: string, caller: () => RateLimiterCaller, hit: RateLimitHit): Promise<SlidingLogDecision> {
     let lane = this.lanes.get(laneKey);
     if (!lane) {
-      if (this.lanes.size >= LANE_SWEEP_THRESHOLD) this.sweep(hit.nowMs);
+      if (this.lanes.size >= this.sweepAt) this.sweep(hit.nowMs);
       lane = { waiting: [], flight: null, leases: new Map(), unsettled: [] };
       this.lanes.set(laneKey, lane);
     }
@@ -176,13 +180,20 @@ export class RateLimitCoalescer {
     }
   }
 
-  /** Drops lanes with nothing in flight whose leases have all expired by `nowMs` (abandoned, never over-admitting). */
+  /**
+   * Drops lanes with nothing in flight, nothing to report, and no lease whose reservation may still count at `nowMs`
+   * (one that ended within the last 60 s). Such a lease must be settled by the lane's next call: forgetting it would
+   * leave its unused credits reserved in the object and refuse the account's requests early.
+   */
   private sweep(nowMs: number): void {
     for (const [key, lane] of this.lanes) {
-      if (lane.flight || lane.waiting.length > 0) continue;
-      for (const [bucket, lease] of lane.leases) if (lease.leaseUntil < nowMs) lane.leases.delete(bucket);
+      if (lane.flight || lane.waiting.length > 0 || lane.unsettled.length > 0) continue;
+      for (const [bucket, lease] of lane.leases) {
+        if (lease.leaseUntil + WINDOW_MS < nowMs) lane.leases.delete(bucket);
+      }
       if (lane.leases.size === 0) this.lanes.delete(key);
     }
+    this.sweepAt = Math.max(LANE_SWEEP_THRESHOLD, this.lanes.size * 2);
   }
 }
 
