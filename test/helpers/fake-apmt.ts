@@ -64,6 +64,16 @@ export interface ApmtAvailabilityEntry {
   appointmentDateTimeLocal?: string | null;
 }
 
+/** One Empty Container Returns entry (§1.8, its documented fields). */
+export interface ApmtEmptyReturnEntry {
+  containerId: string;
+  shippingLine?: string | null;
+  containerIsoCode?: string | null;
+  sizeTypeHeight?: string | null;
+  isContainerReturned?: string | null;
+  gateInDateTimeLocal?: string | null;
+}
+
 /** How the API behaves on the next requests. */
 export type ApmtMode =
   | "ok"
@@ -93,8 +103,12 @@ export class FakeApmt {
   nowMs = 0;
   /** `Retry-After` (seconds) sent with a 429. */
   retryAfterS = 30;
+  /** Whether our app subscribes to Empty Container Returns; false → 403 there (another API product, §1.2). */
+  emptyReturnsProduct = true;
   /** Entries by facility code, then container id. */
   private readonly data = new Map<string, Map<string, ApmtAvailabilityEntry>>();
+  /** Empty Container Returns entries by facility code, then container id. */
+  private readonly returns = new Map<string, Map<string, ApmtEmptyReturnEntry>>();
   /** Tokens the API accepts, with their expiry (ms by the fake's clock). */
   private readonly valid = new Map<string, number>();
   private issued = 0;
@@ -108,6 +122,16 @@ export class FakeApmt {
     if (!boxes) {
       boxes = new Map();
       this.data.set(facility, boxes);
+    }
+    boxes.set(entry.containerId, entry);
+  }
+
+  /** Sets what Empty Container Returns reports for a container at `facility`. */
+  putReturn(facility: string, entry: ApmtEmptyReturnEntry): void {
+    let boxes = this.returns.get(facility);
+    if (!boxes) {
+      boxes = new Map();
+      this.returns.set(facility, boxes);
     }
     boxes.set(entry.containerId, entry);
   }
@@ -129,6 +153,11 @@ export class FakeApmt {
     return this.requests.filter((r) => r.url.pathname === "/import-availability");
   }
 
+  /** Empty Container Returns requests received. */
+  get emptyReturnRequests(): ApmtRequest[] {
+    return this.requests.filter((r) => r.url.pathname === "/empty-container-returns");
+  }
+
   /** Revokes every token issued so far: the next API call answers 401. */
   forgetTokens(): void {
     this.valid.clear();
@@ -142,7 +171,15 @@ export class FakeApmt {
     this.requests.push({ method, url, headers, body });
     if (url.origin !== FAKE_APMT_BASE) throw new TypeError(`fake APMT: no route to ${url.origin}`);
     if (url.pathname === "/oauth/client_credential/accesstoken") return this.token(method, url, headers, body);
-    if (url.pathname === "/import-availability" && method === "GET") return this.availability(url, headers, init);
+    if (url.pathname === "/import-availability" && method === "GET") {
+      return this.assets(url, headers, init, this.data);
+    }
+    if (url.pathname === "/empty-container-returns" && method === "GET") {
+      if (!this.emptyReturnsProduct && this.isValid(headers)) {
+        return apiError(403, "The user does not have permission to access this endpoint");
+      }
+      return this.assets(url, headers, init, this.returns);
+    }
     return apiError(404, "Bad URL");
   };
 
@@ -186,10 +223,20 @@ export class FakeApmt {
     });
   }
 
-  private availability(url: URL, headers: Headers, init: RequestInit | undefined): Response | Promise<Response> {
+  private isValid(headers: Headers): boolean {
     const bearer = /^Bearer (\S+)$/.exec(headers.get("Authorization") ?? "")?.[1] ?? "";
     const expiresAt = this.valid.get(bearer);
-    if (expiresAt === undefined || this.nowMs >= expiresAt) {
+    return expiresAt !== undefined && this.nowMs < expiresAt;
+  }
+
+  /** An `assetId` + `facilityCode` operation over `store` (both APIs share the parameters, §1.8). */
+  private assets(
+    url: URL,
+    headers: Headers,
+    init: RequestInit | undefined,
+    store: Map<string, Map<string, ApmtAvailabilityEntry | ApmtEmptyReturnEntry>>,
+  ): Response | Promise<Response> {
+    if (!this.isValid(headers)) {
       return json(
         { fault: { faultstring: "Invalid access token", detail: { errorcode: "oauth.v2.InvalidAccessToken" } } },
         401,
@@ -233,11 +280,12 @@ export class FakeApmt {
           headers: { "Content-Type": "text/html" },
         });
       default: {
-        const boxes = this.data.get(facility) ?? new Map<string, ApmtAvailabilityEntry>();
-        const found: ApmtAvailabilityEntry[] = [];
+        const boxes = store.get(facility) ?? new Map<string, ApmtAvailabilityEntry | ApmtEmptyReturnEntry>();
+        const found: (ApmtAvailabilityEntry | ApmtEmptyReturnEntry)[] = [];
         for (const asset of assets) {
           for (const entry of boxes.values()) {
-            if ((entry.containerId === asset || entry.billOfLading === asset) && !found.includes(entry)) {
+            const bl = "billOfLading" in entry ? entry.billOfLading : null;
+            if ((entry.containerId === asset || bl === asset) && !found.includes(entry)) {
               found.push(entry);
             }
           }

@@ -183,7 +183,24 @@ describe("APMT source: an import journey at Pier 400 (W185 → USLAX)", () => {
       fees: [{ type: "demurrage", amount: 1275.5, currency_code: "USD" }],
       pickupAppointmentAt: "2024-06-13T15:30:00Z",
       fullOutAt: "2024-06-13T16:02:11Z",
+      emptyReturnedAt: null,
     });
+
+    // Empty returned (Empty Container Returns, asked only once the box is out).
+    apmt.putReturn("USLAX", { containerId: BOX, isContainerReturned: "false", gateInDateTimeLocal: null });
+    expect(observation(await poll()).emptyReturnedAt).toBeNull();
+    apmt.putReturn("USLAX", {
+      containerId: BOX,
+      shippingLine: "MAE",
+      containerIsoCode: "45G1",
+      sizeTypeHeight: "40/GP/96",
+      isContainerReturned: "true",
+      gateInDateTimeLocal: "2024-06-15T11:20:05-07:00",
+    });
+    expect(observation(await poll()).emptyReturnedAt).toBe("2024-06-15T18:20:05Z");
+    expect(apmt.emptyReturnRequests.map((r) => r.url.search)).toEqual(
+      Array(3).fill(`?assetId=${BOX}&facilityCode=USLAX`),
+    );
 
     // Every call asked for the one box at USLAX; a token per clock jump past its 30 minutes (T0, 5 June, 13 June).
     expect(apmt.availabilityRequests.map((r) => r.url.search)).toEqual(
@@ -336,6 +353,68 @@ describe("APMT source: batching", () => {
     for (const result of results.values()) {
       expect(result).toEqual({ kind: "temporary_failure", reason: "terminal_unreachable" });
     }
+  });
+});
+
+describe("APMT source: empty returns (sibling Empty Container Returns API)", () => {
+  it("asks only about the boxes that left full, in one request per batch", async () => {
+    const { apmt, pollBatch } = setup();
+    for (let i = 0; i < 5; i++) {
+      apmt.put("USLAX", {
+        containerId: box(i),
+        containerState: i < 3 ? "Departed" : "Yard",
+        facilityOutDateTimeLocal: i < 2 ? "2024-06-13T09:00:00-07:00" : null,
+      });
+    }
+    apmt.putReturn("USLAX", {
+      containerId: box(0),
+      isContainerReturned: "true",
+      gateInDateTimeLocal: "2024-06-14T10:00:00-07:00",
+    });
+    const results = await pollBatch(
+      Array.from({ length: 5 }, (_, i) => ({ containerNumber: box(i), facilityCode: "W185", scac: "MAEU" })),
+    );
+    expect(apmt.emptyReturnRequests.map((r) => r.url.searchParams.get("assetId"))).toEqual([
+      [box(0), box(1), box(2)].join(","),
+    ]);
+    expect([0, 1, 2, 3, 4].map((i) => observation(results.get(box(i))).emptyReturnedAt)).toEqual([
+      "2024-06-14T17:00:00Z",
+      null,
+      null,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("an app without the Empty Container Returns product (403 there) still gets availability, the field left out", async () => {
+    const { apmt, poll } = setup();
+    apmt.emptyReturnsProduct = false;
+    apmt.put("USLAX", {
+      containerId: BOX,
+      containerState: "Departed",
+      facilityOutDateTimeLocal: "2024-06-13T09:00:00-07:00",
+    });
+    const obs = observation(await poll());
+    expect(obs.fullOutAt).toBe("2024-06-13T16:00:00Z");
+    expect(obs.emptyReturnedAt).toBeUndefined();
+    expect(logText()).toContain("/empty-container-returns");
+  });
+
+  it("Empty Container Returns unreachable: the boxes out fail as terminal_unreachable (a recorded return is not dropped)", async () => {
+    const apmt = new FakeApmt();
+    apmt.put("USLAX", { containerId: BOX, containerState: "Departed" });
+    apmt.put("USLAX", { containerId: OTHER, containerState: "Yard", readyForDelivery: "true" });
+    const fetcher: typeof fetch = async (input, init) =>
+      String(input).includes("/empty-container-returns")
+        ? new Response("busy", { status: 503 })
+        : apmt.fetch(input, init);
+    const source = createApmtSource(fakeApmtConfig({ W185: "USLAX" }), {});
+    const results = await source.pollBatch?.(
+      [BOX, OTHER].map((containerNumber) => ({ containerNumber, facilityCode: "W185", scac: "MAEU" })),
+      { nowMs: 0, fetch: fetcher },
+    );
+    expect(results?.get(BOX)).toEqual({ kind: "temporary_failure", reason: "terminal_unreachable" });
+    expect(observation(results?.get(OTHER)).availableForPickup).toBe(true);
   });
 });
 

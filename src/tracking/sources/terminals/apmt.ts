@@ -24,8 +24,11 @@
  *   only when the value names its currency. Nothing owed (0) is no fee.
  * - `storagePaidThroughDate` is the last free day (§1.9), a date or a date-time: its date in the terminal's time zone
  *   becomes local midnight in UTC, as every LFD here (R §10.1: `2024-07-07T04:00:00Z` for America/New_York).
- * - Empty returns come from a sibling API (Empty Container Returns §1.8) at the return depot; a terminal observation
- *   has no empty-return field, so it is not polled here. Vessel name/ETA are not part of an observation either.
+ * - Empty returns come from the sibling Empty Container Returns API (§1.8: same servers, token and parameters;
+ *   `isContainerReturned`, `gateInDateTimeLocal`), asked at the same facility only about boxes that have left full, so
+ *   an empty returned to another facility is not seen. Whether one OAuth app holds both API products is not documented:
+ *   a 400/403/404 there leaves `emptyReturnedAt` out and availability is still reported.
+ * - Vessel name/ETA and the B/L are read by the API but are not part of a terminal observation.
  */
 import type { TerminalFee, TerminalHold } from "../../../db/schema";
 import { toIsoSeconds } from "../../../lib/clock";
@@ -36,6 +39,11 @@ import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
 
 /** Path of the Import Availability operation (`getImportAvailabilityByContainerIdOrBlNumber`, §1.3). */
 export const APMT_IMPORT_AVAILABILITY_PATH = "/import-availability";
+/**
+ * Path of the sibling Empty Container Returns operation (TERMINAL-APIS.md §1.8: same servers, token and `assetId` +
+ * `facilityCode` parameters; `isContainerReturned`, `gateInDateTimeLocal`).
+ */
+export const APMT_EMPTY_RETURNS_PATH = "/empty-container-returns";
 /**
  * Most container numbers in one request's `assetId`. APMT documents no maximum; Envase, an integrator, caps its
  * requests at 50 (TERMINAL-APIS.md §1.3), which we follow.
@@ -90,6 +98,8 @@ export interface ApmtSourceOptions {
   timeoutMs?: number;
   /** Most assets per request (default {@link APMT_MAX_ASSETS_PER_REQUEST}). */
   maxBatchSize?: number;
+  /** Ask Empty Container Returns about boxes that left full (default true). */
+  emptyReturns?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -390,7 +400,10 @@ const isTimeout = (error: unknown) =>
 const isEntry = (value: unknown): value is Entry =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The entries of a 200 body (list, single object, or `ContainerAvailabilityResults` wrapper); null if none of these. */
+/**
+ * The entries of a 200 body (list, single object — Empty Container Returns documents one —, or the
+ * `ContainerAvailabilityResults` wrapper); null if none of these.
+ */
 function entriesOf(json: unknown): Entry[] | null {
   let list: unknown;
   if (Array.isArray(json)) list = json;
@@ -417,8 +430,12 @@ function entriesByContainer(entries: Entry[]): Map<string, Entry> {
   return out;
 }
 
-/** One Import Availability request for `containers` at `facility`: the entries by container number, or why not. */
-async function requestAvailability(
+/**
+ * One request of `path` (Import Availability or Empty Container Returns) for `containers` at `facility`: the entries
+ * by container number, or why not.
+ */
+async function requestEntries(
+  path: string,
   config: TerminalProviderConfig,
   facility: string,
   containers: readonly string[],
@@ -428,7 +445,7 @@ async function requestAvailability(
 ): Promise<Map<string, Entry> | Failure> {
   const label = `APMT ${facility}`;
   // Container numbers and UN/LOCODEs are [A-Z0-9]: the list keeps its literal commas, as in the documented example.
-  const url = `${config.baseUrl}${APMT_IMPORT_AVAILABILITY_PATH}?assetId=${containers
+  const url = `${config.baseUrl}${path}?assetId=${containers
     .map(encodeURIComponent)
     .join(",")}&facilityCode=${encodeURIComponent(facility)}`;
   const origin = new URL(config.baseUrl).origin;
@@ -452,7 +469,9 @@ async function requestAvailability(
     }
     if (response.status === 401 || response.status === 403) {
       await response.body?.cancel();
-      console.error(`${label}: ${origin} answered ${response.status}: check the TERMINAL_SOURCES apmt credentials`);
+      console.error(
+        `${label}: ${origin} answered ${response.status} to ${path}: check the TERMINAL_SOURCES apmt credentials and that the app subscribes to this API product`,
+      );
       return credentialsRejected;
     }
     if (response.status >= 500 || response.status === 429 || response.status === 408) {
@@ -462,7 +481,7 @@ async function requestAvailability(
     }
     if (response.status !== 200) {
       await response.body?.cancel();
-      console.error(`${label}: ${origin} answered ${response.status} to ${APMT_IMPORT_AVAILABILITY_PATH}`);
+      console.error(`${label}: ${origin} answered ${response.status} to ${path}`);
       return unrecognized;
     }
     body = await response.text();
@@ -479,7 +498,7 @@ async function requestAvailability(
   }
   const entries = entriesOf(json);
   if (!entries) {
-    console.warn(`${label}: ${origin} answered with JSON that is not a list of import availability entries`);
+    console.warn(`${label}: ${origin} answered ${path} with JSON that is not a list of container entries`);
     return unrecognized;
   }
   return entriesByContainer(entries);
@@ -496,6 +515,11 @@ async function requestAvailability(
  * and once on a 401), one request after another; once a request fails as unreachable or with refused credentials,
  * the remaining requests of the batch are not sent and their boxes fail the same way (a provider throttling or
  * refusing us is not asked again at once).
+ *
+ * Boxes in the answer that have left full (facility-out time, or state Departed/Retired) are then asked about at
+ * Empty Container Returns in one request per chunk (`emptyReturnedAt`: the gate-in time when returned, else null;
+ * left out when that API refuses or does not understand us; the boxes fail as `terminal_unreachable` when it is
+ * unreachable).
  *
  * Outcomes per box: in the answer → `found` ({@link apmtObservation}); absent from a 200 answer → `not_found`;
  * 401/403 (after one retry with a new token) or a token endpoint refusing the client →
@@ -515,6 +539,38 @@ export function createApmtSource(
   const facilityOf = (facilityCode: string): string | null => {
     const code = Object.hasOwn(config.facilities, facilityCode) ? config.facilities[facilityCode] : undefined;
     return code ? code.trim().toUpperCase() : null;
+  };
+
+  /**
+   * Empty returns of the boxes of a chunk that have left the terminal full (Empty Container Returns, §1.8), by
+   * container: the gate-in time (UTC) when `isContainerReturned`, else null. Null when no box of the chunk is out, or
+   * when the API answers something other than data or an outage (a 400/403/404: the app may not subscribe to that
+   * product; logged, the field left out); a {@link Failure} when it is unreachable (those boxes then fail alike, so a
+   * recorded return is not lost for one poll).
+   */
+  const emptyReturns = async (
+    facility: string,
+    chunk: readonly string[],
+    entries: Map<string, Entry>,
+    observations: Map<string, TerminalObservation>,
+    timeZone: string | null,
+    ctx: SourceContext,
+  ): Promise<Map<string, string | null> | Failure | null> => {
+    if (options.emptyReturns === false) return null;
+    const out = chunk.filter((c) => {
+      const observation = observations.get(c);
+      return observation !== undefined && isOut(entries.get(c), observation);
+    });
+    if (out.length === 0) return null;
+    const got = await requestEntries(APMT_EMPTY_RETURNS_PATH, config, facility, out, ctx, tokens, timeoutMs);
+    if (!(got instanceof Map)) return got.reason === "terminal_unreachable" ? got : null;
+    const returned = new Map<string, string | null>();
+    for (const container of out) {
+      const entry = got.get(container);
+      const gateIn = entry && flag(entry, "isContainerReturned") === true ? text(entry, "gateInDateTimeLocal") : null;
+      returned.set(container, apmtInstant(gateIn, timeZone));
+    }
+    return returned;
   };
 
   const pollBatch = async (
@@ -556,28 +612,34 @@ export function createApmtSource(
       for (let start = 0; start < group.containers.length; start += maxBatchSize) {
         const chunk = group.containers.slice(start, start + maxBatchSize);
         const got: Map<string, Entry> | Failure =
-          stopped ?? (await requestAvailability(config, facility, chunk, ctx, tokens, timeoutMs));
+          stopped ??
+          (await requestEntries(APMT_IMPORT_AVAILABILITY_PATH, config, facility, chunk, ctx, tokens, timeoutMs));
         if (!(got instanceof Map)) {
           if (got.reason !== "unrecognized_response") stopped = got;
           for (const container of chunk) answer(container, got);
           continue;
         }
-        for (const container of chunk) {
-          const entry = got.get(container);
-          answer(
+        const observations = new Map<string, TerminalObservation>();
+        for (const [container, entry] of got) {
+          if (!chunk.includes(container)) continue;
+          observations.set(
             container,
-            entry
-              ? {
-                  kind: "found",
-                  observation: apmtObservation(entry, {
-                    timeZone,
-                    countryCode,
-                    nowMs: ctx.nowMs,
-                    label: `APMT ${facility} ${container}`,
-                  }),
-                }
-              : { kind: "not_found" },
+            apmtObservation(entry, { timeZone, countryCode, nowMs: ctx.nowMs, label: `APMT ${facility} ${container}` }),
           );
+        }
+        const returns = await emptyReturns(facility, chunk, got, observations, timeZone, ctx);
+        if (returns !== null && !(returns instanceof Map)) stopped = returns;
+        for (const container of chunk) {
+          const observation = observations.get(container);
+          if (!observation) answer(container, { kind: "not_found" });
+          else if (returns !== null && !(returns instanceof Map) && isOut(got.get(container), observation)) {
+            answer(container, returns);
+          } else {
+            if (returns instanceof Map && isOut(got.get(container), observation)) {
+              observation.emptyReturnedAt = returns.get(container) ?? null;
+            }
+            answer(container, { kind: "found", observation });
+          }
         }
       }
     }
@@ -593,6 +655,13 @@ export function createApmtSource(
       return (await pollBatch([query], ctx)).get(query.containerNumber) ?? unreachable;
     },
   };
+}
+
+/** Whether a box has left the terminal full: a facility-out time, or the state `Departed` / `Retired` (§1.6). */
+function isOut(entry: Entry | undefined, observation: TerminalObservation): boolean {
+  if (observation.fullOutAt !== null) return true;
+  const state = entry ? (text(entry, "containerState", "ContainerState") ?? "").toUpperCase() : "";
+  return state === "DEPARTED" || state === "RETIRED";
 }
 
 /** `timeZone` when the runtime knows it, else null (an unknown zone must not throw mid-poll). */
