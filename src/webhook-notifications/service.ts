@@ -174,7 +174,9 @@ export async function resendWebhookNotification(
  * `filter[delivery_status]` (`pending`, `succeeded`, `failed`) and `filter[webhook_id]` (issue 4; the reference
  * documents none). Another account's webhook id simply matches nothing. Without filters the total is the account's
  * count in `account_resource_counts`, kept exact by triggers (migrations/0002_webhook_notification_counts.sql);
- * with filters, a COUNT over the account's index range.
+ * with filters, a COUNT over the account's index range. Each row comes with its attempt log (`logs`, oldest first),
+ * read in the page's own D1 batch (a companion query keyed on the page's ids, which are the account's), so the page,
+ * its total and its logs cost one round trip.
  * @throws ApiError 400 (`source.parameter`) for an invalid filter value.
  */
 export async function listWebhookNotifications(
@@ -182,12 +184,13 @@ export async function listWebhookNotifications(
   accountId: string,
   params: URLSearchParams,
   page: PageRequest,
-) {
+): Promise<{ rows: WebhookNotificationView[]; total: number }> {
   const event = parseEnumFilter(params, "filter[event]", [...WEBHOOK_EVENTS, ...EXTENSION_WEBHOOK_EVENTS]);
   const status = parseEnumFilter(params, "filter[delivery_status]", DELIVERY_STATUSES);
   const webhookId = parseStringFilter(params, "filter[webhook_id]", 64);
   const t = webhookNotifications;
-  return listPage(
+  const d = webhookDeliveries;
+  const result = await listPage(
     db,
     t,
     "webhook_notification",
@@ -198,7 +201,24 @@ export async function listWebhookNotifications(
       webhookId !== undefined ? eq(t.webhookId, webhookId) : undefined,
     ],
     page,
+    {
+      key: "attempt-logs",
+      build: (pageIds) => [
+        db
+          .select(getTableColumns(d))
+          .from(d)
+          .where(inArray(d.notificationId, pageIds))
+          .orderBy(asc(d.notificationId), asc(d.seq), asc(d.attempt), asc(d.createdAt)),
+      ],
+    },
   );
+  const logs = new Map<string, WebhookNotificationLogRow[]>();
+  for (const row of (result.companions[0] ?? []) as WebhookNotificationLogRow[]) {
+    const list = logs.get(row.notificationId);
+    if (list) list.push(row);
+    else logs.set(row.notificationId, [row]);
+  }
+  return { rows: result.rows.map((row) => ({ ...row, logs: logs.get(row.id) ?? [] })), total: result.total };
 }
 
 /**
