@@ -102,8 +102,11 @@ const unreachable: Failure = { kind: "temporary_failure", reason: "terminal_unre
 const unrecognized: Failure = { kind: "temporary_failure", reason: "unrecognized_response" };
 const credentialsRejected: Failure = { kind: "temporary_failure", reason: "terminal_credentials_rejected" };
 
-/** One LBCT unit visit (`payload.containers[]` item) as far as it is read; every field may be absent. */
-type LbctContainer = Record<string, unknown>;
+/**
+ * One LBCT unit visit (a `payload.containers[]` item, kebab-case keys as TERMINAL-APIS.md §2.3 lists them) as far as
+ * it is read; every field may be absent or of another type, and is checked where it is read.
+ */
+export type LbctContainer = Record<string, unknown>;
 
 /** What one Cargo Search request gave: the unit visits and not-found numbers, or why there is nothing. */
 type SearchOutcome = { kind: "ok"; containers: LbctContainer[]; notFound: Set<string> } | Failure;
@@ -117,7 +120,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const text = (value: unknown): string | null =>
   typeof value === "string" && value.trim() !== "" ? value.trim() : null;
 
-const normalizeNumber = (value: string) => value.trim().toUpperCase();
+/** Container numbers and facility codes as compared: trimmed, upper case. */
+const upperTrim = (value: string) => value.trim().toUpperCase();
 
 /** One GET of the Cargo Search for `numbers` (at most {@link LBCT_MAX_BATCH}). Never throws. */
 async function search(
@@ -189,7 +193,7 @@ async function search(
   const notFoundList = isRecord(results) ? results["not-found-numbers"] : undefined;
   const notFound = new Set<string>();
   if (Array.isArray(notFoundList)) {
-    for (const n of notFoundList) if (typeof n === "string") notFound.add(normalizeNumber(n));
+    for (const n of notFoundList) if (typeof n === "string") notFound.add(upperTrim(n));
   }
   return { kind: "ok", containers: payload.containers.filter(isRecord), notFound };
 }
@@ -367,7 +371,7 @@ function isImportVisit(c: LbctContainer): boolean {
 function pickVisit(visits: LbctContainer[], billOfLadingNumber: string | null | undefined): LbctContainer | null {
   const imports = visits.filter(isImportVisit);
   if (imports.length === 0) return null;
-  const bl = billOfLadingNumber ? normalizeNumber(billOfLadingNumber) : null;
+  const bl = billOfLadingNumber ? upperTrim(billOfLadingNumber) : null;
   const byBl = bl ? imports.filter((c) => text(c["bill-of-lading-number"])?.toUpperCase() === bl) : [];
   const pool = byBl.length > 0 ? byBl : imports;
   const timeIn = (c: LbctContainer) => {
@@ -472,7 +476,7 @@ export function createLbctSource(
   options: { timeoutMs?: number } = {},
 ): TerminalSource {
   const timeoutMs = options.timeoutMs ?? LBCT_TIMEOUT_MS;
-  const facilities = new Set(Object.keys(config.facilities).map(normalizeNumber));
+  const facilities = new Set(Object.keys(config.facilities).map(upperTrim));
   const apiKey = config.auth?.type === "api_key" ? config.auth.apiKey : null;
 
   const pollBatch = async (
@@ -482,7 +486,7 @@ export function createLbctSource(
     const out = new Map<string, TerminalPollResult>();
     const byNumber = new Map<string, TerminalQuery[]>();
     for (const q of queries) {
-      const n = normalizeNumber(q.containerNumber);
+      const n = upperTrim(q.containerNumber);
       byNumber.set(n, [...(byNumber.get(n) ?? []), q]);
     }
     const numbers = [...byNumber.keys()];
@@ -509,7 +513,7 @@ export function createLbctSource(
       for (const c of outcome.containers) {
         const id = text(c.id);
         if (!id) continue;
-        const n = normalizeNumber(id);
+        const n = upperTrim(id);
         visits.set(n, [...(visits.get(n) ?? []), c]);
       }
       for (const n of chunk) {
@@ -535,7 +539,7 @@ export function createLbctSource(
   return {
     name: "Terminal",
     maxBatchSize: LBCT_MAX_BATCH,
-    supports: (facilityCode) => facilities.has(normalizeNumber(facilityCode)),
+    supports: (facilityCode) => facilities.has(upperTrim(facilityCode)),
     pollBatch,
     async poll(query, ctx) {
       const results = await pollBatch([query], ctx);
