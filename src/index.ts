@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
+import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
 import type { Env, TerminalPollMessage, TrackingRequestMessage } from "./env";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 import { benchEngineRequest } from "./tracking/bench-trace";
@@ -46,7 +47,8 @@ export default {
   },
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(runMaintenance(env));
-    // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4).
-    ctx.waitUntil(sweepUpstreamSubscriptions({ env }));
+    // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4). The
+    // Port of Virginia's per-box subscriptions go first: they are deleted at the port, not only marked (issue 14).
+    ctx.waitUntil(sweepPortOfVirginiaSubscriptions({ env }).then(() => sweepUpstreamSubscriptions({ env })));
   },
 } satisfies ExportedHandler<Env, unknown>;

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { subscribeTrackedBoxes } from "../callbacks/lifecycle";
+import { subscribePortOfVirginiaBoxes } from "../callbacks/port-of-virginia";
 import { createDatabase, type Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
 import type { Env, TerminalPollMessage, TrackingRequestMessage } from "../env";
@@ -115,6 +116,18 @@ async function attachTrackers(
   await subscribeTrackedBoxes(
     { env: deps.env, clock: deps.clock, fetch: deps.fetch },
     scac,
+    rows.containers.map((b) => b.trackedEquipmentId),
+  );
+  // Availability pushes of the Port of Virginia for boxes at its terminals (issue 14); never throws either.
+  await subscribePortOfVirginiaBoxes(
+    { env: deps.env, clock: deps.clock, fetch: deps.fetch },
+    {
+      scac,
+      podTerminalCode: facts.podTerminalCode,
+      portOfDischargeLocode: facts.portOfDischargeLocode,
+      billOfLadingNumber:
+        request.requestType === "bill_of_lading" ? request.normalizedNumber : facts.billOfLadingNumber,
+    },
     rows.containers.map((b) => b.trackedEquipmentId),
   );
   return rows.shipmentId;
