@@ -443,6 +443,15 @@ describe("APMT source: errors", () => {
     expect(logText()).toContain("404");
   });
 
+  it("a base URL that is not a URL (the factory called without the engine's validation) answers, never throws", async () => {
+    const source = createApmtSource({ ...fakeApmtConfig({ W185: "USLAX" }), baseUrl: "not a url" }, {});
+    const query = { containerNumber: BOX, facilityCode: "W185", scac: "MAEU" };
+    expect(await source.poll(query, { nowMs: 0, fetch: new FakeApmt().fetch })).toEqual({
+      kind: "temporary_failure",
+      reason: "unrecognized_response",
+    });
+  });
+
   it("a list entry without a container id is unrecognized_response", async () => {
     const apmt = new FakeApmt();
     const source = createApmtSource(fakeApmtConfig({ W185: "USLAX" }), {});

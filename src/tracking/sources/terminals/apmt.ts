@@ -448,7 +448,13 @@ async function requestEntries(
   const url = `${config.baseUrl}${path}?assetId=${containers
     .map(encodeURIComponent)
     .join(",")}&facilityCode=${encodeURIComponent(facility)}`;
-  const origin = new URL(config.baseUrl).origin;
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    console.error(`${label}: the configured baseUrl is not a URL`);
+    return unrecognized;
+  }
   const headers = new Headers({ Accept: "application/json" });
   let response: Response;
   let body: string;
