@@ -97,7 +97,9 @@ export const referenceObjectResource: ResourceType<ResourceObject> = {
 
 /**
  * JSON:API type `webhook_notification`; includable: `webhook`, `reference_object` (R §3.16–3.17) and
- * `webhook_notification_logs`. `hydrate` reads the attempt logs of the rows that lack them in one D1 round trip.
+ * `webhook_notification_logs`. `hydrate` reads the attempt logs of the rows that lack them in one D1 round trip; the
+ * list and the single read bring them with their own batch (`listWebhookNotifications`, `getWebhookNotification`), so
+ * it reads nothing for them.
  */
 export const webhookNotificationResource: ResourceType<WebhookNotificationView> = {
   type: "webhook_notification",
