@@ -114,7 +114,7 @@ function contextOf(deps: SubscriptionDeps): SourceContext {
 }
 
 /** Live boxes (not stopped) of a line polled by `referenceNumber`: the ones a subscription covers. */
-async function liveBoxes(db: Database, scac: string, referenceNumber: string): Promise<{ number: string }[]> {
+function liveBoxes(db: Database, scac: string, referenceNumber: string) {
   return db
     .select({ number: trackedEquipment.number })
     .from(trackedEquipment)
@@ -456,18 +456,23 @@ export async function handleDcsaCallback(
   const db = createDatabase(deps.env.DB);
   const now = toIsoSeconds((deps.clock ?? systemClock).now());
   const digest = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", body)));
-  const accepted = await db
-    .insert(upstreamCallbackReceipts)
-    .values({ subscriptionId: row.id, bodySha256: digest, body: text, eventCount: events.length, receivedAt: now })
-    .onConflictDoNothing()
-    .returning({ id: upstreamCallbackReceipts.subscriptionId });
-  if (accepted.length === 0) return { status: 409, detail: "This callback was already received (replay)." };
-  await db
-    .update(upstreamSubscriptions)
-    .set({ lastCallbackAt: now, callbackCount: sql`${upstreamSubscriptions.callbackCount} + 1` })
-    .where(eq(upstreamSubscriptions.id, row.id));
   const scac = row.scac ?? row.provider.slice("dcsa:".length);
-  const boxes = (await liveBoxes(db, scac, row.referenceNumber)).map((b) => b.number);
+  // One round trip: the receipt (nothing when the digest is known: a replay), the subscription's counters only when
+  // the receipt was written (`changes()` of the insert, same transaction), and the boxes to poll.
+  const [accepted, , live] = await db.batch([
+    db
+      .insert(upstreamCallbackReceipts)
+      .values({ subscriptionId: row.id, bodySha256: digest, body: text, eventCount: events.length, receivedAt: now })
+      .onConflictDoNothing()
+      .returning({ id: upstreamCallbackReceipts.subscriptionId }),
+    db
+      .update(upstreamSubscriptions)
+      .set({ lastCallbackAt: now, callbackCount: sql`${upstreamSubscriptions.callbackCount} + 1` })
+      .where(and(eq(upstreamSubscriptions.id, row.id), sql`changes() = 1`)),
+    liveBoxes(db, scac, row.referenceNumber),
+  ]);
+  if (accepted.length === 0) return { status: 409, detail: "This callback was already received (replay)." };
+  const boxes = live.map((b) => b.number);
   if (boxes.length > 0)
     await deps.env.TERMINAL_POLLS_QUEUE.sendBatch(boxes.map((number) => ({ body: { scac, number } })));
   return { status: 204, polled: boxes };

@@ -43,8 +43,16 @@ export function newSubscriptionSecret(): string {
  * The AES-GCM key of `UPSTREAM_SUBSCRIPTION_KEY` (base64 of exactly 32 bytes), or null when it is unset or not that:
  * subscriptions are then off (src/callbacks/lifecycle.ts says so in the log).
  */
-export async function subscriptionKeyFrom(secret: string | undefined): Promise<CryptoKey | null> {
-  if (!secret) return null;
+export function subscriptionKeyFrom(secret: string | undefined): Promise<CryptoKey | null> {
+  if (!secret) return Promise.resolve(null);
+  // Imported once per isolate and key value (every callback needs it; importKey is not free).
+  if (keyCache?.secret !== secret) keyCache = { secret, key: importSubscriptionKey(secret) };
+  return keyCache.key;
+}
+
+let keyCache: { secret: string; key: Promise<CryptoKey | null> } | null = null;
+
+async function importSubscriptionKey(secret: string): Promise<CryptoKey | null> {
   const raw = fromBase64(secret);
   if (raw?.length !== 32) return null;
   return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
