@@ -337,6 +337,17 @@ describe("LBCT source: batching and unknown containers", () => {
     for (const n of boxes) expect(results?.get(n)?.kind).toBe("found");
   });
 
+  it("1 000 boxes at one terminal: 50 requests instead of 1 000 (20× fewer than polling per box)", async () => {
+    const boxes = numbers(1000);
+    for (const n of boxes) lbct.put(lbctImportUnit(n));
+    const results = await createLbctSource(config(), {}).pollBatch?.(
+      boxes.map((n) => query(n)),
+      ctx,
+    );
+    expect(lbct.searches).toHaveLength(50);
+    expect([...(results?.values() ?? [])].filter((r) => r.kind === "found")).toHaveLength(1000);
+  });
+
   it("the fake enforces LBCT's limit: 21 numbers in one request answer 400", async () => {
     const url = `${FAKE_LBCT_BASE}/${FAKE_LBCT_KEY}/API/LBCTCargoSearchWebService/cargo-numbers/${numbers(FAKE_LBCT_LIMIT + 1).join(",")}`;
     expect((await lbct.fetch(url)).status).toBe(400);
