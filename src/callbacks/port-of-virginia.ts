@@ -243,18 +243,67 @@ async function subscribeBox(
 export interface PortOfVirginiaSweepReport {
   deleted: number;
   deleteFailures: number;
+  /** Failed subscriptions asked for again (whatever the port answered). */
+  retried: number;
+}
+
+/** A subscription the port refused is asked for again after this long (ms, 1 h), once the port reports the box. */
+export const PORT_OF_VIRGINIA_RETRY_AFTER_MS = 3600 * 1000;
+/** Failed subscriptions the sweep retries per run. */
+const RETRY_BATCH = 10;
+
+/**
+ * Asks the port again for subscriptions left `failed` at least {@link PORT_OF_VIRGINIA_RETRY_AFTER_MS} ago whose box
+ * is still tracked AND now known to the port (a poll found it: `containers.availability_known`), with the BL of its
+ * shipment: a box tracked while still at sea is refused by the port until its manifest reaches the terminal system, so
+ * retrying before the port reports it would only repeat the refusal. At most {@link RETRY_BATCH} per run.
+ */
+async function retryFailedSubscriptions(deps: PortOfVirginiaSubscriptionDeps, db: Database, nowMs: number) {
+  const config = portConfig(deps.env.TERMINAL_SOURCES);
+  const base = callbackBaseUrl(deps.env.PUBLIC_BASE_URL);
+  const key = await subscriptionKeyFrom(deps.env.UPSTREAM_SUBSCRIPTION_KEY);
+  if (!config?.subscriptions || !base || !key) return 0;
+  const { results } = await deps.env.DB.prepare(
+    `SELECT u.scac AS scac, substr(u.provider, ?1) AS number, u.reference_type AS referenceType,
+       u.reference_number AS shipmentNumber, MIN(s.bill_of_lading_number) AS bl
+     FROM upstream_subscriptions u
+     JOIN tracked_equipment t ON t.scac = u.scac AND t.number = substr(u.provider, ?1) AND t.stopped_at IS NULL
+     JOIN containers c ON c.tracked_equipment_id = t.id AND c.availability_known = 1
+     JOIN shipments s ON s.id = c.shipment_id
+     WHERE u.provider LIKE ?2 AND u.status = 'failed' AND u.updated_at < ?3
+     GROUP BY u.id LIMIT ?4`,
+  )
+    .bind(
+      PORT_OF_VIRGINIA_PROVIDER_PREFIX.length + 1,
+      `${PORT_OF_VIRGINIA_PROVIDER_PREFIX}%`,
+      toIsoSeconds(nowMs - PORT_OF_VIRGINIA_RETRY_AFTER_MS),
+      RETRY_BATCH,
+    )
+    .all<{ scac: string; number: string; referenceType: string; shipmentNumber: string; bl: string | null }>();
+  let retried = 0;
+  for (const row of results) {
+    if (!row.bl) continue;
+    await subscribeBox(deps, db, config, base, key, row.scac, row.bl, {
+      number: row.number,
+      requestType: row.referenceType,
+      shipmentNumber: row.shipmentNumber,
+    });
+    retried++;
+  }
+  return retried;
 }
 
 /**
  * Deletes at the port the subscription of every box no longer tracked (no `tracked_equipment` row of its SCAC and
  * number without `stopped_at`), at most 50 per run: 2xx or 404 → `deleted`; a failure keeps the row (with
- * `last_error`) for the next run; a row without a port id is simply marked deleted. Run before the generic sweep
- * (src/index.ts), which would otherwise mark them deleted without asking the port. Never throws.
+ * `last_error`) for the next run; a row without a port id is simply marked deleted. Then retries refused
+ * subscriptions of boxes the port now reports ({@link PORT_OF_VIRGINIA_RETRY_AFTER_MS}). Run before the generic
+ * sweep (src/index.ts), which would otherwise mark them deleted without asking the port. Never throws.
  */
 export async function sweepPortOfVirginiaSubscriptions(
   deps: PortOfVirginiaSubscriptionDeps,
 ): Promise<PortOfVirginiaSweepReport> {
-  const report: PortOfVirginiaSweepReport = { deleted: 0, deleteFailures: 0 };
+  const report: PortOfVirginiaSweepReport = { deleted: 0, deleteFailures: 0, retried: 0 };
   try {
     const db = createDatabase(deps.env.DB);
     const ctx = contextOf(deps);
@@ -295,6 +344,7 @@ export async function sweepPortOfVirginiaSubscriptions(
         .where(eq(upstreamSubscriptions.id, row.id));
       report.deleted++;
     }
+    report.retried = await retryFailedSubscriptions(deps, db, ctx.nowMs);
   } catch (err) {
     console.error("subscriptions: port_of_virginia sweep failed", String(err));
   }

@@ -65,11 +65,11 @@ async function subscriptionRow(number: string): Promise<SubscriptionRow | null> 
 }
 
 /** Tracks a BL of two boxes discharged at NIT, the port holding both (not yet available). */
-async function track(subscriptions = true) {
+async function track(subscriptions = true, heldAtStart = 2) {
   const port = new FakePortOfVirginia();
   const numbers = [nextBox(), nextBox()];
   const bl = `PVSBL${numbers[0]}`;
-  for (const n of numbers) port.set(povAvailability(n, bl));
+  for (const n of numbers.slice(0, heldAtStart)) port.set(povAvailability(n, bl));
   const answer: LookupResult = {
     kind: "found",
     shipment: shipmentFacts(
@@ -217,7 +217,7 @@ describe("Port of Virginia subscriptions", () => {
       .bind(iso(FUTURE_T0 + HOUR_MS), SCAC, h.numbers[0], h.numbers[1])
       .run();
     const report = await sweepPortOfVirginiaSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.port.fetch });
-    expect(report).toEqual({ deleted: 2, deleteFailures: 0 });
+    expect(report).toEqual({ deleted: 2, deleteFailures: 0, retried: 0 });
     expect(h.port.subscriptions.size).toBe(0);
     for (const number of h.numbers) expect((await subscriptionRow(number))?.status).toBe("deleted");
     const late = await h.fetchApp(rows[0]?.callback_url ?? "", { method: "POST", body: "{}" });
@@ -226,6 +226,7 @@ describe("Port of Virginia subscriptions", () => {
     expect(await sweepPortOfVirginiaSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.port.fetch })).toEqual({
       deleted: 0,
       deleteFailures: 0,
+      retried: 0,
     });
   });
 
@@ -238,16 +239,39 @@ describe("Port of Virginia subscriptions", () => {
     expect(await sweepPortOfVirginiaSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.port.fetch })).toEqual({
       deleted: 0,
       deleteFailures: 1,
+      retried: 0,
     });
     expect((await subscriptionRow(h.numbers[0] ?? ""))?.status).toBe("active");
     h.port.mode = "ok";
     expect(await sweepPortOfVirginiaSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.port.fetch })).toEqual({
       deleted: 1,
       deleteFailures: 0,
+      retried: 0,
     });
     // The other box is still tracked: its subscription stays.
     expect((await subscriptionRow(h.numbers[1] ?? ""))?.status).toBe("active");
     expect(h.port.subscriptions.size).toBe(1);
+  });
+
+  it("a box the port did not know yet is subscribed once a poll finds it there (retried after an hour)", async () => {
+    const h = await track(true, 1);
+    const late = h.numbers[1] ?? "";
+    expect((await subscriptionRow(late))?.status).toBe("failed");
+    expect(h.port.subscriptions.size).toBe(1);
+    // An hour on, but the port has not reported the box yet: not asked again.
+    h.clock.set(FUTURE_T0 + 2 * HOUR_MS);
+    expect(
+      (await sweepPortOfVirginiaSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.port.fetch })).retried,
+    ).toBe(0);
+    // The manifest reaches the terminal; the next poll finds the box, the next sweep subscribes it.
+    h.port.set(povAvailability(late, h.bl));
+    await pollBox(h.deps(), { scac: SCAC, number: late });
+    expect((await containerRow(h.idOf.get(late) ?? "")).availability_known).toBe(1);
+    expect(
+      (await sweepPortOfVirginiaSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.port.fetch })).retried,
+    ).toBe(1);
+    expect((await subscriptionRow(late))?.status).toBe("active");
+    expect([...h.port.subscriptions.values()].map((s) => s.equipmentId).sort()).toEqual([...h.numbers].sort());
   });
 
   it("without subscriptions: true, nothing is subscribed and polling works as before", async () => {
