@@ -81,13 +81,11 @@ export const transportEventResource: ResourceType<TransportEventView> = {
   // one (written before migration 0008, which found no raw row for it then) is looked up as before: one query for
   // all such rows, the raw events of their containers matched by milestone key (the latest report wins).
   hydrate: async (ctx, rows) => {
-    const linked = rows.map((row) =>
-      row.sourceEventId !== undefined
-        ? row
-        : row.rawEventId !== null || keyOfTransportEvent(row) === null
-          ? { ...row, sourceEventId: row.rawEventId }
-          : row,
-    );
+    const linked = rows.map((row) => {
+      if (row.sourceEventId !== undefined) return row;
+      const needsLookup = row.rawEventId === null && keyOfTransportEvent(row) !== null;
+      return needsLookup ? row : { ...row, sourceEventId: row.rawEventId };
+    });
     const containerIds = [...new Set(linked.filter((r) => r.sourceEventId === undefined).map((r) => r.containerId))];
     if (containerIds.length === 0) return linked;
     const byKey = new Map<string, string>();
