@@ -25,7 +25,7 @@
  * (src/tracking/tracker.ts). Needs `PUBLIC_BASE_URL` (the callback URL's origin) and `UPSTREAM_SUBSCRIPTION_KEY`;
  * without either, no subscription is created and a line in the log says why, once per isolate.
  */
-import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, like, lt, or, sql } from "drizzle-orm";
 import { createDatabase, type Database } from "../db/client";
 import {
   trackedEquipment,
@@ -202,7 +202,10 @@ async function subscribeReference(
     )
     .limit(1);
   const boxes = (await liveBoxes(db, scac, reference.number)).map((b) => b.number);
-  if (existing && (existing.status === "active" || existing.status === "creating")) {
+  // A `creating` row older than the retry delay was abandoned (the isolate died before the carrier answered).
+  const creating =
+    existing?.status === "creating" && Date.parse(existing.updatedAt) > ctx.nowMs - SUBSCRIPTION_RETRY_AFTER_MS;
+  if (existing && (existing.status === "active" || creating)) {
     if (existing.status === "active") await tellTrackers(deps, scac, boxes, true);
     return;
   }
@@ -280,7 +283,8 @@ export interface SweepReport {
 }
 
 /**
- * The every-minute cleanup (src/index.ts `scheduled`): deletes at the carrier every subscription whose reference no
+ * The every-minute cleanup (src/index.ts `scheduled`) of DCSA subscriptions (`dcsa:*` rows only; other providers
+ * sweep their own): deletes at the carrier every subscription whose reference no
  * live box is polled by any more (tracking stopped: `PATCH /shipments/{id}/stop_tracking`, archiving, the automatic
  * stops of src/tracking/maintenance.ts: all end in `tracked_equipment.stopped_at`), at most 50 per run; a carrier
  * that answers 2xx or 404 → `deleted`; one that fails keeps the row as it was (with `last_error`) and is asked again
@@ -298,6 +302,7 @@ export async function sweepUpstreamSubscriptions(deps: SubscriptionDeps): Promis
       .from(upstreamSubscriptions)
       .where(
         and(
+          like(upstreamSubscriptions.provider, "dcsa:%"),
           inArray(upstreamSubscriptions.status, ["active", "creating", "failed"]),
           sql`NOT EXISTS (SELECT 1 FROM ${trackedEquipment} WHERE ${trackedEquipment.scac} = ${upstreamSubscriptions.scac}
             AND ${trackedEquipment.shipmentNumber} = ${upstreamSubscriptions.referenceNumber}
@@ -328,6 +333,19 @@ export async function sweepUpstreamSubscriptions(deps: SubscriptionDeps): Promis
         .set({ status: "deleted", deletedAt: now, lastError: null, updatedAt: now })
         .where(eq(upstreamSubscriptions.id, row.id));
       report.deleted++;
+      // Its boxes (stopped) poll at their own rate again if tracking resumes, until a new subscription is active.
+      if (row.scac) {
+        const covered = await db
+          .select({ number: trackedEquipment.number })
+          .from(trackedEquipment)
+          .where(and(eq(trackedEquipment.scac, row.scac), eq(trackedEquipment.shipmentNumber, row.referenceNumber)));
+        await tellTrackers(
+          deps,
+          row.scac,
+          covered.map((b) => b.number),
+          false,
+        );
+      }
     }
     report.retried = await retryFailedSubscriptions(deps, db, ctx.nowMs);
     const pruned = await db
@@ -342,8 +360,9 @@ export async function sweepUpstreamSubscriptions(deps: SubscriptionDeps): Promis
 }
 
 /**
- * Asks the carrier again for subscriptions left `failed` at least {@link SUBSCRIPTION_RETRY_AFTER_MS} ago whose
- * reference is still tracked (at most 10 per run), with a new secret. Returns how many were retried.
+ * Asks the carrier again, with a new secret, for DCSA subscriptions whose reference is tracked (a live box) but that
+ * are not active: `failed` or abandoned `creating` ones at least {@link SUBSCRIPTION_RETRY_AFTER_MS} old, and
+ * `deleted` ones (tracking resumed after the sweep deleted them). At most 10 per run. Returns how many were retried.
  */
 async function retryFailedSubscriptions(deps: SubscriptionDeps, db: Database, nowMs: number): Promise<number> {
   const base = callbackBaseUrl(deps.env.PUBLIC_BASE_URL);
@@ -354,8 +373,14 @@ async function retryFailedSubscriptions(deps: SubscriptionDeps, db: Database, no
     .from(upstreamSubscriptions)
     .where(
       and(
-        eq(upstreamSubscriptions.status, "failed"),
-        lt(upstreamSubscriptions.updatedAt, toIsoSeconds(nowMs - SUBSCRIPTION_RETRY_AFTER_MS)),
+        like(upstreamSubscriptions.provider, "dcsa:%"),
+        or(
+          eq(upstreamSubscriptions.status, "deleted"),
+          and(
+            inArray(upstreamSubscriptions.status, ["failed", "creating"]),
+            lt(upstreamSubscriptions.updatedAt, toIsoSeconds(nowMs - SUBSCRIPTION_RETRY_AFTER_MS)),
+          ),
+        ),
         sql`EXISTS (SELECT 1 FROM ${trackedEquipment} WHERE ${trackedEquipment.scac} = ${upstreamSubscriptions.scac}
           AND ${trackedEquipment.shipmentNumber} = ${upstreamSubscriptions.referenceNumber}
           AND ${trackedEquipment.stoppedAt} IS NULL)`,

@@ -366,6 +366,56 @@ describe("when tracking stops", () => {
     expect(h.polls.sent).toHaveLength(0);
   });
 
+  it("resumed tracking subscribes again at the next sweep, with a new secret", async () => {
+    const h = await track("DSUK");
+    const first = h.carrier.subscription;
+    const patch = (action: string) =>
+      h.fetchApp(
+        new Request(`https://api.test/v2/shipments/${h.shipmentId}/${action}`, {
+          method: "PATCH",
+          headers: { Authorization: `Token ${h.account.key}` },
+        }),
+      );
+    expect((await patch("stop_tracking")).status).toBe(200);
+    await sweepUpstreamSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.carrier.fetch });
+    expect(first.deleted).toBe(true);
+    expect((await patch("resume_tracking")).status).toBe(200);
+    const report = await sweepUpstreamSubscriptions({ env: h.testEnv, clock: h.clock, fetch: h.carrier.fetch });
+    expect(report.retried).toBe(1);
+    const second = h.carrier.subscription;
+    expect(second.subscriptionID).not.toBe(first.subscriptionID);
+    expect(second.secret).not.toBe(first.secret);
+    expect(await subscriptionRow("dcsa:DSUK")).toMatchObject({ status: "active", upstream_id: second.subscriptionID });
+    // The old subscription's pushes are refused (its secret is gone); the new one's land.
+    expect((await h.carrier.push(PUSHED, { subscription: first })).status).toBe(401);
+    expect((await h.carrier.push(PUSHED, { subscription: second })).status).toBe(204);
+  });
+
+  it("the DCSA sweep leaves other providers' subscriptions alone", async () => {
+    const id = "00000000-0000-4000-8000-0000000a0e01";
+    await env.DB.prepare(
+      `INSERT INTO upstream_subscriptions (id, provider, scac, reference_type, reference_number, upstream_id, callback_url,
+         secret_ciphertext, status, created_at, updated_at)
+       VALUES (?1, 'port_of_virginia', NULL, 'container', 'MSKU9070323', 'pov-1', 'https://x.test/cb', 'v1.x', 'active',
+         '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z')`,
+    )
+      .bind(id)
+      .run();
+    const calls: string[] = [];
+    const recorder: typeof fetch = async (input) => {
+      calls.push(String(input));
+      return new Response(null, { status: 204 });
+    };
+    const report = await sweepUpstreamSubscriptions({
+      env: { ...env, PUBLIC_BASE_URL, UPSTREAM_SUBSCRIPTION_KEY: KEY },
+      fetch: recorder,
+    });
+    expect(report.deleted).toBe(0);
+    expect(calls).toEqual([]);
+    const row = await env.DB.prepare("SELECT status FROM upstream_subscriptions WHERE id = ?1").bind(id).first();
+    expect(row).toEqual({ status: "active" });
+  });
+
   it("a carrier unreachable on delete keeps the subscription and the next sweep retries", async () => {
     const h = await track("DSUH");
     await h.fetchApp(
