@@ -479,13 +479,13 @@ export async function pollBoxes(
   });
 }
 
-/** What a terminal is asked about one box: its number, the facility, the line, and the BL it was found by. */
+/** What a terminal is asked about one box: its number, the facility, the line, and its BL (`PollPlan`). */
 function terminalQueryOf(plan: PollPlan, facilityCode: string): TerminalQuery {
   return {
     containerNumber: plan.number,
     facilityCode,
     scac: plan.scac,
-    billOfLadingNumber: plan.requestType === "bill_of_lading" ? plan.shipmentNumber : null,
+    billOfLadingNumber: plan.billOfLadingNumber,
   };
 }
 

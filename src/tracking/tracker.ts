@@ -127,6 +127,21 @@ export interface PollPlan extends BoxIdentity {
   /** When tracking of the box began (ms); simulated journeys are anchored on it. */
   trackingStartedAtMs: number;
   stopped: boolean;
+  /**
+   * The box's bill of lading for terminals that ask container and BL together (Port of Virginia, TERMINAL-APIS.md
+   * §3.2): the tracked number of a BL request; for a container request the BL its carrier reported (when it is not
+   * the container number itself, DCSA's last resort); null for a booking request (the carrier's number is then the
+   * booking) or when unknown.
+   */
+  billOfLadingNumber: string | null;
+}
+
+/** The bill of lading of a box, as {@link PollPlan.billOfLadingNumber} describes. */
+function billOfLadingOf(box: BoxIdentity, shipment: ShipmentFacts | null): string | null {
+  if (box.requestType === "bill_of_lading") return box.shipmentNumber;
+  if (box.requestType !== "container") return null;
+  const reported = shipment?.billOfLadingNumber?.trim();
+  return reported && reported.toUpperCase() !== box.number.toUpperCase() ? reported : null;
 }
 
 /** A poll's outcome as handed to the Tracker: each source's answer, or null if it was not asked. */
@@ -461,6 +476,7 @@ export class Tracker extends DurableObject<Env> {
       railFacilityCode: inlandRampCode,
       trackingStartedAtMs: snap.startedAtMs,
       stopped: snap.stopped,
+      billOfLadingNumber: billOfLadingOf(snap.box, snap.shipment),
     };
   }
 

@@ -137,4 +137,50 @@ describe("Port of Virginia through the engine", () => {
       current_status: "empty_returned",
     });
   });
+
+  it("asks the port about a box tracked by container number with the BL its carrier reported", async () => {
+    const port = new FakePortOfVirginia();
+    const box = nextBox();
+    const bl = `PVCBL${box}`;
+    const answer: LookupResult = {
+      kind: "found",
+      shipment: shipmentFacts(
+        [containerFacts(box, [milestone("container.transport.vessel_discharged", iso(FUTURE_T0 - HOUR_MS), "USORF")])],
+        { billOfLadingNumber: bl, portOfDischargeLocode: "USORF", podTerminalCode: NIT },
+      ),
+    };
+    const carrier = new FakeCarrier(SCAC, () => answer);
+    const source = createPortOfVirginiaSource(
+      {
+        baseUrl: FAKE_POV_BASE,
+        auth: { type: "api_key", apiKey: FAKE_POV_API_KEY, header: "X-API-KEY" },
+        facilities: { [NIT]: "NIT" },
+      },
+      {},
+    );
+    const sources = registryOf([carrier], [source]);
+    const clock = new FakeClock(FUTURE_T0);
+    const account = await createAccount();
+    const requestId = await insertRequest(account, {
+      number: box,
+      scac: SCAC,
+      requestType: "container",
+      createdAtMs: clock.now(),
+    });
+    await processTrackingRequest(
+      { env: envWithQueue(recordingQueue()), clock, sources },
+      { trackingRequestId: requestId, accountId: account.accountId },
+    );
+    const [row] = await containersOfShipment((await requestRow(requestId)).shipment_id ?? "");
+    port.set(povAvailability(box, bl, { shipmentStatus: "Available", yardBlock: "B07" }));
+    clock.set(FUTURE_T0 + HOUR_MS);
+    await pollTerminalBatch({ env: envWithQueue(recordingQueue()), clock, sources, fetch: port.fetch }, [
+      message(box).message,
+    ]);
+    expect(port.bulkRequests.map((r) => JSON.parse(r.body))).toEqual([[{ equipmentId: box, referenceId: bl }]]);
+    expect(await containerRow(row?.id ?? "")).toMatchObject({
+      available_for_pickup: 1,
+      location_at_pod_terminal: "B07",
+    });
+  });
 });
