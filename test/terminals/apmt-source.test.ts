@@ -8,6 +8,7 @@ import {
   apmtLastFreeDay,
   apmtObservation,
   apmtProvidedData,
+  apmtProvidedDataNotes,
   createApmtSource,
 } from "../../src/tracking/sources/terminals/apmt";
 import type { TerminalObservation, TerminalPollResult, TerminalQuery } from "../../src/tracking/sources/types";
@@ -613,5 +614,7 @@ describe("APMT mapping rules", () => {
       available_for_pickup: true,
     });
     expect(apmtProvidedData("USLAX")).toEqual(APMT_PROVIDED_DATA);
+    expect(apmtProvidedDataNotes("DKAAR").pickup_lfd).toMatch(/Aarhus/);
+    expect(apmtProvidedDataNotes("USLAX").pickup_lfd).toMatch(/storage paid through/);
   });
 });

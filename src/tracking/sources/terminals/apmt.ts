@@ -92,6 +92,25 @@ export function apmtProvidedData(providerFacilityCode: string): ApmtProvidedData
   return flags;
 }
 
+/**
+ * The `<field>_notes` of an APM facility's `provided_data` (R §1.4): where each field comes from in APMT's data, and
+ * why a field is not provided.
+ */
+export function apmtProvidedDataNotes(
+  providerFacilityCode: string,
+): Partial<Record<keyof typeof APMT_PROVIDED_DATA, string>> {
+  const aarhus = APMT_FACILITIES_WITHOUT_STORAGE_DATA.has(providerFacilityCode.trim().toUpperCase());
+  const notAtAarhus = "APM Terminals does not publish it at Aarhus.";
+  return {
+    pickup_lfd: aarhus ? notAtAarhus : "APM Terminals' storage paid through date.",
+    fees_at_pod_terminal: aarhus
+      ? notAtAarhus
+      : "Demurrage owed; USD at US terminals, elsewhere only when APM Terminals names the currency.",
+    location_at_pod_terminal: aarhus ? notAtAarhus : "",
+    pod_full_out_chassis_number: "APM Terminals' import availability has no chassis number.",
+  };
+}
+
 /** Limits of the APMT source; the defaults suit production, tests shorten them. */
 export interface ApmtSourceOptions {
   /** Timeout of each request, ms (default {@link APMT_TIMEOUT_MS}). */
