@@ -302,6 +302,25 @@ describe("APMT source: batching", () => {
     expect(apmt.tokenRequests).toHaveLength(1);
   });
 
+  it("1 000 boxes at one terminal: 20 requests batched against 1 000 polled one by one (50× fewer)", async () => {
+    const batched = setup();
+    const perBox = setup();
+    const queries = Array.from({ length: 1000 }, (_, i) => ({
+      containerNumber: box(i),
+      facilityCode: "W185",
+      scac: "X",
+    }));
+    for (const q of queries) {
+      batched.apmt.put("USLAX", { containerId: q.containerNumber, readyForDelivery: "true" });
+      perBox.apmt.put("USLAX", { containerId: q.containerNumber, readyForDelivery: "true" });
+    }
+    const results = await batched.pollBatch(queries);
+    for (const q of queries) await perBox.poll(q.containerNumber);
+    expect([...results.values()].every((r) => r.kind === "found")).toBe(true);
+    expect(batched.apmt.availabilityRequests).toHaveLength(20);
+    expect(perBox.apmt.availabilityRequests).toHaveLength(1000);
+  });
+
   it("sends one facilityCode per request: boxes of two terminals go in separate requests", async () => {
     const { apmt, pollBatch } = setup();
     apmt.put("USLAX", { containerId: BOX, readyForDelivery: "true" });
