@@ -290,6 +290,8 @@ describe("a signed callback", () => {
   });
 
   it("is refused when unsigned, mis-signed, for another subscription, not a list, or replayed: nothing written", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
     const h = await track("DSUE");
     const row = await subscriptionRow("dcsa:DSUE");
     const body = JSON.stringify(PUSHED);
@@ -330,6 +332,9 @@ describe("a signed callback", () => {
     expect(h.polls.sent).toHaveLength(1);
     expect(await receiptCount(row.id)).toBe(1);
     expect((await subscriptionRow("dcsa:DSUE")).callback_count).toBe(1);
+    // Nothing logged names the subscription's secret (the spies see every line of this test).
+    const logged = [warn, error].flatMap((spy) => spy.mock.calls.flat().map(String)).join("\n");
+    expect(logged).not.toContain(h.carrier.subscription.secret);
   });
 
   it("the endpoint check: HEAD and GET answer 204 for a subscription we hold, 404 otherwise", async () => {
