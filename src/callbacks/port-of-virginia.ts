@@ -146,7 +146,8 @@ export async function subscribePortOfVirginiaBoxes(
       .from(trackedEquipment)
       .where(inArray(trackedEquipment.id, [...trackedEquipmentIds]));
     for (const box of boxes) {
-      if (box.stoppedAt || !box.shipmentNumber) continue;
+      // A carrier with no BL reports the container number in its place (DCSA's last resort): no pair to ask with.
+      if (box.stoppedAt || !box.shipmentNumber || bl.toUpperCase() === box.number.toUpperCase()) continue;
       await subscribeBox(deps, db, config, base, key, shipment.scac, bl, {
         number: box.number,
         requestType: box.requestType ?? "bill_of_lading",

@@ -65,10 +65,15 @@ async function subscriptionRow(number: string): Promise<SubscriptionRow | null> 
 }
 
 /** Tracks a BL of two boxes discharged at NIT, the port holding both (not yet available). */
-async function track(subscriptions = true, heldAtStart = 2) {
+async function track(
+  subscriptions = true,
+  heldAtStart = 2,
+  by: "bill_of_lading" | "container" | "booking_number" = "bill_of_lading",
+) {
   const port = new FakePortOfVirginia();
-  const numbers = [nextBox(), nextBox()];
-  const bl = `PVSBL${numbers[0]}`;
+  const numbers = by === "bill_of_lading" ? [nextBox(), nextBox()] : [nextBox()];
+  // A carrier asked by container number without a BL to give reports the container number in its place (DCSA).
+  const bl = by === "container" ? (numbers[0] ?? "") : `PVSBL${numbers[0]}`;
   for (const n of numbers.slice(0, heldAtStart)) port.set(povAvailability(n, bl));
   const answer: LookupResult = {
     kind: "found",
@@ -108,7 +113,12 @@ async function track(subscriptions = true, heldAtStart = 2) {
   };
   const deps = () => ({ env: testEnv, clock, sources, fetch: port.fetch });
   const account = await createAccount();
-  const requestId = await insertRequest(account, { number: bl, scac: SCAC, createdAtMs: clock.now() });
+  const requestId = await insertRequest(account, {
+    number: by === "container" ? (numbers[0] ?? "") : bl,
+    scac: SCAC,
+    requestType: by,
+    createdAtMs: clock.now(),
+  });
   await processTrackingRequest(deps(), { trackingRequestId: requestId, accountId: account.accountId });
   const request = await requestRow(requestId);
   expect(request.status).toBe("created");
@@ -273,6 +283,15 @@ describe("Port of Virginia subscriptions", () => {
     expect((await subscriptionRow(late))?.status).toBe("active");
     expect([...h.port.subscriptions.values()].map((s) => s.equipmentId).sort()).toEqual([...h.numbers].sort());
   });
+
+  it.each(["container", "booking_number"] as const)(
+    "a box tracked by %s with no BL to pair it with is not subscribed (the port would refuse)",
+    async (by) => {
+      const h = await track(true, 1, by);
+      expect(h.port.requests.filter((r) => r.url.pathname.includes("subscriptions"))).toHaveLength(0);
+      expect(await subscriptionRow(h.numbers[0] ?? "")).toBeNull();
+    },
+  );
 
   it("without subscriptions: true, nothing is subscribed and polling works as before", async () => {
     const h = await track(false);
