@@ -125,8 +125,13 @@ async function attachTrackers(
       scac,
       podTerminalCode: facts.podTerminalCode,
       portOfDischargeLocode: facts.portOfDischargeLocode,
+      // As PollPlan.billOfLadingNumber: a booking lookup's number is the booking, not a BL.
       billOfLadingNumber:
-        request.requestType === "bill_of_lading" ? request.normalizedNumber : facts.billOfLadingNumber,
+        request.requestType === "bill_of_lading"
+          ? request.normalizedNumber
+          : request.requestType === "container"
+            ? facts.billOfLadingNumber
+            : null,
     },
     rows.containers.map((b) => b.trackedEquipmentId),
   );
