@@ -576,11 +576,12 @@ export class Tracker extends DurableObject<Env> {
     changes: { source: OutageSource; attempted: boolean; before: string | null; after: string | null }[],
     nowIso: string,
   ): Promise<void> {
+    const reported = changes.filter((c) => c.attempted && c.source.sourceCode && c.before !== c.after);
+    if (reported.length === 0) return; // the usual poll: no D1 handle, no write
     const accountIds = snap.subscriptions.map((s) => s.accountId);
     const db = createDatabase(this.env.DB);
     const ids: string[] = [];
-    for (const { source, attempted, before, after } of changes) {
-      if (!attempted || !source.sourceCode || before === after) continue;
+    for (const { source, after } of reported) {
       if (after !== null && CREDENTIAL_FAILURES.has(after) && accountIds.length > 0) {
         ids.push(...(await joinSourceOutage(db, source, after, accountIds, nowIso)));
       } else if (after === null) {
