@@ -27,6 +27,8 @@ export const usage = `bench engine options (or the environment variable in brack
   --changed-boxes N     boxes polled again with the journeys jumped ahead, for changed polls (default 200)
   --changed-speed S     SIMULATION_SPEED of that phase (default 20 days/min)
   --port P              port of the bench's wrangler dev on 127.0.0.1 (BENCH_ENGINE_PORT, default 8790)
+  --ref REF             measure the Worker of a git commit (e.g. the previous session's) instead of the working
+                        tree, for an A/B under the same machine load (BENCH_ENGINE_REF)
   --keep-state          keep .wrangler/bench-engine-state and the source snapshot .wrangler/bench-engine-src
   --check               exit 1 when a target fails (BENCH_CHECK=1)`;
 
@@ -47,6 +49,7 @@ function options(argv) {
     "changed-boxes": { type: "string" },
     "changed-speed": { type: "string" },
     port: { type: "string" },
+    ref: { type: "string" },
     "keep-state": { type: "boolean" },
     check: { type: "boolean" },
   });
@@ -57,6 +60,7 @@ function options(argv) {
     changedBoxes: Math.floor(num("changed-boxes", null, 200, 1)),
     changedSpeed: num("changed-speed", null, 20, 0.000001),
     port: Math.floor(num("port", "BENCH_ENGINE_PORT", 8790, 1)),
+    ref: values.ref ?? process.env.BENCH_ENGINE_REF ?? null,
     keepState: values["keep-state"] === true,
     check: flag("check", "BENCH_CHECK"),
   };
@@ -259,7 +263,8 @@ export async function run(argv) {
       .join(" ")}`,
   );
   if (cpus().length <= 4) console.log("note: throughput is judged as a ratio to the no-op consumer in this run.");
-  const project = snapshotProject(join(ROOT, ".wrangler", "bench-engine-src"));
+  if (opts.ref) console.log(`source: git ${opts.ref} (not the working tree)`);
+  const project = snapshotProject(join(ROOT, ".wrangler", "bench-engine-src"), opts.ref ? { ref: opts.ref } : {});
   const persistDir = join(ROOT, ".wrangler", "bench-engine-state");
   try {
     wipePersistDir(persistDir);
