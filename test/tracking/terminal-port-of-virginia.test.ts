@@ -232,6 +232,17 @@ describe("Port of Virginia: batching and lookups", () => {
     );
   });
 
+  it("figure: 1 000 boxes at one terminal are 10 requests to the port instead of 1 000 (100× fewer)", async () => {
+    const numbers = boxes(1000);
+    for (const n of numbers) fake.set(povAvailability(n, BL));
+    const results = await createPortOfVirginiaSource(CONFIG, {}).pollBatch?.(
+      numbers.map((n) => query(n)),
+      ctx(),
+    );
+    expect(fake.requests).toHaveLength(10);
+    expect([...(results?.values() ?? [])].filter((r) => r.kind === "found")).toHaveLength(1000);
+  });
+
   it("the fake refuses a request above 100 objects, as the API documents", async () => {
     const body = JSON.stringify(boxes(FAKE_POV_BULK_LIMIT + 1).map((n) => ({ equipmentId: n, referenceId: BL })));
     const response = await fake.fetch(`${FAKE_POV_BASE}/import-availability`, {

@@ -71,6 +71,18 @@ export const PORT_OF_VIRGINIA_PROVIDED_DATA = {
   pod_full_out_chassis_number: true,
 } as const satisfies Record<string, boolean>;
 
+/** `<field>_notes` for {@link PORT_OF_VIRGINIA_PROVIDED_DATA} (same keys): where each value comes from or why it is absent. */
+export const PORT_OF_VIRGINIA_PROVIDED_DATA_NOTES = {
+  pickup_lfd: "freeTimeExpiration: its date, as local midnight (America/New_York).",
+  pod_full_out_at: "outTime (Eastern wall clock, converted to UTC).",
+  available_for_pickup: "shipmentStatus: Available, or not available for any other value.",
+  fees_at_pod_terminal: "Not in the Port of Virginia Import Availability API.",
+  holds_at_pod_terminal: "holds[]: active holds; the item format is not documented and is read leniently.",
+  pickup_appointment_at: "Not in the Port of Virginia Import Availability API.",
+  location_at_pod_terminal: "yardBlock (block only).",
+  pod_full_out_chassis_number: "chassis, with a gate-out.",
+} as const satisfies Record<keyof typeof PORT_OF_VIRGINIA_PROVIDED_DATA, string>;
+
 /** Why a poll failed without an answer about the box (`TerminalPollResult` `temporary_failure` reasons). */
 export type PortOfVirginiaFailureReason =
   | "terminal_unreachable"
