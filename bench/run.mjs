@@ -26,16 +26,20 @@ function checkNode() {
   process.exit(1);
 }
 
+/** Benches that live in a file of another bench's directory, by name. */
+const FILE_BENCHES = { "terminal-batching": "engine/terminal-batching.mjs" };
+
 /** Bench names, in alphabetical order. */
 function available() {
   return readdirSync(BENCH_DIR, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !NOT_BENCHES.has(d.name) && existsSync(join(BENCH_DIR, d.name, "index.mjs")))
     .map((d) => d.name)
+    .concat(Object.keys(FILE_BENCHES).filter((name) => existsSync(join(BENCH_DIR, FILE_BENCHES[name]))))
     .sort();
 }
 
 function loadBench(name) {
-  return import(pathToFileURL(join(BENCH_DIR, name, "index.mjs")).href);
+  return import(pathToFileURL(join(BENCH_DIR, FILE_BENCHES[name] ?? join(name, "index.mjs"))).href);
 }
 
 async function main() {

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import type { Env } from "../env";
 import { type SourceRegistry, sourcesFor } from "../tracking/sources";
 import type { TerminalProvider } from "../tracking/sources/terminals";
+import { apmtProvidedData } from "../tracking/sources/terminals/apmt";
 import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../tracking/sources/terminals/lbct";
 import { PORT_OF_VIRGINIA_PROVIDED_DATA } from "../tracking/sources/terminals/port-of-virginia";
 
@@ -42,6 +43,7 @@ export interface TerminalService {
  * provider's facility code (APMT publishes less at some facilities).
  */
 const PROVIDER_SERVICE: Partial<Record<TerminalProvider, (providerFacility: string) => TerminalService>> = {
+  apmt: (providerFacility) => ({ flags: apmtProvidedData(providerFacility) }),
   lbct: () => ({ flags: LBCT_PROVIDED_DATA, notes: LBCT_PROVIDED_DATA_NOTES }),
   port_of_virginia: () => ({ flags: PORT_OF_VIRGINIA_PROVIDED_DATA }),
 };

@@ -371,8 +371,8 @@ const TERMINAL_UNREACHABLE: TerminalPollResult = { kind: "temporary_failure", re
  * 1. asks each box's Tracker what to poll (`pollPlan`: the carrier by the shipment number the box was found with,
  *    the POD terminal and, on a move with a rail leg, the inland ramp; `facilitiesToPoll` in schedule.ts);
  * 2. groups the facility queries of all boxes by (terminal source, facility): a source with `pollBatch` and a
- *    `maxBatchSize` above 1 is asked once per chunk of at most `maxBatchSize` distinct containers, all chunks at
- *    once; a chunk that fails (throws, times out) fails only its own boxes' answers, as `terminal_unreachable`, and a
+ *    `maxBatchSize` above 1 is asked once per chunk of at most `maxBatchSize` distinct containers, one chunk after
+ *    the other per source (different sources at once); a chunk that fails (throws, times out) fails only its own boxes' answers, as `terminal_unreachable`, and a
  *    box missing from a chunk's answer is `terminal_unreachable` too. A source without `pollBatch` is polled per box
  *    as before. Each query carries the BL number when the box was found by its bill of lading (Port of Virginia asks
  *    container and BL together, TERMINAL-APIS.md §3.2);
@@ -423,6 +423,9 @@ export async function pollBoxes(
   });
   for (const [source, byFacility] of groups) {
     const limit = Math.max(1, Math.floor(source.maxBatchSize ?? 1));
+    // One request at a time per source: a provider is never hit by a burst of a batch's chunks, and after a 429 the
+    // provider's backoff (src/tracking/sources/terminals/backoff.ts) keeps the remaining chunks from being sent.
+    let previous: Promise<unknown> = Promise.resolve();
     for (const [facilityCode, queries] of byFacility) {
       // One question per container: two lines' boxes with one number at one terminal share the answer.
       const distinct = [...new Map(queries.map((q) => [q.query.containerNumber, q.query])).values()];
@@ -430,11 +433,14 @@ export async function pollBoxes(
         const chunk = distinct.slice(start, start + limit);
         const asked = new Set(chunk.map((q) => q.containerNumber));
         const pollBatch = source.pollBatch?.bind(source);
-        const answer = guardSource(
-          `${source.name} ${facilityCode} (${chunk.length} boxes)`,
-          async () => (pollBatch ? pollBatch(chunk, { nowMs, fetch: fetcher }) : new Map()),
-          new Map<string, TerminalPollResult>(),
+        const answer = previous.then(() =>
+          guardSource(
+            `${source.name} ${facilityCode} (${chunk.length} boxes)`,
+            async () => (pollBatch ? pollBatch(chunk, { nowMs, fetch: fetcher }) : new Map()),
+            new Map<string, TerminalPollResult>(),
+          ),
         );
+        previous = answer;
         for (const { key, query } of queries) {
           if (!asked.has(query.containerNumber)) continue;
           batchedAnswers.set(

@@ -8,6 +8,7 @@ import {
 import { sourcesFor } from "../../src/tracking/sources";
 import { SIMULATED_FACILITY_CODES, SIMULATED_SCACS } from "../../src/tracking/sources/simulator";
 import { parseTerminalSources } from "../../src/tracking/sources/terminals";
+import { APMT_PROVIDED_DATA } from "../../src/tracking/sources/terminals/apmt";
 import {
   PROVIDER_BACKOFF_BASE_MS,
   PROVIDER_BACKOFF_MAX_MS,
@@ -269,6 +270,20 @@ describe("terminal provided_data of a configured terminal", () => {
     expect(data).toMatchObject({ ...LBCT_PROVIDED_DATA, pickup_lfd_notes: LBCT_PROVIDED_DATA_NOTES.pickup_lfd });
     expect(providerServiceAt(registry, terminal("E425"))?.flags).toEqual(PORT_OF_VIRGINIA_PROVIDED_DATA);
     expect(providerServiceAt(registry, terminal("Y258"))).toBeNull();
+    const apmt = sourcesFor({
+      SIMULATOR_ENABLED: "false",
+      DCSA_SOURCES: "",
+      SIMULATION_SPEED: "",
+      TERMINAL_SOURCES: JSON.stringify({
+        apmt: { baseUrl: "https://apmt.test", auth: null, facilities: { W185: "USLAX", E425: "DKAAR" } },
+      }),
+    });
+    expect(providerServiceAt(apmt, terminal("W185"))?.flags).toEqual(APMT_PROVIDED_DATA);
+    // Aarhus publishes no LFD, fees or yard location (TERMINAL-APIS.md §1.4): the flags follow the provider facility.
+    expect(providerServiceAt(apmt, terminal("E425"))?.flags).toMatchObject({
+      pickup_lfd: false,
+      available_for_pickup: true,
+    });
   });
 
   it("a terminal nothing serves reports nothing provided, and says it is not connected", () => {

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { findTerminalByCode } from "../../../reference/locations";
 import { isCredentialUrl, sourceAuthSchema } from "../auth";
 import type { SourceContext, TerminalQuery, TerminalSource } from "../types";
+import { createApmtSource } from "./apmt";
 import { type ProviderBackoffs, providerBackoffFetch, sharedProviderBackoffs } from "./backoff";
 import type { TerminalProvider, TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { createLbctSource } from "./lbct";
@@ -34,6 +35,7 @@ export type TerminalSourceFactory = (config: TerminalProviderConfig, deps: Termi
  * reported and skipped.
  */
 export const TERMINAL_SOURCE_FACTORIES: Partial<Record<TerminalProvider, TerminalSourceFactory>> = {
+  apmt: createApmtSource,
   lbct: createLbctSource,
   port_of_virginia: createPortOfVirginiaSource,
 };
