@@ -372,8 +372,8 @@ const TERMINAL_UNREACHABLE: TerminalPollResult = { kind: "temporary_failure", re
  *    the POD terminal and, on a move with a rail leg, the inland ramp; `facilitiesToPoll` in schedule.ts);
  * 2. groups the facility queries of all boxes by (terminal source, facility): a source with `pollBatch` and a
  *    `maxBatchSize` above 1 is asked once per chunk of at most `maxBatchSize` distinct containers, one chunk after
- *    the other per source (different sources at once); a chunk that fails (throws, times out) fails only its own boxes' answers, as `terminal_unreachable`, and a
- *    box missing from a chunk's answer is `terminal_unreachable` too. A source without `pollBatch` is polled per box
+ *    the other per source (different sources at once); a chunk that fails (throws, times out) fails only its own
+ *    boxes' answers, as `terminal_unreachable`, and a box missing from a chunk's answer is `terminal_unreachable` too. A source without `pollBatch` is polled per box
  *    as before. Each query carries the BL number when the box was found by its bill of lading (Port of Virginia asks
  *    container and BL together, TERMINAL-APIS.md §3.2);
  * 3. per box (up to `concurrency` at once): the carrier lookup and the per-box terminal polls, then the box's answers

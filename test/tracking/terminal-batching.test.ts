@@ -134,13 +134,7 @@ function message(scac: string, number: string) {
 }
 
 /** Tracks one BL with `count` boxes discharged at `terminal`; returns the box numbers and their container ids. */
-async function shipment(
-  count: number,
-  terminal: string,
-  carrier: FakeCarrier,
-  clock: FakeClock,
-  sources: ReturnType<typeof registryOf>,
-) {
+async function shipment(count: number, terminal: string, clock: FakeClock, sources: ReturnType<typeof registryOf>) {
   const numbers = Array.from({ length: count }, () => nextBox());
   const bl = `TBABL-${numbers[0]}`;
   const facts = shipmentFacts(
@@ -188,7 +182,7 @@ async function setup(options: {
 describe("terminal polls batched per terminal", () => {
   it("asks the provider once per chunk of its limit for the boxes of one terminal: ceil(25/10) = 3 requests", async () => {
     const t = await setup({ limit: 10 });
-    const s = await shipment(25, "Y257", t.carrier, t.clock, t.sources);
+    const s = await shipment(25, "Y257", t.clock, t.sources);
     t.clock.set(FUTURE_T0 + HOUR_MS);
     const messages = s.numbers.map((n) => message(SCAC, n));
     await pollTerminalBatch(
@@ -211,8 +205,8 @@ describe("terminal polls batched per terminal", () => {
 
   it("keeps terminals apart: boxes at two facilities are asked in requests of their own facility", async () => {
     const t = await setup({ limit: 4, facilities: ["Y257", "W185"] });
-    const a = await shipment(5, "Y257", t.carrier, t.clock, t.sources);
-    const b = await shipment(3, "W185", t.carrier, t.clock, t.sources);
+    const a = await shipment(5, "Y257", t.clock, t.sources);
+    const b = await shipment(3, "W185", t.clock, t.sources);
     t.clock.set(FUTURE_T0 + HOUR_MS);
     const interleaved = [...a.numbers, ...b.numbers].sort().map((n) => message(SCAC, n).message);
     await pollTerminalBatch(t.deps(), interleaved);
@@ -225,7 +219,7 @@ describe("terminal polls batched per terminal", () => {
 
   it("a chunk that fails fails only its own boxes; the others are checked, and every message is acked", async () => {
     const t = await setup({ limit: 3 });
-    const s = await shipment(7, "Y257", t.carrier, t.clock, t.sources);
+    const s = await shipment(7, "Y257", t.clock, t.sources);
     // The provider errors on any request naming the 4th box (the second chunk of 3 in the batch's order).
     const failing = s.numbers[3] ?? "";
     const provider = fakeProvider({ limit: 3, failFor: new Set([failing]) });
@@ -253,7 +247,7 @@ describe("terminal polls batched per terminal", () => {
 
   it("a box the provider leaves out of its answer is reported not found by the source, and the rest still land", async () => {
     const t = await setup({ limit: 10, known: (id) => !id.endsWith("1") && !id.endsWith("3") });
-    const s = await shipment(6, "Y257", t.carrier, t.clock, t.sources);
+    const s = await shipment(6, "Y257", t.clock, t.sources);
     t.clock.set(FUTURE_T0 + HOUR_MS);
     await pollTerminalBatch(
       t.deps(),
@@ -271,7 +265,7 @@ describe("terminal polls batched per terminal", () => {
 
   it("a source without pollBatch is polled per box, as before", async () => {
     const t = await setup({ limit: 10, batching: false });
-    const s = await shipment(4, "Y257", t.carrier, t.clock, t.sources);
+    const s = await shipment(4, "Y257", t.clock, t.sources);
     t.clock.set(FUTURE_T0 + HOUR_MS);
     await pollTerminalBatch(
       t.deps(),
@@ -285,7 +279,7 @@ describe("terminal polls batched per terminal", () => {
 
   it("several messages of one box in a batch are one poll, all acked", async () => {
     const t = await setup({ limit: 10 });
-    const s = await shipment(2, "Y257", t.carrier, t.clock, t.sources);
+    const s = await shipment(2, "Y257", t.clock, t.sources);
     t.clock.set(FUTURE_T0 + HOUR_MS);
     const [first, second] = s.numbers;
     const messages = [message(SCAC, first ?? ""), message(SCAC, second ?? ""), message(SCAC, first ?? "")];
@@ -300,7 +294,7 @@ describe("terminal polls batched per terminal", () => {
 
   it("pollBox (one box) goes through the batch path: one request of one container", async () => {
     const t = await setup({ limit: 10 });
-    const s = await shipment(1, "Y257", t.carrier, t.clock, t.sources);
+    const s = await shipment(1, "Y257", t.clock, t.sources);
     t.clock.set(FUTURE_T0 + HOUR_MS);
     const results = await pollBox(t.deps(), { scac: SCAC, number: s.numbers[0] ?? "" });
     expect(results?.terminal?.kind).toBe("found");
