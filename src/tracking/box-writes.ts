@@ -314,7 +314,8 @@ export async function boxUpdateStatements(
                   })
               : db.insert(transportEvents).values(row).onConflictDoNothing(),
           );
-          if (announced) {
+          // A quiet record (the carrier's copy of a move a terminal reported first) updates its row, announces nothing.
+          if (announced && !e.quiet) {
             announce({
               accountId: sub.accountId,
               event: e.event,
@@ -355,7 +356,7 @@ export async function boxUpdateStatements(
                   vesselImo: m.vesselImo,
                   voyageNumber: m.voyageNumber,
                   timezone: location?.timeZone ?? null,
-                  dataSource: "shipping_line",
+                  dataSource: e.dataSource,
                   payload: m.raw ?? null,
                   createdAt: nowIso,
                 })

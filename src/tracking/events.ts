@@ -1,6 +1,6 @@
 import { type Changeset, containerChangeset } from "./changeset";
 import type { ContainerState, ShipmentState } from "./derive";
-import { isVesselMilestone, legacyMilestoneKeys, milestoneIdentity } from "./identity";
+import { isVesselMilestone, legacyMilestoneKeys, milestoneIdentity, milestoneSiteAlias } from "./identity";
 import type { Milestone, MilestoneName } from "./sources/types";
 
 /** Where an event's information came from (`data_source` of R §1.9). */
@@ -24,6 +24,12 @@ export interface TransportEventRecord {
    * correction is a notification of its own (its id derives from this), so receivers hear of it exactly once.
    */
   revision: string | null;
+  /**
+   * True for the carrier's copy of an actual first recorded from a terminal (issue 14): its row is updated in place
+   * (the carrier's time, vessel and facility) and its raw event kept, but nothing is announced: receivers already
+   * heard of the move from the terminal. Absent or false otherwise.
+   */
+  quiet?: boolean;
   timestamp: string | null;
   locationLocode: string | null;
   facilityCode: string | null;
@@ -80,9 +86,17 @@ export interface RecordedActual {
   key: string;
   /** Its time as last recorded (UTC ISO). */
   timestamp: string;
+  /**
+   * `terminal` while the fact is known from a terminal only (src/tracking/terminal-milestones.ts); absent once the
+   * carrier reported it (and for every carrier-sourced fact).
+   */
+  dataSource?: "terminal";
 }
 
-/** Recorded actual milestones by identity ({@link milestoneIdentity}). */
+/**
+ * Recorded actual milestones by identity ({@link milestoneIdentity}), and the discharges, full-outs and empty returns
+ * also by their site alias ({@link milestoneSiteAlias}), so a terminal's and the carrier's copy of one move match.
+ */
 export type RecordedActuals = Readonly<Record<string, RecordedActual>>;
 
 /**
@@ -109,6 +123,76 @@ function recordedOf(
   if (recorded) return recorded;
   const legacy = legacyMilestoneKeys(m).find((k) => legacyKeys.has(k));
   return legacy ? { key: legacy, timestamp: m.timestamp } : null;
+}
+
+/**
+ * What one update does with one actual milestone: `new` (record it), `correction` (same fact, new time: update in
+ * place and announce), `confirmation` (the carrier's copy of a terminal-sourced fact: update in place quietly) or
+ * nothing; and what to remember of it afterwards.
+ */
+interface ActualResolution {
+  milestone: Milestone;
+  dataSource: DataSource;
+  action: "new" | "correction" | "confirmation" | null;
+  /** The key its rows carry. */
+  key: string;
+  after: RecordedActual;
+}
+
+/**
+ * Resolves the actuals of one update against what was recorded, the carrier's first, then the terminal's
+ * (src/tracking/terminal-milestones.ts). A milestone is found by its identity (or a pre-identity key); failing that,
+ * by its site alias when that names a fact recorded from a terminal (for the carrier's copy) or any fact (for the
+ * terminal's copy) — see src/tracking/identity.ts. Rules, both orders of issue 14's dedup:
+ * - not found → `new`, remembered with its source;
+ * - the carrier's copy of a terminal-sourced fact → `confirmation` (even at the same time: the row takes the
+ *   carrier's vessel and facility), remembered as the carrier's from then on;
+ * - the terminal's copy of a carrier's fact → nothing; the recorded time stays (the carrier's copy wins);
+ * - otherwise (same source) → `correction` when the time differs, else nothing.
+ */
+function resolveActuals(
+  previous: PreviousSnapshot,
+  carrierMilestones: Milestone[],
+  terminalMilestones: Milestone[],
+): ActualResolution[] {
+  const recorded: Record<string, RecordedActual> = { ...previous.recordedActuals };
+  const out: ActualResolution[] = [];
+  const visit = (m: Milestone, dataSource: DataSource) => {
+    const identity = milestoneIdentity(m);
+    const alias = milestoneSiteAlias(m);
+    let found = recordedOf(identity, m, recorded, previous.recordedKeys);
+    if (!found && alias) {
+      const byAlias = recorded[alias];
+      if (byAlias && (dataSource === "terminal" || byAlias.dataSource === "terminal")) found = byAlias;
+    }
+    const fromTerminal = dataSource === "terminal" ? { dataSource: "terminal" as const } : {};
+    let resolution: ActualResolution;
+    if (!found) {
+      resolution = {
+        milestone: m,
+        dataSource,
+        action: "new",
+        key: identity,
+        after: { key: identity, timestamp: m.timestamp, ...fromTerminal },
+      };
+    } else if (dataSource === "shipping_line" && found.dataSource === "terminal") {
+      const after = { key: found.key, timestamp: m.timestamp };
+      resolution = { milestone: m, dataSource, action: "confirmation", key: found.key, after };
+    } else if (dataSource === "terminal" && found.dataSource !== "terminal") {
+      const after = { key: found.key, timestamp: found.timestamp };
+      resolution = { milestone: m, dataSource, action: null, key: found.key, after };
+    } else {
+      const after = { key: found.key, timestamp: m.timestamp, ...fromTerminal };
+      const action = found.timestamp !== m.timestamp ? "correction" : null;
+      resolution = { milestone: m, dataSource, action, key: found.key, after };
+    }
+    recorded[identity] = resolution.after;
+    if (alias) recorded[alias] = resolution.after;
+    out.push(resolution);
+  };
+  for (const m of actualsByIdentity(byTime(carrierMilestones)).values()) visit(m, "shipping_line");
+  for (const m of actualsByIdentity(byTime(terminalMilestones)).values()) visit(m, "terminal");
+  return out;
 }
 
 /** Estimates announced as `container.transport.estimated.*` when their time changes. */
@@ -150,7 +234,13 @@ const DATA_SOURCE_OF_VALUE: Record<string, DataSource> = {
   "container.pickup_lfd_line.changed": "shipping_line",
 };
 
-function fromMilestone(m: Milestone, event: string, key: string, revision: string | null = null): TransportEventRecord {
+function fromMilestone(
+  m: Milestone,
+  event: string,
+  key: string,
+  revision: string | null = null,
+  dataSource: DataSource = "shipping_line",
+): TransportEventRecord {
   // Rail, truck and gate moves carry their own mode, never a vessel (whatever a source attached to them).
   const onVessel = isVesselMilestone(m.event);
   return {
@@ -165,7 +255,7 @@ function fromMilestone(m: Milestone, event: string, key: string, revision: strin
     vesselImo: onVessel ? m.vesselImo : null,
     voyageNumber: onVessel ? m.voyageNumber : null,
     value: null,
-    dataSource: "shipping_line",
+    dataSource,
     milestone: m,
   };
 }
@@ -181,11 +271,15 @@ export interface PreviousSnapshot {
 }
 
 /**
- * The events one update of a box produces (DESIGN.md §4 step 4), by diffing the new derived state and the
- * carrier's milestones against the previous snapshot:
- * - each actual milestone whose identity (src/tracking/identity.ts) was not recorded before → its transport event;
- *   one recorded before at another time → the same event corrected (same key, `revision` = the new time); one
- *   recorded at the same time → nothing, whatever its upstream id (a re-issued event updates nothing);
+ * The events one update of a box produces (DESIGN.md §4 step 4), by diffing the new derived state, the
+ * carrier's milestones and the facilities' (`terminalMilestones`, src/tracking/terminal-milestones.ts) against the
+ * previous snapshot:
+ * - each actual milestone whose identity (src/tracking/identity.ts) was not recorded before → its transport event
+ *   (`data_source` `terminal` for a facility's); one recorded before at another time → the same event corrected
+ *   (same key, `revision` = the new time); one recorded at the same time → nothing, whatever its upstream id (a
+ *   re-issued event updates nothing); the carrier's copy of a move a terminal reported first → the same event,
+ *   updated in place with `quiet` (no second announcement); a facility's copy of a carrier's move → nothing
+ *   (see `resolveActuals`);
  * - each estimate (POL departure, POD arrival, inland arrival) whose time changed →
  *   `container.transport.estimated.*`;
  * - availability turning true/false → `container.transport.available|not_available` (terminal data);
@@ -201,14 +295,18 @@ export function diffEvents(
   next: ContainerState,
   nextShipment: ShipmentState,
   nowIso: string,
+  terminalMilestones: Milestone[] = [],
 ): EngineEvent[] {
   const events: EngineEvent[] = [];
   const seen = new Set(previous.recordedKeys);
   const sorted = byTime(milestones);
-  for (const [identity, m] of actualsByIdentity(sorted)) {
-    const recorded = recordedOf(identity, m, previous.recordedActuals, previous.recordedKeys);
-    if (!recorded) events.push(fromMilestone(m, m.event, identity));
-    else if (recorded.timestamp !== m.timestamp) events.push(fromMilestone(m, m.event, recorded.key, m.timestamp));
+  for (const r of resolveActuals(previous, milestones, terminalMilestones)) {
+    const m = r.milestone;
+    if (r.action === "new") events.push(fromMilestone(m, m.event, r.key, null, r.dataSource));
+    else if (r.action === "correction") events.push(fromMilestone(m, m.event, r.key, m.timestamp, r.dataSource));
+    else if (r.action === "confirmation") {
+      events.push({ ...fromMilestone(m, m.event, r.key, m.timestamp, r.dataSource), quiet: true });
+    }
   }
   if (previous.state) {
     for (const latest of currentEstimates(sorted)) {
@@ -306,18 +404,21 @@ export function recordedKeysAfter(previous: ReadonlySet<string>, milestones: Mil
 }
 
 /**
- * The actual milestones to remember after an update that saw `milestones` (and recorded what {@link diffEvents}
- * returned for them): each identity with the key its rows carry and its time as now recorded. A milestone the update
- * did not see stays as it was (a source that stops reporting an event does not retract it).
+ * The actual milestones to remember after an update that saw `milestones` and `terminalMilestones` (and recorded
+ * what {@link diffEvents} returned for them): each identity (and site alias) with the key its rows carry, its time
+ * as now recorded and whether only a terminal reported it. A milestone the update did not see stays as it was (a
+ * source that stops reporting an event does not retract it).
  */
 export function recordedActualsAfter(
   previous: PreviousSnapshot,
   milestones: Milestone[],
+  terminalMilestones: Milestone[] = [],
 ): Record<string, RecordedActual> {
   const next: Record<string, RecordedActual> = { ...previous.recordedActuals };
-  for (const [identity, m] of actualsByIdentity(byTime(milestones))) {
-    const recorded = recordedOf(identity, m, previous.recordedActuals, previous.recordedKeys);
-    next[identity] = { key: recorded?.key ?? identity, timestamp: m.timestamp };
+  for (const r of resolveActuals(previous, milestones, terminalMilestones)) {
+    next[milestoneIdentity(r.milestone)] = r.after;
+    const alias = milestoneSiteAlias(r.milestone);
+    if (alias) next[alias] = r.after;
   }
   return next;
 }

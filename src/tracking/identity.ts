@@ -21,9 +21,38 @@ import type { Milestone, MilestoneName } from "./sources/types";
  *
  * Estimates (`EST`, `PLN`) have no identity here: they are values that move, announced as
  * `container.transport.estimated.*` when their time changes (src/tracking/events.ts).
+ *
+ * Terminal-sourced actuals (issue 14): a terminal that reports a box's discharge, full-out or empty return
+ * (src/tracking/terminal-milestones.ts) and the carrier reporting the same move rarely agree on facility code or
+ * vessel (the terminal names neither the carrier's SMDG code nor, for gate moves, any vessel), so their identities
+ * differ. Each of those actuals is therefore also remembered under its {@link milestoneSiteAlias} (event and
+ * UN/LOCODE only), and src/tracking/events.ts matches through it in one direction only: the carrier's copy of a
+ * move first recorded from the terminal is that same event (the row is corrected in place, quietly), and the
+ * terminal's copy of a move the carrier recorded adds nothing. Two carrier reports never match through the alias,
+ * so genuinely different carrier moves (another vessel, another facility) stay different events.
  */
 export function milestoneIdentity(m: Milestone): string {
   return `act|${m.event}|${m.locationLocode ?? ""}|${m.facilityCode ?? ""}|${transportRef(m)}`;
+}
+
+/** The milestones a terminal reports too, and so the only ones with a {@link milestoneSiteAlias}. */
+const TERMINAL_REPORTED: ReadonlySet<MilestoneName> = new Set<MilestoneName>([
+  "container.transport.vessel_discharged",
+  "container.transport.full_out",
+  "container.transport.empty_in",
+]);
+
+/**
+ * The alias of an actual discharge, full-out or empty return by what and where only (issue 14): `site|{event}|{UN/LOCODE}`,
+ * or `site|container.transport.empty_in|` for an empty return wherever it happened (a box is returned empty once per
+ * journey, DECISIONS.md §Containers `empty_terminated_at`, and carrier and terminal may name the depot's place
+ * differently, e.g. USLGB for a Los Angeles terminal's empty yard). Null for every other milestone and for estimates.
+ * Used to match a terminal's report of a move with the carrier's (see {@link milestoneIdentity}).
+ */
+export function milestoneSiteAlias(m: Milestone): string | null {
+  if (m.estimated || !TERMINAL_REPORTED.has(m.event)) return null;
+  const place = m.event === "container.transport.empty_in" ? "" : (m.locationLocode ?? "");
+  return `site|${m.event}|${place}`;
 }
 
 /** Milestones that happen on a vessel or barge, whose identity includes the vessel and voyage. */

@@ -35,6 +35,7 @@ import {
   type TerminalObservation,
   type TerminalPollResult,
 } from "./sources/types";
+import { terminalMilestones } from "./terminal-milestones";
 
 /** Which box a Tracker follows. Its Durable Object name is `trackerName(scac, number)`. */
 export interface BoxIdentity {
@@ -696,8 +697,10 @@ export class Tracker extends DurableObject<Env> {
       recordedKeys: previousKeys,
       ...(snap.recordedActuals ? { recordedActuals: snap.recordedActuals } : {}),
     };
-    const events: EngineEvent[] = diffEvents(previous, milestones, state, shipmentState, nowIso);
-    const recordedActuals = recordedActualsAfter(previous, milestones);
+    // Discharge, full-out and empty return reported by the facilities and not by the carrier (issue 14).
+    const facilityMilestones = terminalMilestones(shipment, milestones, terminalObservation, snap.podTerminal ?? null);
+    const events: EngineEvent[] = diffEvents(previous, milestones, state, shipmentState, nowIso, facilityMilestones);
+    const recordedActuals = recordedActualsAfter(previous, milestones, facilityMilestones);
     // A joining row gets the whole history, each actual under the key the other rows carry (a row that rejoins finds
     // its own rows again instead of a copy).
     const historyEvents =
@@ -708,6 +711,7 @@ export class Tracker extends DurableObject<Env> {
             state,
             shipmentState,
             nowIso,
+            facilityMilestones,
           ).map((e) =>
             e.kind === "transport_event" && e.milestone && !e.milestone.estimated
               ? { ...e, key: recordedActuals[milestoneIdentity(e.milestone)]?.key ?? e.key }

@@ -405,8 +405,11 @@ describe("diffEvents: milestones", () => {
       recordedKeys: new Set(["src:evt-1|container.transport.vessel_discharged"]),
     };
     expect(transport(diffEvents(previous, [a], next.state, next.shipment, LATER))).toEqual([]);
+    const adopted = { key: "src:evt-1|container.transport.vessel_discharged", timestamp: a.timestamp };
+    // A discharge is also remembered by its site alias (issue 14: a terminal's copy of it matches through that).
     expect(recordedActualsAfter(previous, [a])).toEqual({
-      [milestoneKey(a)]: { key: "src:evt-1|container.transport.vessel_discharged", timestamp: a.timestamp },
+      [milestoneKey(a)]: adopted,
+      [`site|container.transport.vessel_discharged|${POD}`]: adopted,
     });
   });
 
