@@ -519,7 +519,8 @@ export async function pollBox(deps: PollDeps, message: TerminalPollMessage): Pro
 export const TERMINAL_POLL_CONCURRENCY = 8;
 
 /**
- * Polls the boxes of one `terminal-polls` batch (`poll` per message): the messages of one box (same SCAC and number,
+ * Runs `poll` per message of a batch (the consumer's way before issue 14; `consumeTerminalPolls` now uses
+ * {@link pollTerminalBatch}, which batches terminal requests): the messages of one box (same SCAC and number,
  * hence the same Tracker) one after another in batch order, different boxes up to `concurrency` at a time. Acks a
  * message once its poll resolved; retries it in 30 s when its poll throws, without touching the other messages.
  */
