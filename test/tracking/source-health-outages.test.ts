@@ -10,7 +10,7 @@ import {
 } from "../../src/tracking/sources/types";
 import { WEBHOOK_EVENTS } from "../../src/webhooks/catalog";
 import { validateEvents } from "../../src/webhooks/service";
-import { createAccount, type TestAccount } from "../helpers/api";
+import { apiJson, createAccount, type TestAccount } from "../helpers/api";
 import {
   boxNumbers,
   containersOfShipment,
@@ -228,6 +228,29 @@ describe("a terminal refusing our credentials: one notice per account per outage
       "source_outage.started",
       "source_outage.resolved",
     ]);
+
+    // The account finds them through the API too, filtered by the extension event, with the outage as delivered.
+    const list = await apiJson<{ data: { id: string; attributes: { event: string } }[] }>(
+      "/webhook_notifications?filter[event]=source_outage.started",
+      { key: account.key },
+    );
+    expect(list.res.status).toBe(200);
+    expect(list.json.data.map((n) => n.attributes.event)).toEqual(["source_outage.started"]);
+    const one = await apiJson<{ included?: { type: string; attributes: Record<string, unknown> }[] }>(
+      `/webhook_notifications/${list.json.data[0]?.id}?include=reference_object`,
+      { key: account.key },
+    );
+    expect(one.res.status).toBe(200);
+    expect(one.json.included?.find((r) => r.type === "source_outage")?.attributes).toMatchObject({
+      source_type: "terminal",
+      source_code: "Z903",
+    });
+    // Another account sees none of them.
+    const other = await createAccount("Other");
+    const foreign = await apiJson<{ data: unknown[] }>("/webhook_notifications?filter[event]=source_outage.started", {
+      key: other.key,
+    });
+    expect(foreign.json.data).toEqual([]);
   });
 });
 
