@@ -301,10 +301,14 @@ export async function boxUpdateStatements(
                   .values(row)
                   .onConflictDoUpdate({
                     target: transportEvents.id,
+                    // The carrier's copy of a terminal-reported move (issue 14) may name another place (an empty
+                    // return) and makes the event the carrier's.
                     set: {
                       timestamp: row.timestamp,
                       timezone: row.timezone,
+                      locationLocode: row.locationLocode,
                       locationId: row.locationId,
+                      dataSource: row.dataSource,
                       terminalId: row.terminalId,
                       vesselName: row.vesselName,
                       vesselImo: row.vesselImo,

@@ -113,7 +113,19 @@ async function trackedBox(options: { rail?: boolean } = {}) {
   };
   /** The webhook's notifications of the three events, by event. */
   const notified = async () => (await notificationsOf(webhook.id)).map((n) => n.event);
-  return { at, m, atSea, world, poll, containerId: container.id, notified };
+  /** Another account tracks the same BL now; returns its container id. */
+  const join = async () => {
+    const other = await createAccount();
+    const id = await insertRequest(other, { number: bl, scac: SCAC, createdAtMs: clock.now() });
+    await processTrackingRequest(
+      { env: envWithQueue(recordingQueue()), clock, sources },
+      { trackingRequestId: id, accountId: other.accountId },
+    );
+    const [row] = await containersOfShipment((await requestRow(id)).shipment_id ?? "");
+    if (!row) throw new Error("no container row");
+    return row.id;
+  };
+  return { at, m, atSea, world, poll, containerId: container.id, notified, join };
 }
 
 describe("terminal-only moves become terminal-sourced transport events", () => {
@@ -289,9 +301,16 @@ describe("deduplicated against the carrier's copy", () => {
       [FULL_OUT, box.at(3.05)],
       [EMPTY_IN, box.at(5.05)],
     ]);
-    // The row takes the carrier's vessel.
+    // The rows take the carrier's vessel and place, and are the carrier's events now.
     expect(rows[0]).toMatchObject({ vessel_name: "CARRIER NAME", voyage_number: "7W" });
+    expect(rows.map((r) => [r.data_source, r.location_locode])).toEqual([
+      ["shipping_line", POD],
+      ["shipping_line", POD],
+      ["shipping_line", "USLGB"],
+    ]);
     expect(await box.notified()).toHaveLength(3);
+    // An account joining now gets the same history: one event per move.
+    expect(await watchedEvents(await box.join())).toEqual(rows);
 
     // A later correction by the carrier itself is news, as for any corrected actual.
     box.world.milestones = box.world.milestones.map((x) =>
