@@ -2,9 +2,12 @@ import { env } from "cloudflare:workers";
 import type { Env } from "../env";
 import { type SourceRegistry, sourcesFor } from "../tracking/sources";
 import type { TerminalProvider } from "../tracking/sources/terminals";
-import { apmtProvidedData } from "../tracking/sources/terminals/apmt";
+import { apmtProvidedData, apmtProvidedDataNotes } from "../tracking/sources/terminals/apmt";
 import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../tracking/sources/terminals/lbct";
-import { PORT_OF_VIRGINIA_PROVIDED_DATA } from "../tracking/sources/terminals/port-of-virginia";
+import {
+  PORT_OF_VIRGINIA_PROVIDED_DATA,
+  PORT_OF_VIRGINIA_PROVIDED_DATA_NOTES,
+} from "../tracking/sources/terminals/port-of-virginia";
 
 /** The facility codes of a terminal a terminal source may know it by (CBP FIRMS, SMDG, BIC facility code). */
 export interface TerminalCodes {
@@ -43,9 +46,12 @@ export interface TerminalService {
  * provider's facility code (APMT publishes less at some facilities).
  */
 const PROVIDER_SERVICE: Partial<Record<TerminalProvider, (providerFacility: string) => TerminalService>> = {
-  apmt: (providerFacility) => ({ flags: apmtProvidedData(providerFacility) }),
+  apmt: (providerFacility) => ({
+    flags: apmtProvidedData(providerFacility),
+    notes: apmtProvidedDataNotes(providerFacility),
+  }),
   lbct: () => ({ flags: LBCT_PROVIDED_DATA, notes: LBCT_PROVIDED_DATA_NOTES }),
-  port_of_virginia: () => ({ flags: PORT_OF_VIRGINIA_PROVIDED_DATA }),
+  port_of_virginia: () => ({ flags: PORT_OF_VIRGINIA_PROVIDED_DATA, notes: PORT_OF_VIRGINIA_PROVIDED_DATA_NOTES }),
 };
 
 /** The note of every field at a terminal nothing serves here (issue 14: what a user sees for it). */
