@@ -12,6 +12,7 @@
 import type { TerminalFee, TerminalHold } from "../../db/schema";
 import { CONTAINER_NUMBER_PATTERN, withCheckDigit } from "../../infer/iso6346";
 import { toIsoSeconds } from "../../lib/clock";
+import { wallClockToUtcMs, zoneOffsetMs } from "../../lib/time-zones";
 import { containerPrefixesForScac } from "../../reference/container-prefixes";
 import { equipmentFromSizeType } from "../../reference/equipment";
 import { PORTS } from "../../reference/generated/ports";
@@ -504,57 +505,14 @@ export function simulatedDayOf(journey: Pick<Journey, "anchorMs" | "speed">, ms:
   return ((ms - journey.anchorMs) * journey.speed) / REAL_MS_PER_SIMULATED_DAY_AT_SPEED_1;
 }
 
-const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
-function zoneFormatter(timeZone: string): Intl.DateTimeFormat {
-  let f = zoneFormatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    zoneFormatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** Local wall-clock fields of `ms` in `timeZone`. */
-function localFields(
-  ms: number,
-  timeZone: string,
-): { y: number; m: number; d: number; h: number; mi: number; s: number } {
-  const parts: Record<string, number> = {};
-  for (const p of zoneFormatter(timeZone).formatToParts(new Date(ms))) parts[p.type] = Number(p.value);
-  return {
-    y: parts.year ?? 0,
-    m: parts.month ?? 1,
-    d: parts.day ?? 1,
-    h: parts.hour ?? 0,
-    mi: parts.minute ?? 0,
-    s: parts.second ?? 0,
-  };
-}
-
-/** Offset of `timeZone` from UTC at `ms`, in ms (negative west of Greenwich). */
-function zoneOffsetMs(ms: number, timeZone: string): number {
-  const f = localFields(ms, timeZone);
-  return Date.UTC(f.y, f.m - 1, f.d, f.h, f.mi, f.s) - Math.floor(ms / 1000) * 1000;
-}
-
 /**
  * Local midnight, `daysAfter` calendar days after the local date of `ms` in `timeZone`, as ms since the epoch
  * (R §10.1: LFDs are midnight local expressed in UTC).
  */
 function localMidnightAfter(ms: number, daysAfter: number, timeZone: string): number {
-  const f = localFields(ms, timeZone);
-  const wall = Date.UTC(f.y, f.m - 1, f.d + daysAfter);
-  const guess = wall - zoneOffsetMs(wall, timeZone);
-  return wall - zoneOffsetMs(guess, timeZone);
+  const local = new Date(ms + zoneOffsetMs(ms, timeZone));
+  const wall = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + daysAfter);
+  return wallClockToUtcMs(wall, timeZone);
 }
 
 /** The simulated day of the last free day: local midnight `freeDays` simulated-calendar days after `fromDay`. */

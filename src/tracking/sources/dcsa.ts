@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { toIsoSeconds } from "../../lib/clock";
+import { wallClockToUtcMs } from "../../lib/time-zones";
 import { canonicalFacilityCode, findPortByLocode } from "../../reference/locations";
 import { milestoneIdentity } from "../identity";
 import {
@@ -251,37 +252,6 @@ type TransportCall = z.infer<typeof transportCallSchema>;
 // ---------------------------------------------------------------------------------------------------------------
 // Time
 
-const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset of `timeZone` at the instant `utcMs`, in ms (local minus UTC). */
-function zoneOffsetMs(timeZone: string, utcMs: number): number {
-  let format = zoneFormatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    zoneFormatters.set(timeZone, format);
-  }
-  const parts: Record<string, number> = {};
-  for (const p of format.formatToParts(utcMs)) parts[p.type] = Number(p.value);
-  const local = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
-  return local - Math.floor(utcMs / 1000) * 1000;
-}
-
 /**
  * UTC ms of a DCSA date-time. With an offset (the norm) it is exact. Without one, TNT 2.2 says the time is local
  * to where the event happens, so it is read in the IANA zone of the location's port when the reference data
@@ -294,8 +264,7 @@ function toUtcMs(value: string, locode: string | null): number {
   const timeZone = findPortByLocode(locode)?.timeZone;
   if (!timeZone) return wall.fieldsMs;
   try {
-    const guess = wall.fieldsMs - zoneOffsetMs(timeZone, wall.fieldsMs);
-    return wall.fieldsMs - zoneOffsetMs(timeZone, guess);
+    return wallClockToUtcMs(wall.fieldsMs, timeZone);
   } catch {
     return wall.fieldsMs;
   }

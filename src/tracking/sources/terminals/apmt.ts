@@ -32,6 +32,7 @@
  */
 import type { TerminalFee, TerminalHold } from "../../../db/schema";
 import { toIsoSeconds } from "../../../lib/clock";
+import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
 import { findPortByLocode, findTerminalByCode } from "../../../reference/locations";
 import { authorizedFetch, createTokenBroker, type TokenBroker } from "../auth";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
@@ -206,43 +207,6 @@ function holdsOf(entry: Entry): TerminalHold[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Time
 
-const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset of `timeZone` at the instant `utcMs`, ms (local minus UTC). Throws RangeError for an unknown zone. */
-function zoneOffsetMs(timeZone: string, utcMs: number): number {
-  let format = zoneFormatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    zoneFormatters.set(timeZone, format);
-  }
-  const parts: Record<string, number> = {};
-  for (const p of format.formatToParts(utcMs)) parts[p.type] = Number(p.value);
-  const local = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
-  return local - Math.floor(utcMs / 1000) * 1000;
-}
-
-/** UTC ms of a wall-clock time (its fields read as if UTC) in `timeZone`, the later reading across a DST change. */
-function wallToUtcMs(wallMs: number, timeZone: string): number {
-  const guess = wallMs - zoneOffsetMs(timeZone, wallMs);
-  return wallMs - zoneOffsetMs(timeZone, guess);
-}
-
 /** A provider timestamp split up: its fields as if UTC, the offset it states (minutes) if any, whether it has a time. */
 interface WallClock {
   fieldsMs: number;
@@ -292,7 +256,7 @@ export function apmtInstant(value: string | null, timeZone: string | null): stri
   const wall = parseWallClock(value);
   if (!wall) return null;
   if (wall.offsetMinutes !== null) return toIsoSeconds(wall.fieldsMs - wall.offsetMinutes * 60_000);
-  return toIsoSeconds(timeZone ? wallToUtcMs(wall.fieldsMs, timeZone) : wall.fieldsMs);
+  return toIsoSeconds(timeZone ? wallClockToUtcMs(wall.fieldsMs, timeZone) : wall.fieldsMs);
 }
 
 /**
@@ -308,11 +272,11 @@ export function apmtLastFreeDay(value: string | null, timeZone: string | null): 
   let dateMs = wall.fieldsMs;
   if (wall.hasTime && wall.offsetMinutes !== null && timeZone) {
     const instant = wall.fieldsMs - wall.offsetMinutes * 60_000;
-    dateMs = instant + zoneOffsetMs(timeZone, instant);
+    dateMs = instant + zoneOffsetMs(instant, timeZone);
   }
   const day = new Date(dateMs);
   const midnight = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate());
-  if (timeZone) return toIsoSeconds(wallToUtcMs(midnight, timeZone));
+  if (timeZone) return toIsoSeconds(wallClockToUtcMs(midnight, timeZone));
   if (wall.offsetMinutes !== null) return toIsoSeconds(midnight - wall.offsetMinutes * 60_000);
   return toIsoSeconds(midnight);
 }
@@ -693,7 +657,7 @@ function isOut(entry: Entry | undefined, observation: TerminalObservation): bool
 function usableZone(timeZone: string | null): string | null {
   if (!timeZone) return null;
   try {
-    zoneOffsetMs(timeZone, 0);
+    zoneOffsetMs(0, timeZone);
     return timeZone;
   } catch {
     return null;

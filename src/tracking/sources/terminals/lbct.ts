@@ -51,6 +51,7 @@
  * Secrets: the API key is in the URL path, so no URL is ever logged (only the origin and the HTTP status).
  */
 import type { TerminalFee, TerminalHold } from "../../../db/schema";
+import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
 import { findPortByLocode, findTerminalByCode } from "../../../reference/locations";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
@@ -201,48 +202,12 @@ async function search(
 // ---------------------------------------------------------------------------------------------------------------
 // Time
 
-const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
-
-function zoneFormatter(timeZone: string): Intl.DateTimeFormat {
-  let f = zoneFormatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    zoneFormatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** Offset of `timeZone` from UTC at `ms`, in ms (negative west of Greenwich). */
-function zoneOffsetMs(ms: number, timeZone: string): number {
-  const parts: Record<string, number> = {};
-  for (const p of zoneFormatter(timeZone).formatToParts(new Date(ms))) parts[p.type] = Number(p.value);
-  const local = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
-  return local - Math.floor(ms / 1000) * 1000;
-}
-
-/** A wall-clock time in `timeZone` as ms since the epoch (the later reading when a DST change repeats the hour). */
+/** A wall-clock time in `timeZone` as ms since the epoch (src/lib/time-zones.ts); null for a date that does not exist. */
 function localToUtcMs(y: number, mo: number, d: number, h: number, mi: number, timeZone: string): number | null {
   const wall = Date.UTC(y, mo - 1, d, h, mi);
   const check = new Date(wall);
   if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
-  const guess = wall - zoneOffsetMs(wall, timeZone);
-  return wall - zoneOffsetMs(guess, timeZone);
+  return wallClockToUtcMs(wall, timeZone);
 }
 
 /** UTC ISO 8601, second precision, `Z` (src/tracking/sources/types.ts). */

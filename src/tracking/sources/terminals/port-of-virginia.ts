@@ -42,6 +42,7 @@
 import { z } from "zod";
 import type { TerminalHold } from "../../../db/schema";
 import { toIsoSeconds } from "../../../lib/clock";
+import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
 import { findTerminalByCode } from "../../../reference/locations";
 import { authorizedFetch, createTokenBroker, type TokenBroker } from "../auth";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
@@ -125,32 +126,6 @@ const wrapperSchema = z.object({
 // Time
 
 const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
-/** Offset of `timeZone` from UTC at the instant `ms`, in ms (negative west of Greenwich). */
-function zoneOffsetMs(ms: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(ms));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const wall = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
-  return wall - Math.floor(ms / 1000) * 1000;
-}
-
-/**
- * The instant a wall-clock time in `timeZone` names, ms since the epoch (two passes, so a time next to a DST change
- * takes the offset in force at that time; a time in the spring-forward gap moves forward by the gap).
- */
-function wallClockToUtcMs(wallAsUtcMs: number, timeZone: string): number {
-  const first = wallAsUtcMs - zoneOffsetMs(wallAsUtcMs, timeZone);
-  return wallAsUtcMs - zoneOffsetMs(first, timeZone);
-}
 
 /** A parsed provider time: the instant, and the local calendar date in the terminal's zone. */
 interface ProviderTime {
