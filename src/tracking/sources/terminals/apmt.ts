@@ -34,9 +34,10 @@ import type { TerminalFee, TerminalHold } from "../../../db/schema";
 import { toIsoSeconds } from "../../../lib/clock";
 import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
 import { findPortByLocode, findTerminalByCode } from "../../../reference/locations";
-import { authorizedFetch, createTokenBroker, type TokenBroker } from "../auth";
+import { createTokenBroker, type TokenBroker } from "../auth";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
+import { sendTerminalRequest, type TerminalRequestFailure } from "./http";
 
 /** Path of the Import Availability operation (`getImportAvailabilityByContainerIdOrBlNumber`, §1.3). */
 export const APMT_IMPORT_AVAILABILITY_PATH = "/import-availability";
@@ -377,8 +378,11 @@ const credentialsRejected = { kind: "temporary_failure", reason: "terminal_crede
 
 type Failure = typeof unreachable | typeof unrecognized | typeof credentialsRejected;
 
-const isTimeout = (error: unknown) =>
-  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+const failures: Record<TerminalRequestFailure, Failure> = {
+  terminal_unreachable: unreachable,
+  unrecognized_response: unrecognized,
+  terminal_credentials_rejected: credentialsRejected,
+};
 
 const isEntry = (value: unknown): value is Entry =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -438,46 +442,22 @@ async function requestEntries(
     console.error(`${label}: the configured baseUrl is not a URL`);
     return unrecognized;
   }
-  const headers = new Headers({ Accept: "application/json" });
-  let response: Response;
-  let body: string;
-  try {
-    if (config.auth) {
-      const sent = await authorizedFetch(
-        config.auth,
-        url,
-        { method: "GET", headers, timeoutMs },
-        { fetch: ctx.fetch, nowMs: ctx.nowMs, tokens, label },
-      );
-      if (sent.kind === "rejected") return credentialsRejected;
-      if (sent.kind === "unreachable") return unreachable;
-      if (sent.kind === "unrecognized") return unrecognized;
-      response = sent.response;
-    } else {
-      response = await ctx.fetch(url, { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) });
-    }
-    if (response.status === 401 || response.status === 403) {
-      await response.body?.cancel();
-      console.error(
-        `${label}: ${origin} answered ${response.status} to ${path}: check the TERMINAL_SOURCES apmt credentials and that the app subscribes to this API product`,
-      );
-      return credentialsRejected;
-    }
-    if (response.status >= 500 || response.status === 429 || response.status === 408) {
-      await response.body?.cancel();
-      console.warn(`${label}: ${origin} answered ${response.status}`);
-      return unreachable;
-    }
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      console.error(`${label}: ${origin} answered ${response.status} to ${path}`);
-      return unrecognized;
-    }
-    body = await response.text();
-  } catch (error) {
-    console.warn(`${label}: ${origin} ${isTimeout(error) ? "timed out" : "unreachable"}`);
-    return unreachable;
-  }
+  const sent = await sendTerminalRequest(
+    {
+      url,
+      method: "GET",
+      headers: new Headers({ Accept: "application/json" }),
+      timeoutMs,
+      auth: config.auth ? { credentials: config.auth, tokens } : null,
+      label,
+      origin,
+      credentialsHint: ` to ${path}: check the TERMINAL_SOURCES apmt credentials and that the app subscribes to this API product`,
+      unexpectedStatusHint: ` to ${path}`,
+    },
+    ctx,
+  );
+  if (sent.kind === "failed") return failures[sent.reason];
+  const body = sent.body;
   let json: unknown;
   try {
     json = JSON.parse(body);

@@ -55,6 +55,7 @@ import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
 import { findPortByLocode, findTerminalByCode } from "../../../reference/locations";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
+import { sendTerminalRequest } from "./http";
 
 /** Most container numbers one Cargo Search request may carry (Envase's documented limit, TERMINAL-APIS.md §2.2). */
 export const LBCT_MAX_BATCH = 20;
@@ -99,7 +100,6 @@ const SEARCH_PATH = "API/LBCTCargoSearchWebService/cargo-numbers";
 const LABEL = "LBCT";
 
 type Failure = Extract<TerminalPollResult, { kind: "temporary_failure" }>;
-const unreachable: Failure = { kind: "temporary_failure", reason: "terminal_unreachable" };
 const unrecognized: Failure = { kind: "temporary_failure", reason: "unrecognized_response" };
 const credentialsRejected: Failure = { kind: "temporary_failure", reason: "terminal_credentials_rejected" };
 
@@ -111,9 +111,6 @@ export type LbctContainer = Record<string, unknown>;
 
 /** What one Cargo Search request gave: the unit visits and not-found numbers, or why there is nothing. */
 type SearchOutcome = { kind: "ok"; containers: LbctContainer[]; notFound: Set<string> } | Failure;
-
-const isTimeout = (error: unknown) =>
-  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -148,36 +145,22 @@ async function search(
     console.error(`${LABEL}: the apiKey or a container number cannot be written into a URL`);
     return unrecognized;
   }
-  let response: Response;
-  let body: string;
-  try {
-    response = await ctx.fetch(url, {
+  const sent = await sendTerminalRequest(
+    {
+      url,
       method: "GET",
-      headers: { Accept: "application/json" },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (response.status === 401 || response.status === 403) {
-      await response.body?.cancel();
-      console.error(`${LABEL}: ${origin} answered ${response.status}: check the apiKey of TERMINAL_SOURCES.lbct`);
-      return credentialsRejected;
-    }
-    if (response.status >= 500 || response.status === 429 || response.status === 408) {
-      await response.body?.cancel();
-      console.warn(`${LABEL}: ${origin} answered ${response.status}`);
-      return unreachable;
-    }
-    if (response.status !== 200) {
-      await response.body?.cancel();
-      console.error(
-        `${LABEL}: ${origin} answered ${response.status} to the cargo search: check baseUrl and apiKey of TERMINAL_SOURCES.lbct`,
-      );
-      return unrecognized;
-    }
-    body = await response.text();
-  } catch (error) {
-    console.warn(`${LABEL}: ${origin} ${isTimeout(error) ? "timed out" : "unreachable"}`);
-    return unreachable;
-  }
+      headers: new Headers({ Accept: "application/json" }),
+      timeoutMs,
+      auth: null,
+      label: LABEL,
+      origin,
+      credentialsHint: ": check the apiKey of TERMINAL_SOURCES.lbct",
+      unexpectedStatusHint: " to the cargo search: check baseUrl and apiKey of TERMINAL_SOURCES.lbct",
+    },
+    ctx,
+  );
+  if (sent.kind === "failed") return { kind: "temporary_failure", reason: sent.reason };
+  const body = sent.body;
   let json: unknown;
   try {
     json = JSON.parse(body);

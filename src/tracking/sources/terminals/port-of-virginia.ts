@@ -47,6 +47,7 @@ import { findTerminalByCode } from "../../../reference/locations";
 import { authorizedFetch, createTokenBroker, type TokenBroker } from "../auth";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
+import { sendTerminalRequest } from "./http";
 
 /** Most `{equipmentId, referenceId}` pairs one `POST /import-availability` takes (TERMINAL-APIS.md §3.2 [doc]). */
 export const PORT_OF_VIRGINIA_BULK_LIMIT = 100;
@@ -296,51 +297,23 @@ export function createPortOfVirginiaSource(config: TerminalProviderConfig, deps:
     const body = JSON.stringify(
       chunk.map((q) => ({ equipmentId: boxKey(q.containerNumber), referenceId: (q.billOfLadingNumber ?? "").trim() })),
     );
-    const headers = new Headers({ "Content-Type": "application/json", Accept: "application/json" });
-    let response: Response;
-    let text: string;
-    try {
-      if (config.auth) {
-        const sent = await authorizedFetch(
-          config.auth,
-          endpoint,
-          { method: "POST", headers, body, timeoutMs: PORT_OF_VIRGINIA_TIMEOUT_MS },
-          { fetch: ctx.fetch, nowMs: ctx.nowMs, tokens, label },
-        );
-        if (sent.kind === "rejected") return { kind: "failed", reason: "terminal_credentials_rejected" };
-        if (sent.kind === "unreachable") return { kind: "failed", reason: "terminal_unreachable" };
-        if (sent.kind === "unrecognized") return { kind: "failed", reason: "unrecognized_response" };
-        response = sent.response;
-      } else {
-        response = await ctx.fetch(endpoint, {
-          method: "POST",
-          headers,
-          body,
-          signal: AbortSignal.timeout(PORT_OF_VIRGINIA_TIMEOUT_MS),
-        });
-      }
-      if (response.status === 401 || response.status === 403) {
-        await response.body?.cancel();
-        console.error(`${label}: ${origin} answered ${response.status}: check the TERMINAL_SOURCES API key`);
-        return { kind: "failed", reason: "terminal_credentials_rejected" };
-      }
-      if (response.status >= 500 || response.status === 429 || response.status === 408) {
-        const retryAfter = response.headers.get("Retry-After");
-        await response.body?.cancel();
-        const wait = retryAfter && /^\d{1,6}$/.test(retryAfter.trim()) ? ` (Retry-After ${retryAfter.trim()} s)` : "";
-        console.warn(`${label}: ${origin} answered ${response.status}${wait}`);
-        return { kind: "failed", reason: "terminal_unreachable" };
-      }
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        console.error(`${label}: ${origin} answered ${response.status} to a bulk import availability request`);
-        return { kind: "failed", reason: "unrecognized_response" };
-      }
-      text = await response.text();
-    } catch (error) {
-      console.warn(`${label}: ${origin} ${isTimeout(error) ? "timed out" : "unreachable"}`);
-      return { kind: "failed", reason: "terminal_unreachable" };
-    }
+    const sent = await sendTerminalRequest(
+      {
+        url: endpoint,
+        method: "POST",
+        headers: new Headers({ "Content-Type": "application/json", Accept: "application/json" }),
+        body,
+        timeoutMs: PORT_OF_VIRGINIA_TIMEOUT_MS,
+        auth: config.auth ? { credentials: config.auth, tokens } : null,
+        label,
+        origin,
+        credentialsHint: ": check the TERMINAL_SOURCES API key",
+        unexpectedStatusHint: " to a bulk import availability request",
+      },
+      ctx,
+    );
+    if (sent.kind === "failed") return sent;
+    const text = sent.body;
     let json: unknown;
     try {
       json = JSON.parse(text);
