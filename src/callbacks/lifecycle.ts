@@ -48,6 +48,7 @@ import type { SourceContext } from "../tracking/sources/types";
 import { PUSH_POLL_INTERVAL_FACTOR, trackerName } from "../tracking/tracker";
 import { decryptSecret, encryptSecret, newSubscriptionSecret, subscriptionKeyFrom } from "./secrets";
 import { verifyDcsaNotificationSignature } from "./signatures";
+import { type CreatingSubscription, claimSubscriptionRow, findSubscriptionRow } from "./subscription-rows";
 
 export { PUSH_POLL_INTERVAL_FACTOR };
 
@@ -190,17 +191,11 @@ async function subscribeReference(
   const ctx = contextOf(deps);
   const now = toIsoSeconds(ctx.nowMs);
   const provider = dcsaProvider(scac);
-  const [existing] = await db
-    .select()
-    .from(upstreamSubscriptions)
-    .where(
-      and(
-        eq(upstreamSubscriptions.provider, provider),
-        eq(upstreamSubscriptions.referenceType, reference.requestType),
-        eq(upstreamSubscriptions.referenceNumber, reference.number),
-      ),
-    )
-    .limit(1);
+  const existing = await findSubscriptionRow(db, {
+    provider,
+    referenceType: reference.requestType,
+    referenceNumber: reference.number,
+  });
   const boxes = (await liveBoxes(db, scac, reference.number)).map((b) => b.number);
   // A `creating` row older than the retry delay was abandoned (the isolate died before the carrier answered).
   const creating =
@@ -211,7 +206,7 @@ async function subscribeReference(
   }
   const id = existing?.id ?? newId();
   const secret = newSubscriptionSecret();
-  const row = {
+  const row: CreatingSubscription = {
     callbackUrl: dcsaCallbackUrl(base, id),
     secretCiphertext: await encryptSecret(key, id, secret),
     status: "creating",
@@ -220,30 +215,9 @@ async function subscribeReference(
     deletedAt: null,
     updatedAt: now,
   };
-  if (existing) {
-    // Taken over only from the state read (a concurrent lookup that got there first wins).
-    const taken = await db
-      .update(upstreamSubscriptions)
-      .set(row)
-      .where(and(eq(upstreamSubscriptions.id, id), eq(upstreamSubscriptions.status, existing.status)))
-      .returning({ id: upstreamSubscriptions.id });
-    if (taken.length === 0) return;
-  } else {
-    const inserted = await db
-      .insert(upstreamSubscriptions)
-      .values({
-        id,
-        provider,
-        scac,
-        referenceType: reference.requestType,
-        referenceNumber: reference.number,
-        createdAt: now,
-        ...row,
-      })
-      .onConflictDoNothing()
-      .returning({ id: upstreamSubscriptions.id });
-    if (inserted.length === 0) return;
-  }
+  // Taken over only from the state read (a concurrent lookup that got there first wins).
+  const subscription = { provider, scac, referenceType: reference.requestType, referenceNumber: reference.number };
+  if (!(await claimSubscriptionRow(db, id, existing, subscription, row))) return;
   const outcome = await createDcsaSubscription(
     scac,
     config,

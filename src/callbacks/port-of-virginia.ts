@@ -41,6 +41,7 @@ import {
 import type { SourceContext } from "../tracking/sources/types";
 import { type CallbackOutcome, callbackBaseUrl, MAX_CALLBACK_BODY_BYTES } from "./lifecycle";
 import { decryptSecret, encryptSecret, subscriptionKeyFrom } from "./secrets";
+import { type CreatingSubscription, claimSubscriptionRow, findSubscriptionRow } from "./subscription-rows";
 
 /** `upstream_subscriptions.provider` prefix of the port's subscriptions; the container number follows. */
 export const PORT_OF_VIRGINIA_PROVIDER_PREFIX = "port_of_virginia:";
@@ -172,21 +173,15 @@ async function subscribeBox(
   const ctx = contextOf(deps);
   const now = toIsoSeconds(ctx.nowMs);
   const provider = `${PORT_OF_VIRGINIA_PROVIDER_PREFIX}${box.number}`;
-  const [existing] = await db
-    .select()
-    .from(upstreamSubscriptions)
-    .where(
-      and(
-        eq(upstreamSubscriptions.provider, provider),
-        eq(upstreamSubscriptions.referenceType, box.requestType),
-        eq(upstreamSubscriptions.referenceNumber, box.shipmentNumber),
-      ),
-    )
-    .limit(1);
+  const existing = await findSubscriptionRow(db, {
+    provider,
+    referenceType: box.requestType,
+    referenceNumber: box.shipmentNumber,
+  });
   if (existing && (existing.status === "active" || existing.status === "creating")) return;
   const id = existing?.id ?? newId();
   const token = newCallbackToken();
-  const row = {
+  const row: CreatingSubscription = {
     callbackUrl: portOfVirginiaCallbackUrl(base, id, token),
     secretCiphertext: await encryptSecret(key, id, token),
     status: "creating",
@@ -195,29 +190,8 @@ async function subscribeBox(
     deletedAt: null,
     updatedAt: now,
   };
-  if (existing) {
-    const taken = await db
-      .update(upstreamSubscriptions)
-      .set(row)
-      .where(and(eq(upstreamSubscriptions.id, id), eq(upstreamSubscriptions.status, existing.status)))
-      .returning({ id: upstreamSubscriptions.id });
-    if (taken.length === 0) return;
-  } else {
-    const inserted = await db
-      .insert(upstreamSubscriptions)
-      .values({
-        id,
-        provider,
-        scac,
-        referenceType: box.requestType,
-        referenceNumber: box.shipmentNumber,
-        createdAt: now,
-        ...row,
-      })
-      .onConflictDoNothing()
-      .returning({ id: upstreamSubscriptions.id });
-    if (inserted.length === 0) return;
-  }
+  const subscription = { provider, scac, referenceType: box.requestType, referenceNumber: box.shipmentNumber };
+  if (!(await claimSubscriptionRow(db, id, existing, subscription, row))) return;
   const outcome = await createPortOfVirginiaSubscription(
     config,
     { containerNumber: box.number, billOfLadingNumber, callbackUrl: row.callbackUrl },
