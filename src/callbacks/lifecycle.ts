@@ -48,7 +48,15 @@ import type { SourceContext } from "../tracking/sources/types";
 import { PUSH_POLL_INTERVAL_FACTOR, trackerName } from "../tracking/tracker";
 import { decryptSecret, encryptSecret, newSubscriptionSecret, subscriptionKeyFrom } from "./secrets";
 import { verifyDcsaNotificationSignature } from "./signatures";
-import { type CreatingSubscription, claimSubscriptionRow, findSubscriptionRow } from "./subscription-rows";
+import {
+  type CreatingSubscription,
+  claimSubscriptionRow,
+  findSubscriptionRow,
+  markSubscriptionActive,
+  markSubscriptionDeleted,
+  markSubscriptionFailed,
+  noteSubscriptionDeleteFailure,
+} from "./subscription-rows";
 
 export { PUSH_POLL_INTERVAL_FACTOR };
 
@@ -232,19 +240,13 @@ async function subscribeReference(
   );
   const done = toIsoSeconds((deps.clock ?? systemClock).now());
   if (outcome.kind === "created") {
-    await db
-      .update(upstreamSubscriptions)
-      .set({ status: "active", upstreamId: outcome.subscriptionId, updatedAt: done })
-      .where(eq(upstreamSubscriptions.id, id));
+    await markSubscriptionActive(db, id, outcome.subscriptionId, done);
     await tellTrackers(deps, scac, boxes, true);
     return;
   }
   const error = outcome.kind === "failed" ? outcome.error : "unexpected answer";
   console.warn(`subscriptions: ${scac} ${reference.requestType} ${reference.number}: carrier ${error}; polling only`);
-  await db
-    .update(upstreamSubscriptions)
-    .set({ status: "failed", lastError: error, updatedAt: done })
-    .where(eq(upstreamSubscriptions.id, id));
+  await markSubscriptionFailed(db, id, error, done);
 }
 
 /** What one sweep did. */
@@ -295,17 +297,11 @@ export async function sweepUpstreamSubscriptions(deps: SubscriptionDeps): Promis
         if (outcome.kind === "failed") {
           report.deleteFailures++;
           console.warn(`subscriptions: deleting ${row.provider} ${row.referenceNumber}: carrier ${outcome.error}`);
-          await db
-            .update(upstreamSubscriptions)
-            .set({ lastError: outcome.error, updatedAt: now })
-            .where(eq(upstreamSubscriptions.id, row.id));
+          await noteSubscriptionDeleteFailure(db, row.id, outcome.error, now);
           continue;
         }
       }
-      await db
-        .update(upstreamSubscriptions)
-        .set({ status: "deleted", deletedAt: now, lastError: null, updatedAt: now })
-        .where(eq(upstreamSubscriptions.id, row.id));
+      await markSubscriptionDeleted(db, row.id, now);
       report.deleted++;
       // Its boxes (stopped) poll at their own rate again if tracking resumes, until a new subscription is active.
       if (row.scac) {

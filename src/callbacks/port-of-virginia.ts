@@ -41,7 +41,15 @@ import {
 import type { SourceContext } from "../tracking/sources/types";
 import { type CallbackOutcome, callbackBaseUrl, MAX_CALLBACK_BODY_BYTES } from "./lifecycle";
 import { decryptSecret, encryptSecret, subscriptionKeyFrom } from "./secrets";
-import { type CreatingSubscription, claimSubscriptionRow, findSubscriptionRow } from "./subscription-rows";
+import {
+  type CreatingSubscription,
+  claimSubscriptionRow,
+  findSubscriptionRow,
+  markSubscriptionActive,
+  markSubscriptionDeleted,
+  markSubscriptionFailed,
+  noteSubscriptionDeleteFailure,
+} from "./subscription-rows";
 
 /** `upstream_subscriptions.provider` prefix of the port's subscriptions; the container number follows. */
 export const PORT_OF_VIRGINIA_PROVIDER_PREFIX = "port_of_virginia:";
@@ -200,18 +208,12 @@ async function subscribeBox(
   );
   const done = toIsoSeconds((deps.clock ?? systemClock).now());
   if (outcome.kind === "created") {
-    await db
-      .update(upstreamSubscriptions)
-      .set({ status: "active", upstreamId: outcome.subscriptionId, updatedAt: done })
-      .where(eq(upstreamSubscriptions.id, id));
+    await markSubscriptionActive(db, id, outcome.subscriptionId, done);
     return;
   }
   const error = outcome.kind === "failed" ? outcome.error : "unexpected answer";
   console.warn(`subscriptions: port_of_virginia ${box.number}: port ${error}; polling only`);
-  await db
-    .update(upstreamSubscriptions)
-    .set({ status: "failed", lastError: error, updatedAt: done })
-    .where(eq(upstreamSubscriptions.id, id));
+  await markSubscriptionFailed(db, id, error, done);
 }
 
 /** What one sweep of the port's subscriptions did. */
@@ -306,17 +308,11 @@ export async function sweepPortOfVirginiaSubscriptions(
         if (outcome.kind === "failed") {
           report.deleteFailures++;
           console.warn(`subscriptions: deleting ${row.provider}: port ${outcome.error}`);
-          await db
-            .update(upstreamSubscriptions)
-            .set({ lastError: outcome.error, updatedAt: now })
-            .where(eq(upstreamSubscriptions.id, row.id));
+          await noteSubscriptionDeleteFailure(db, row.id, outcome.error, now);
           continue;
         }
       }
-      await db
-        .update(upstreamSubscriptions)
-        .set({ status: "deleted", deletedAt: now, lastError: null, updatedAt: now })
-        .where(eq(upstreamSubscriptions.id, row.id));
+      await markSubscriptionDeleted(db, row.id, now);
       report.deleted++;
     }
     report.retried = await retryFailedSubscriptions(deps, db, ctx.nowMs);

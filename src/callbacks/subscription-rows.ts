@@ -71,3 +71,40 @@ export async function claimSubscriptionRow(
     .returning({ id: upstreamSubscriptions.id });
   return inserted.length > 0;
 }
+
+/** Subscription `id` was created at the provider (id `upstreamId`): `active`. `at`: UTC ISO, second precision. */
+export async function markSubscriptionActive(db: Database, id: string, upstreamId: string, at: string): Promise<void> {
+  await db
+    .update(upstreamSubscriptions)
+    .set({ status: "active", upstreamId, updatedAt: at })
+    .where(eq(upstreamSubscriptions.id, id));
+}
+
+/** The provider refused or failed to create subscription `id`: `failed`, with `error` (never a secret) kept. */
+export async function markSubscriptionFailed(db: Database, id: string, error: string, at: string): Promise<void> {
+  await db
+    .update(upstreamSubscriptions)
+    .set({ status: "failed", lastError: error, updatedAt: at })
+    .where(eq(upstreamSubscriptions.id, id));
+}
+
+/** Subscription `id` is gone at the provider (or never existed there): `deleted`, its last error cleared. */
+export async function markSubscriptionDeleted(db: Database, id: string, at: string): Promise<void> {
+  await db
+    .update(upstreamSubscriptions)
+    .set({ status: "deleted", deletedAt: at, lastError: null, updatedAt: at })
+    .where(eq(upstreamSubscriptions.id, id));
+}
+
+/** Deleting subscription `id` at the provider failed: the row keeps its state, with `error` for the next sweep. */
+export async function noteSubscriptionDeleteFailure(
+  db: Database,
+  id: string,
+  error: string,
+  at: string,
+): Promise<void> {
+  await db
+    .update(upstreamSubscriptions)
+    .set({ lastError: error, updatedAt: at })
+    .where(eq(upstreamSubscriptions.id, id));
+}
