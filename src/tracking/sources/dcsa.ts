@@ -17,6 +17,7 @@ import {
   sourceAuthSchema,
   type TokenBroker,
 } from "./auth";
+import { type SubscriptionCallAnswer, sendSubscriptionCall } from "./subscription-call";
 import type {
   CarrierSource,
   ContainerFacts,
@@ -1096,7 +1097,7 @@ export type DcsaSubscriptionOutcome =
 
 const createdSubscriptionSchema = z.object({ subscriptionID: z.string().min(1).max(200) }).passthrough();
 
-async function subscriptionCall(
+function subscriptionCall(
   scac: string,
   config: DcsaSourceConfig,
   url: string,
@@ -1104,22 +1105,18 @@ async function subscriptionCall(
   ctx: SourceContext,
   tokens: TokenBroker,
   timeoutMs: number,
-): Promise<{ kind: "response"; status: number; body: string } | { kind: "failed"; error: string }> {
-  const headers = new Headers({ "API-Version": DCSA_API_VERSION, Accept: "application/json" });
-  if (init.body !== undefined) headers.set("Content-Type", "application/json");
-  try {
-    const sent = await authorizedFetch(
-      config.auth,
+): Promise<SubscriptionCallAnswer> {
+  return sendSubscriptionCall(
+    {
       url,
-      { method: init.method, headers, timeoutMs, ...(init.body !== undefined ? { body: init.body } : {}) },
-      { fetch: ctx.fetch, nowMs: ctx.nowMs, tokens, label: `DCSA ${scac}` },
-    );
-    if (sent.kind === "rejected") return { kind: "failed", error: "credentials rejected by the token endpoint" };
-    if (sent.kind !== "response") return { kind: "failed", error: `token endpoint ${sent.kind}` };
-    return { kind: "response", status: sent.response.status, body: await sent.response.text() };
-  } catch (error) {
-    return { kind: "failed", error: isTimeout(error) ? "timed out" : "unreachable" };
-  }
+      ...init,
+      headers: new Headers({ "API-Version": DCSA_API_VERSION, Accept: "application/json" }),
+      timeoutMs,
+      auth: { credentials: config.auth, tokens },
+      label: `DCSA ${scac}`,
+    },
+    ctx,
+  );
 }
 
 /**

@@ -44,7 +44,8 @@ import type { TerminalHold } from "../../../db/schema";
 import { toIsoSeconds } from "../../../lib/clock";
 import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
 import { findTerminalByCode } from "../../../reference/locations";
-import { authorizedFetch, createTokenBroker, type TokenBroker } from "../auth";
+import { createTokenBroker, type TokenBroker } from "../auth";
+import { type SubscriptionCallAnswer, sendSubscriptionCall } from "../subscription-call";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { sendTerminalRequest } from "./http";
@@ -256,9 +257,6 @@ export function mapPortOfVirginiaAvailability(
 
 const failure = (reason: PortOfVirginiaFailureReason): TerminalPollResult => ({ kind: "temporary_failure", reason });
 
-const isTimeout = (error: unknown) =>
-  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-
 /** Normalised container number: the key of a batch's answers. */
 const boxKey = (containerNumber: string) => containerNumber.trim().toUpperCase();
 
@@ -443,41 +441,24 @@ const createdSubscriptionSchema = z.union([
   z.object({ id: z.union([z.string().min(1).max(200), z.number()]) }).transform((o) => String(o.id)),
 ]);
 
-async function subscriptionCall(
+function subscriptionCall(
   config: TerminalProviderConfig,
   deps: TerminalSourceDeps,
   url: string,
   init: { method: "POST" | "DELETE"; body?: string },
   ctx: SourceContext,
-): Promise<{ kind: "response"; status: number; body: string } | { kind: "failed"; error: string }> {
-  const headers = new Headers({ Accept: "application/json" });
-  if (init.body !== undefined) headers.set("Content-Type", "application/json");
-  const request = { method: init.method, headers, timeoutMs: PORT_OF_VIRGINIA_TIMEOUT_MS, body: init.body };
-  try {
-    let response: Response;
-    if (config.auth) {
-      const sent = await authorizedFetch(config.auth, url, request, {
-        fetch: ctx.fetch,
-        nowMs: ctx.nowMs,
-        tokens: deps.tokens ?? createTokenBroker(),
-        label: "Port of Virginia",
-      });
-      if (sent.kind === "rejected") return { kind: "failed", error: "credentials rejected by the token endpoint" };
-      if (sent.kind === "unreachable") return { kind: "failed", error: "token endpoint unreachable" };
-      if (sent.kind === "unrecognized") return { kind: "failed", error: "unrecognized token response" };
-      response = sent.response;
-    } else {
-      response = await ctx.fetch(url, {
-        method: init.method,
-        headers,
-        body: init.body,
-        signal: AbortSignal.timeout(PORT_OF_VIRGINIA_TIMEOUT_MS),
-      });
-    }
-    return { kind: "response", status: response.status, body: await response.text() };
-  } catch (error) {
-    return { kind: "failed", error: isTimeout(error) ? "timed out" : "unreachable" };
-  }
+): Promise<SubscriptionCallAnswer> {
+  return sendSubscriptionCall(
+    {
+      url,
+      ...init,
+      headers: new Headers({ Accept: "application/json" }),
+      timeoutMs: PORT_OF_VIRGINIA_TIMEOUT_MS,
+      auth: config.auth ? { credentials: config.auth, tokens: deps.tokens ?? createTokenBroker() } : null,
+      label: "Port of Virginia",
+    },
+    ctx,
+  );
 }
 
 /**
