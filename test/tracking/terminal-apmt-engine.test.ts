@@ -26,6 +26,7 @@ import {
   FAKE_APMT_TOKEN_URL,
   FakeApmt,
 } from "../helpers/fake-apmt";
+import { terminalPollMessage } from "../helpers/terminal-engine";
 
 // Issue 14, APM Terminals through the engine: a BL of 60 boxes discharged at Pier 400 (FIRMS W185), APMT configured
 // through TERMINAL_SOURCES as an operator writes it (OAuth client credentials, `"facilities":{"W185":"USLAX"}`),
@@ -51,22 +52,7 @@ const TERMINAL_SOURCES = JSON.stringify({
   },
 });
 
-function message(number: string) {
-  const state = { acked: 0, retried: 0 };
-  const m = {
-    id: `msg-${number}`,
-    timestamp: new Date(FUTURE_T0),
-    body: { scac: SCAC, number },
-    attempts: 1,
-    ack: () => {
-      state.acked++;
-    },
-    retry: () => {
-      state.retried++;
-    },
-  } as unknown as Message<{ scac: string; number: string }>;
-  return { message: m, state };
-}
+const message = (number: string) => terminalPollMessage(SCAC, number);
 
 describe("APM Terminals through the engine", () => {
   it("polls 60 boxes at Pier 400 in 2 requests and lands every field on its container", async () => {

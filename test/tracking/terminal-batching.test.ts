@@ -22,6 +22,7 @@ import {
   requestRow,
 } from "../helpers/engine";
 import { containerFacts, HOUR_MS, iso, milestone, shipmentFacts } from "../helpers/facts";
+import { terminalPollMessage } from "../helpers/terminal-engine";
 
 // Issue 14 "Batching per terminal": the boxes of one terminal-polls batch that are due at the same terminal are asked
 // about together, one request to the provider per chunk of its bulk limit, through the real Trackers and D1. The
@@ -115,23 +116,8 @@ function providerSource(facilities: string[], limit: number, batching = true): T
   return source;
 }
 
-/** A queue message that records whether it was acked or retried. */
-function message(scac: string, number: string) {
-  const state = { acked: 0, retried: 0 };
-  const m = {
-    id: `msg-${number}-${Math.random()}`,
-    timestamp: new Date(FUTURE_T0),
-    body: { scac, number },
-    attempts: 1,
-    ack: () => {
-      state.acked++;
-    },
-    retry: () => {
-      state.retried++;
-    },
-  } as unknown as Message<{ scac: string; number: string }>;
-  return { message: m, state };
-}
+/** A queue message that records whether it was acked or retried (a fresh id each, as the queue gives). */
+const message = (scac: string, number: string) => terminalPollMessage(scac, number, `msg-${number}-${Math.random()}`);
 
 /** Tracks one BL with `count` boxes discharged at `terminal`; returns the box numbers and their container ids. */
 async function shipment(count: number, terminal: string, clock: FakeClock, sources: ReturnType<typeof registryOf>) {

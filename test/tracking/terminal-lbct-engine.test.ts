@@ -19,6 +19,7 @@ import {
 } from "../helpers/engine";
 import { containerFacts, HOUR_MS, iso, milestone, shipmentFacts } from "../helpers/facts";
 import { FakeLbct, lbctImportUnit, lbctSourcesJson } from "../helpers/fake-lbct";
+import { terminalPollMessage } from "../helpers/terminal-engine";
 
 // Issue 14, LBCT through the engine: a BL of 45 boxes discharged at LBCT Pier E (FIRMS WAC8), configured through
 // TERMINAL_SOURCES exactly as an operator writes it (`{"type":"api_key","apiKey"}`), tracked by the real consumers,
@@ -30,22 +31,7 @@ const SCAC = "OOLU";
 const PIER_E = "WAC8";
 const nextBox = boxNumbers("LBEU", 300_000);
 
-function message(number: string) {
-  const state = { acked: 0, retried: 0 };
-  const m = {
-    id: `msg-${number}`,
-    timestamp: new Date(FUTURE_T0),
-    body: { scac: SCAC, number },
-    attempts: 1,
-    ack: () => {
-      state.acked++;
-    },
-    retry: () => {
-      state.retried++;
-    },
-  } as unknown as Message<{ scac: string; number: string }>;
-  return { message: m, state };
-}
+const message = (number: string) => terminalPollMessage(SCAC, number);
 
 describe("LBCT through the engine", () => {
   it("polls 45 boxes at Pier E in 3 requests and lands every field on its container", async () => {

@@ -18,6 +18,7 @@ import {
 } from "../helpers/engine";
 import { containerFacts, HOUR_MS, iso, milestone, shipmentFacts } from "../helpers/facts";
 import { FAKE_POV_API_KEY, FAKE_POV_BASE, FakePortOfVirginia, povAvailability } from "../helpers/fake-port-of-virginia";
+import { terminalPollMessage } from "../helpers/terminal-engine";
 
 // Issue 14, Port of Virginia through the engine: a BL of 101 boxes discharged at Norfolk International Terminals
 // (FIRMS L005), tracked by the real consumers, Trackers and D1, with the real adapter asking the fake Port of Virginia
@@ -28,22 +29,7 @@ const SCAC = "CMDU";
 const NIT = "L005";
 const nextBox = boxNumbers("PVEU", 700_000);
 
-function message(number: string) {
-  const state = { acked: 0, retried: 0 };
-  const m = {
-    id: `msg-${number}`,
-    timestamp: new Date(FUTURE_T0),
-    body: { scac: SCAC, number },
-    attempts: 1,
-    ack: () => {
-      state.acked++;
-    },
-    retry: () => {
-      state.retried++;
-    },
-  } as unknown as Message<{ scac: string; number: string }>;
-  return { message: m, state };
-}
+const message = (number: string) => terminalPollMessage(SCAC, number);
 
 describe("Port of Virginia through the engine", () => {
   it("polls 101 boxes at NIT in 2 bulk requests and lands every field on its container", {
