@@ -1,4 +1,4 @@
-import { authorizedFetch, type SourceAuth, type TokenBroker } from "./auth";
+import { isTimeout, type ProviderCredentials, providerFetch } from "./provider-fetch";
 import type { SourceContext } from "./types";
 
 /** What one subscription request to a provider gave: its status and body, or why there is no answer. */
@@ -16,14 +16,11 @@ export interface SubscriptionCall {
   body?: string;
   /** Whole-request timeout, ms. */
   timeoutMs: number;
-  /** Our credentials (src/tracking/sources/auth.ts) and the token cache of an OAuth form; null for none. */
-  auth: { credentials: SourceAuth; tokens: TokenBroker } | null;
+  /** Our credentials and the token cache of an OAuth form; null for none. */
+  auth: ProviderCredentials | null;
   /** Provider name for the token broker's log lines, e.g. `DCSA MAEU`. */
   label: string;
 }
-
-const isTimeout = (error: unknown) =>
-  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 
 /**
  * Sends one subscription request through `ctx.fetch` (with `authorizedFetch` when there are credentials) and gives
@@ -39,21 +36,11 @@ export async function sendSubscriptionCall(
   const headers = new Headers(call.headers);
   if (body !== undefined) headers.set("Content-Type", "application/json");
   try {
-    let response: Response;
-    if (auth) {
-      const sent = await authorizedFetch(
-        auth.credentials,
-        url,
-        { method, headers, timeoutMs, ...(body !== undefined ? { body } : {}) },
-        { fetch: ctx.fetch, nowMs: ctx.nowMs, tokens: auth.tokens, label: call.label },
-      );
-      if (sent.kind === "rejected") return { kind: "failed", error: "credentials rejected by the token endpoint" };
-      if (sent.kind === "unreachable") return { kind: "failed", error: "token endpoint unreachable" };
-      if (sent.kind === "unrecognized") return { kind: "failed", error: "unrecognized token response" };
-      response = sent.response;
-    } else {
-      response = await ctx.fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
-    }
+    const sent = await providerFetch(auth, url, { method, headers, body, timeoutMs }, ctx, call.label);
+    if (sent.kind === "rejected") return { kind: "failed", error: "credentials rejected by the token endpoint" };
+    if (sent.kind === "unreachable") return { kind: "failed", error: "token endpoint unreachable" };
+    if (sent.kind === "unrecognized") return { kind: "failed", error: "unrecognized token response" };
+    const response = sent.response;
     return { kind: "response", status: response.status, body: await response.text() };
   } catch (error) {
     return { kind: "failed", error: isTimeout(error) ? "timed out" : "unreachable" };

@@ -1,4 +1,4 @@
-import { authorizedFetch, type SourceAuth, type TokenBroker } from "../auth";
+import { isTimeout, type ProviderCredentials, providerFetch } from "../provider-fetch";
 import type { SourceContext } from "../types";
 
 /** Why a terminal request gave no usable body (the `reason` of a `temporary_failure`, src/tracking/sources/types.ts). */
@@ -20,7 +20,7 @@ export interface TerminalRequest {
    * Our credentials for the API, applied by `authorizedFetch` (src/tracking/sources/auth.ts) with `tokens` as the
    * token cache of an OAuth form; null for none (e.g. a key already in the URL).
    */
-  auth: { credentials: SourceAuth; tokens: TokenBroker } | null;
+  auth: ProviderCredentials | null;
   /** Provider name that starts each log line, e.g. `APMT USLAX` or `LBCT`. */
   label: string;
   /** Origin of `url`, the only part of it logged (a path may hold a key). */
@@ -30,9 +30,6 @@ export interface TerminalRequest {
   /** Log text after `answered <status>` for any other non-200 status, e.g. ` to the cargo search`. */
   unexpectedStatusHint: string;
 }
-
-const isTimeout = (error: unknown) =>
-  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 
 /**
  * Sends one terminal API request through `ctx.fetch` and sorts the answer the way every terminal adapter does
@@ -48,21 +45,11 @@ export async function sendTerminalRequest(
 ): Promise<TerminalRequestOutcome> {
   const { url, method, headers, body, timeoutMs, auth, label, origin } = request;
   try {
-    let response: Response;
-    if (auth) {
-      const sent = await authorizedFetch(
-        auth.credentials,
-        url,
-        { method, headers, body, timeoutMs },
-        { fetch: ctx.fetch, nowMs: ctx.nowMs, tokens: auth.tokens, label },
-      );
-      if (sent.kind === "rejected") return { kind: "failed", reason: "terminal_credentials_rejected" };
-      if (sent.kind === "unreachable") return { kind: "failed", reason: "terminal_unreachable" };
-      if (sent.kind === "unrecognized") return { kind: "failed", reason: "unrecognized_response" };
-      response = sent.response;
-    } else {
-      response = await ctx.fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
-    }
+    const sent = await providerFetch(auth, url, { method, headers, body, timeoutMs }, ctx, label);
+    if (sent.kind === "rejected") return { kind: "failed", reason: "terminal_credentials_rejected" };
+    if (sent.kind === "unreachable") return { kind: "failed", reason: "terminal_unreachable" };
+    if (sent.kind === "unrecognized") return { kind: "failed", reason: "unrecognized_response" };
+    const response = sent.response;
     if (response.status === 401 || response.status === 403) {
       await response.body?.cancel();
       console.error(`${label}: ${origin} answered ${response.status}${request.credentialsHint}`);
