@@ -17,6 +17,7 @@ import {
   sourceAuthSchema,
   type TokenBroker,
 } from "./auth";
+import { isTimeout } from "./provider-fetch";
 import { type SubscriptionCallAnswer, sendSubscriptionCall } from "./subscription-call";
 import type {
   CarrierSource,
@@ -922,9 +923,6 @@ function nextPageUrl(value: string, current: URL, first: URL): URL | null {
   url.searchParams.set("cursor", next);
   return url;
 }
-
-const isTimeout = (error: unknown) =>
-  error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 
 async function fetchAllEvents(
   scac: string,
