@@ -35,7 +35,6 @@ import {
 } from "../db/schema";
 import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
-import { toHex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { tokenBrokerFor } from "../tracking/sources/credentials";
 import {
@@ -49,6 +48,7 @@ import { PUSH_POLL_INTERVAL_FACTOR, trackerName } from "../tracking/tracker";
 import { decryptSecret, encryptSecret, newSubscriptionSecret, subscriptionKeyFrom } from "./secrets";
 import { verifyDcsaNotificationSignature } from "./signatures";
 import {
+  acceptCallback,
   type CreatingSubscription,
   claimSubscriptionRow,
   findSubscriptionRow,
@@ -56,6 +56,7 @@ import {
   markSubscriptionDeleted,
   markSubscriptionFailed,
   noteSubscriptionDeleteFailure,
+  parseCallbackJson,
 } from "./subscription-rows";
 
 export { PUSH_POLL_INTERVAL_FACTOR };
@@ -413,19 +414,11 @@ export async function handleDcsaCallback(
   headers: Headers,
   body: Uint8Array,
 ): Promise<CallbackOutcome> {
-  const row = await findLiveSubscription(deps.env, "dcsa", id);
-  if (!row) {
-    const gone = /^[0-9a-f-]{36}$/i.test(id)
-      ? await createDatabase(deps.env.DB)
-          .select({ id: upstreamSubscriptions.id })
-          .from(upstreamSubscriptions)
-          .where(and(eq(upstreamSubscriptions.id, id), eq(upstreamSubscriptions.status, "deleted")))
-          .limit(1)
-      : [];
-    return gone.length > 0
-      ? { status: 410, detail: "This subscription was deleted." }
-      : { status: 404, detail: "No such subscription." };
-  }
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return { status: 404, detail: "No such subscription." };
+  const db = createDatabase(deps.env.DB);
+  const [row] = await db.select().from(upstreamSubscriptions).where(eq(upstreamSubscriptions.id, id)).limit(1);
+  if (!row?.provider.startsWith("dcsa:")) return { status: 404, detail: "No such subscription." };
+  if (row.status === "deleted") return { status: 410, detail: "This subscription was deleted." };
   if (body.byteLength > MAX_CALLBACK_BODY_BYTES) return { status: 413, detail: "The body is too large." };
   const key = await subscriptionKeyFrom(deps.env.UPSTREAM_SUBSCRIPTION_KEY);
   const secret = key ? await decryptSecret(key, row.id, row.secretCiphertext) : null;
@@ -439,35 +432,17 @@ export async function handleDcsaCallback(
   if (subscriptionHeader && row.upstreamId && subscriptionHeader !== row.upstreamId) {
     return { status: 401, detail: "Subscription-ID does not name this subscription." };
   }
-  let text: string;
-  let events: unknown;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body);
-    events = JSON.parse(text);
-  } catch {
-    return { status: 400, detail: "The body is not UTF-8 JSON." };
-  }
-  if (!Array.isArray(events)) return { status: 400, detail: "The body is not a list of events." };
-  const db = createDatabase(deps.env.DB);
-  const now = toIsoSeconds((deps.clock ?? systemClock).now());
-  const digest = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", body)));
+  const parsed = parseCallbackJson(body);
+  if (!parsed) return { status: 400, detail: "The body is not UTF-8 JSON." };
+  if (!Array.isArray(parsed.value)) return { status: 400, detail: "The body is not a list of events." };
   const scac = row.scac ?? row.provider.slice("dcsa:".length);
-  // One round trip: the receipt (nothing when the digest is known: a replay), the subscription's counters only when
-  // the receipt was written (`changes()` of the insert, same transaction), and the boxes to poll.
-  const [accepted, , live] = await db.batch([
-    db
-      .insert(upstreamCallbackReceipts)
-      .values({ subscriptionId: row.id, bodySha256: digest, body: text, eventCount: events.length, receivedAt: now })
-      .onConflictDoNothing()
-      .returning({ id: upstreamCallbackReceipts.subscriptionId }),
-    db
-      .update(upstreamSubscriptions)
-      .set({ lastCallbackAt: now, callbackCount: sql`${upstreamSubscriptions.callbackCount} + 1` })
-      .where(and(eq(upstreamSubscriptions.id, row.id), sql`changes() = 1`)),
-    liveBoxes(db, scac, row.referenceNumber),
-  ]);
-  if (accepted.length === 0) return { status: 409, detail: "This callback was already received (replay)." };
-  const boxes = live.map((b) => b.number);
+  const boxes = await acceptCallback(
+    db,
+    row,
+    { body, text: parsed.text, eventCount: parsed.value.length, at: toIsoSeconds((deps.clock ?? systemClock).now()) },
+    { scac, column: "shipmentNumber", value: row.referenceNumber },
+  );
+  if (!boxes) return { status: 409, detail: "This callback was already received (replay)." };
   if (boxes.length > 0)
     await deps.env.TERMINAL_POLLS_QUEUE.sendBatch(boxes.map((number) => ({ body: { scac, number } })));
   return { status: 204, polled: boxes };

@@ -26,7 +26,7 @@
  */
 import { and, eq, inArray, like, sql } from "drizzle-orm";
 import { createDatabase, type Database } from "../db/client";
-import { trackedEquipment, upstreamCallbackReceipts, upstreamSubscriptions } from "../db/schema";
+import { trackedEquipment, upstreamSubscriptions } from "../db/schema";
 import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { toHex } from "../lib/crypto";
@@ -42,6 +42,7 @@ import type { SourceContext } from "../tracking/sources/types";
 import { type CallbackOutcome, callbackBaseUrl, MAX_CALLBACK_BODY_BYTES } from "./lifecycle";
 import { decryptSecret, encryptSecret, subscriptionKeyFrom } from "./secrets";
 import {
+  acceptCallback,
   type CreatingSubscription,
   claimSubscriptionRow,
   findSubscriptionRow,
@@ -49,6 +50,7 @@ import {
   markSubscriptionDeleted,
   markSubscriptionFailed,
   noteSubscriptionDeleteFailure,
+  parseCallbackJson,
 } from "./subscription-rows";
 
 /** `upstream_subscriptions.provider` prefix of the port's subscriptions; the container number follows. */
@@ -351,46 +353,23 @@ export async function handlePortOfVirginiaCallback(
   if (!constantTimeEqual(expected, token.toLowerCase())) return notFound;
   if (row.status === "deleted") return { status: 410, detail: "This subscription was deleted." };
   if (body.byteLength > MAX_CALLBACK_BODY_BYTES) return { status: 413, detail: "The body is too large." };
-  let text: string;
-  let payload: unknown;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body);
-    payload = JSON.parse(text);
-  } catch {
-    return { status: 400, detail: "The body is not UTF-8 JSON." };
-  }
-  const now = toIsoSeconds((deps.clock ?? systemClock).now());
-  const digest = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", body)));
-  const accepted = await db
-    .insert(upstreamCallbackReceipts)
-    .values({
-      subscriptionId: row.id,
-      bodySha256: digest,
-      body: text,
-      eventCount: Array.isArray(payload) ? payload.length : 1,
-      receivedAt: now,
-    })
-    .onConflictDoNothing()
-    .returning({ id: upstreamCallbackReceipts.subscriptionId });
-  if (accepted.length === 0) return { status: 409, detail: "This callback was already received (replay)." };
-  await db
-    .update(upstreamSubscriptions)
-    .set({ lastCallbackAt: now, callbackCount: sql`${upstreamSubscriptions.callbackCount} + 1` })
-    .where(eq(upstreamSubscriptions.id, row.id));
+  const parsed = parseCallbackJson(body);
+  if (!parsed) return { status: 400, detail: "The body is not UTF-8 JSON." };
   const number = row.provider.slice(PORT_OF_VIRGINIA_PROVIDER_PREFIX.length);
   const scac = row.scac ?? "";
-  const [live] = await db
-    .select({ number: trackedEquipment.number })
-    .from(trackedEquipment)
-    .where(
-      and(
-        eq(trackedEquipment.scac, scac),
-        eq(trackedEquipment.number, number),
-        sql`${trackedEquipment.stoppedAt} IS NULL`,
-      ),
-    )
-    .limit(1);
-  if (!live) return { status: 204, polled: [] };
+  const boxes = await acceptCallback(
+    db,
+    row,
+    {
+      body,
+      text: parsed.text,
+      eventCount: Array.isArray(parsed.value) ? parsed.value.length : 1,
+      at: toIsoSeconds((deps.clock ?? systemClock).now()),
+    },
+    { scac, column: "number", value: number },
+  );
+  if (!boxes) return { status: 409, detail: "This callback was already received (replay)." };
+  if (boxes.length === 0) return { status: 204, polled: [] };
   await deps.env.TERMINAL_POLLS_QUEUE.send({ scac, number });
   return { status: 204, polled: [number] };
 }

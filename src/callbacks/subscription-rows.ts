@@ -1,6 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { upstreamSubscriptions } from "../db/schema";
+import { trackedEquipment, upstreamCallbackReceipts, upstreamSubscriptions } from "../db/schema";
+import { toHex } from "../lib/crypto";
 
 /** An `upstream_subscriptions` row as read. */
 export type UpstreamSubscriptionRow = typeof upstreamSubscriptions.$inferSelect;
@@ -107,4 +108,59 @@ export async function noteSubscriptionDeleteFailure(
     .update(upstreamSubscriptions)
     .set({ lastError: error, updatedAt: at })
     .where(eq(upstreamSubscriptions.id, id));
+}
+
+/** A callback body read as the JSON it must be: its text and value, or null when it is not UTF-8 JSON. */
+export function parseCallbackJson(body: Uint8Array): { text: string; value: unknown } | null {
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body);
+    return { text, value: JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Keeps an accepted callback of subscription `row` and finds the boxes it covers, in ONE D1 round trip: the receipt
+ * (`upstream_callback_receipts`, keyed by the body's SHA-256, so the same body again writes nothing: a replay), the
+ * subscription's `last_callback_at` / `callback_count` only when the receipt was written (`changes()` of the insert,
+ * same batch), and the live boxes (`tracked_equipment` of `scac` not stopped) whose `column` equals `value` (the
+ * reference a DCSA subscription covers, or the container number of a Port of Virginia one).
+ * @returns null for a replay (nothing written), else the container numbers to poll now.
+ */
+export async function acceptCallback(
+  db: Database,
+  row: Pick<UpstreamSubscriptionRow, "id">,
+  callback: { body: Uint8Array; text: string; eventCount: number; at: string },
+  boxes: { scac: string; column: "shipmentNumber" | "number"; value: string },
+): Promise<string[] | null> {
+  const digest = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", callback.body)));
+  const [accepted, , live] = await db.batch([
+    db
+      .insert(upstreamCallbackReceipts)
+      .values({
+        subscriptionId: row.id,
+        bodySha256: digest,
+        body: callback.text,
+        eventCount: callback.eventCount,
+        receivedAt: callback.at,
+      })
+      .onConflictDoNothing()
+      .returning({ id: upstreamCallbackReceipts.subscriptionId }),
+    db
+      .update(upstreamSubscriptions)
+      .set({ lastCallbackAt: callback.at, callbackCount: sql`${upstreamSubscriptions.callbackCount} + 1` })
+      .where(and(eq(upstreamSubscriptions.id, row.id), sql`changes() = 1`)),
+    db
+      .select({ number: trackedEquipment.number })
+      .from(trackedEquipment)
+      .where(
+        and(
+          eq(trackedEquipment.scac, boxes.scac),
+          eq(trackedEquipment[boxes.column], boxes.value),
+          isNull(trackedEquipment.stoppedAt),
+        ),
+      ),
+  ]);
+  return accepted.length === 0 ? null : live.map((b) => b.number);
 }
