@@ -519,41 +519,6 @@ export async function pollBox(deps: PollDeps, message: TerminalPollMessage): Pro
 export const TERMINAL_POLL_CONCURRENCY = 8;
 
 /**
- * Runs `poll` per message of a batch (the consumer's way before issue 14; `consumeTerminalPolls` now uses
- * {@link pollTerminalBatch}, which batches terminal requests): the messages of one box (same SCAC and number,
- * hence the same Tracker) one after another in batch order, different boxes up to `concurrency` at a time. Acks a
- * message once its poll resolved; retries it in 30 s when its poll throws, without touching the other messages.
- */
-export async function pollMessages(
-  messages: readonly Message<TerminalPollMessage>[],
-  poll: (body: TerminalPollMessage) => Promise<unknown>,
-  concurrency: number = TERMINAL_POLL_CONCURRENCY,
-): Promise<void> {
-  const byBox = new Map<string, Message<TerminalPollMessage>[]>();
-  for (const message of messages) {
-    const box = trackerName(message.body.scac, message.body.number);
-    const group = byBox.get(box);
-    if (group) group.push(message);
-    else byBox.set(box, [message]);
-  }
-  const groups = [...byBox.values()];
-  const worker = async (): Promise<void> => {
-    for (let group = groups.shift(); group; group = groups.shift()) {
-      for (const message of group) {
-        try {
-          await poll(message.body);
-          message.ack();
-        } catch (err) {
-          console.error("terminal-polls: message failed", message.id, String(err));
-          message.retry({ delaySeconds: 30 });
-        }
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, groups.length)) }, worker));
-}
-
-/**
  * Polls the boxes of one `terminal-polls` batch together ({@link pollBoxes}: terminal queries batched per terminal):
  * the messages of one box (same SCAC and number, hence the same Tracker) are one poll, acked together once it was
  * applied, or all retried in 30 s when it threw, without touching the other boxes' messages.

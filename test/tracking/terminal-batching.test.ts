@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
-import { pollBox, pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
+import {
+  pollBox,
+  pollTerminalBatch,
+  processTrackingRequest,
+  TERMINAL_POLL_CONCURRENCY,
+} from "../../src/tracking/consumers";
 import type {
   LookupResult,
   SourceContext,
@@ -8,6 +14,7 @@ import type {
   TerminalQuery,
   TerminalSource,
 } from "../../src/tracking/sources/types";
+import { trackerName } from "../../src/tracking/tracker";
 import { createAccount } from "../helpers/api";
 import {
   boxNumbers,
@@ -285,5 +292,92 @@ describe("terminal polls batched per terminal", () => {
     const results = await pollBox(t.deps(), { scac: SCAC, number: s.numbers[0] ?? "" });
     expect(results?.terminal?.kind).toBe("found");
     expect(t.provider.log.requests.map((r) => r.ids)).toEqual([[s.numbers[0]]]);
+  });
+});
+
+// How the consumer works through one batch (pollTerminalBatch → pollBoxes): boxes at once up to a bound, and each
+// box's messages acked or retried on its own box's outcome.
+describe("a terminal-polls batch worked through", () => {
+  it("polls at most TERMINAL_POLL_CONCURRENCY boxes at once, and every box of the batch", async () => {
+    const t = await setup({ limit: 10, batching: false });
+    const s = await shipment(20, "Y257", t.clock, t.sources);
+    t.clock.set(FUTURE_T0 + HOUR_MS);
+    // A carrier whose lookups hold until TERMINAL_POLL_CONCURRENCY of them are open (or the batch's last has begun):
+    // an unbounded consumer opens all 20 before any is let go; a bounded one never more than the bound.
+    let running = 0;
+    let started = 0;
+    let maxRunning = 0;
+    const waiting: (() => void)[] = [];
+    const releaseIfFull = () => {
+      if (running >= TERMINAL_POLL_CONCURRENCY || started === s.numbers.length) {
+        for (const release of waiting.splice(0)) release();
+      }
+    };
+    const answer = t.carrier.respond;
+    t.carrier.respond = async (request, ctx) => {
+      started++;
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      const held = new Promise<void>((resolve) => waiting.push(resolve));
+      releaseIfFull();
+      await held;
+      running--;
+      return answer(request, ctx);
+    };
+    const messages = s.numbers.map((n) => message(SCAC, n));
+    await pollTerminalBatch(
+      t.deps(),
+      messages.map((m) => m.message),
+    );
+    expect(maxRunning).toBe(TERMINAL_POLL_CONCURRENCY);
+    expect(t.carrier.polls).toHaveLength(20);
+    expect(messages.map((m) => m.state)).toEqual(s.numbers.map(() => ({ acked: 1, retried: 0 })));
+  });
+
+  it("a box whose Tracker throws has its messages retried in 30 s; the other boxes are polled and acked", async () => {
+    const t = await setup({ limit: 10 });
+    const s = await shipment(3, "Y257", t.clock, t.sources);
+    t.clock.set(FUTURE_T0 + HOUR_MS);
+    const [broken = "", ...fine] = s.numbers;
+    const real = t.deps().env.TRACKER;
+    const brokenId = real.idFromName(trackerName(SCAC, broken));
+    const TRACKER = {
+      idFromName: (name: string) => real.idFromName(name),
+      get: (id: DurableObjectId) =>
+        id.equals(brokenId) ? { pollPlan: () => Promise.reject(new Error("Tracker unreachable")) } : real.get(id),
+    } as unknown as Env["TRACKER"];
+    const retries: { id: string; delaySeconds: number | undefined }[] = [];
+    const recorded = (n: string) => {
+      const m = message(SCAC, n);
+      const retry = m.message.retry.bind(m.message);
+      m.message.retry = (options) => {
+        retries.push({ id: m.message.id, delaySeconds: options?.delaySeconds });
+        retry(options);
+      };
+      return m;
+    };
+    const messages = [recorded(broken), ...fine.map(recorded), recorded(broken)];
+    await pollTerminalBatch(
+      { ...t.deps(), env: { ...t.deps().env, TRACKER } },
+      messages.map((m) => m.message),
+    );
+    expect(messages.map((m) => m.state)).toEqual([
+      { acked: 0, retried: 1 },
+      { acked: 1, retried: 0 },
+      { acked: 1, retried: 0 },
+      { acked: 0, retried: 1 },
+    ]);
+    expect(retries.map((r) => r.delaySeconds)).toEqual([30, 30]);
+    for (const number of fine) {
+      expect((await containerRow(s.containerIds.get(number) ?? "")).terminal_checked_at).toBe(iso(FUTURE_T0 + HOUR_MS));
+    }
+    expect((await containerRow(s.containerIds.get(broken) ?? "")).terminal_checked_at).toBeNull();
+  });
+
+  it("an empty batch polls nothing", async () => {
+    const t = await setup({ limit: 10 });
+    await pollTerminalBatch(t.deps(), []);
+    expect(t.carrier.calls).toHaveLength(0);
+    expect(t.provider.log.requests).toHaveLength(0);
   });
 });
