@@ -43,15 +43,28 @@ export function zoneOffsetMs(utcMs: number, timeZone: string): number {
   return local - Math.floor(utcMs / 1000) * 1000;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
  * The instant a wall-clock time in `timeZone` names, ms since the epoch. `wallAsUtcMs` is the wall-clock fields
- * read as if UTC (e.g. `Date.UTC(y, mo - 1, d, h, mi)`). Two passes (offset at the fields read as UTC, then at that
- * first guess), so a time next to a DST change takes the offset in force at that time. A local time a DST change
- * repeats or skips is settled by the zone's side of Greenwich: west of it (the Americas) a repeated hour gives the
- * earlier reading and a skipped time moves back by the gap; east of it the later reading, and forward. Throws
- * RangeError for an unknown zone.
+ * read as if UTC (e.g. `Date.UTC(y, mo - 1, d, h, mi)`).
+ *
+ * A local time a DST change skips or repeats is settled by the usual rule, the same on either side of Greenwich:
+ * - skipped (spring forward, e.g. 2026-03-08 02:30 in Los Angeles): moved forward by the gap's length, i.e. read with
+ *   the offset in force before the change (→ 03:30 PDT = 10:30Z);
+ * - repeated (fall back, e.g. 2025-11-02 01:30 in New York): the earlier of the two readings (→ 01:30 EDT = 05:30Z).
+ * Source: RFC 5545 §3.3.5 (a nonexistent local time "is interpreted using the UTC offset before the gap"; an
+ * ambiguous one "refers to the first occurrence"), which is also TC39 Temporal's `disambiguation: "compatible"` and
+ * java.time's `ZonedDateTime.of`. Assumes at most one offset change within a day either side of the time (true of
+ * every IANA zone). Throws RangeError for an unknown zone.
  */
 export function wallClockToUtcMs(wallAsUtcMs: number, timeZone: string): number {
-  const first = wallAsUtcMs - zoneOffsetMs(wallAsUtcMs, timeZone);
-  return wallAsUtcMs - zoneOffsetMs(first, timeZone);
+  const offsetBefore = zoneOffsetMs(wallAsUtcMs - DAY_MS, timeZone);
+  const offsetAfter = zoneOffsetMs(wallAsUtcMs + DAY_MS, timeZone);
+  // Readings whose offset is the zone's offset at that instant: two in a repeated hour, none in a skipped one.
+  const readings = [wallAsUtcMs - offsetBefore, wallAsUtcMs - offsetAfter].filter(
+    (instant) => wallAsUtcMs - zoneOffsetMs(instant, timeZone) === instant,
+  );
+  if (readings.length > 0) return Math.min(...readings);
+  return wallAsUtcMs - offsetBefore;
 }
