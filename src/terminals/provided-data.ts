@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import type { Env } from "../env";
+import { facilityCodeOf, findTerminalById } from "../reference/locations";
 import { type SourceRegistry, sourcesFor } from "../tracking/sources";
 import type { TerminalProvider } from "../tracking/sources/terminals";
 import { apmtProvidedData, apmtProvidedDataNotes } from "../tracking/sources/terminals/apmt";
@@ -11,6 +12,11 @@ import {
 
 /** The facility codes of a terminal a terminal source may know it by (CBP FIRMS, SMDG, BIC facility code). */
 export interface TerminalCodes {
+  /**
+   * The reference terminal's id (the `terminals` row id), when known: a terminal with neither FIRMS nor BIC code is
+   * ours by its port-qualified SMDG code (`NLRTM:NLMVII`, src/reference/locations.ts `facilityCodeOf`), found by it.
+   */
+  id?: string | null;
   firmsCode: string | null;
   smdgCode: string | null;
   bicFacilityCode: string | null;
@@ -82,14 +88,26 @@ export function terminalProvidedData(
 }
 
 /**
+ * Our facility codes of `terminal` (the keys of `TERMINAL_SOURCES`): FIRMS and BIC facility code, and, for a terminal
+ * known by its id with neither, its port-qualified SMDG code (`NLRTM:NLMVII`). Not a bare SMDG code: it names a
+ * terminal only within its port.
+ */
+function ourCodesOf(terminal: TerminalCodes): string[] {
+  const reference = terminal.firmsCode || terminal.bicFacilityCode ? null : findTerminalById(terminal.id);
+  const qualified = reference ? facilityCodeOf(reference) : null;
+  return [terminal.firmsCode, terminal.bicFacilityCode, qualified].filter((c): c is string => !!c);
+}
+
+/**
  * The facilities `registry`'s terminal sources serve: a terminal is served when a source supports one of its codes
- * for one of the SCACs the deployment tracks (`TerminalSource.supports`).
+ * (FIRMS, SMDG, BIC, or {@link ourCodesOf}) for one of the SCACs the deployment tracks (`TerminalSource.supports`).
  */
 export function servedFacilities(registry: Pick<SourceRegistry, "terminals" | "supportedScacs">): ServedFacility {
   const scacs = [...registry.supportedScacs];
   const memo = new Map<string, boolean>();
   return (terminal) => {
-    const codes = [terminal.firmsCode, terminal.smdgCode, terminal.bicFacilityCode].filter((c): c is string => !!c);
+    const named = [terminal.firmsCode, terminal.smdgCode, terminal.bicFacilityCode, ...ourCodesOf(terminal)];
+    const codes = [...new Set(named.filter((c): c is string => !!c))];
     const key = codes.join("|");
     const known = memo.get(key);
     if (known !== undefined) return known;
@@ -114,15 +132,15 @@ export function isServedTerminal(terminal: TerminalCodes): boolean {
 
 /**
  * What a terminal operator's API configured in `TERMINAL_SOURCES` provides at this terminal (issue 14), or null when
- * none is configured for any of its codes: the adapter's own flags (`LBCT_PROVIDED_DATA`, …), for the provider's
- * facility code it is configured with.
+ * none is configured for any of its codes (FIRMS, BIC, or port-qualified SMDG for a terminal known by its id): the
+ * adapter's own flags (`LBCT_PROVIDED_DATA`, …), for the provider's facility code it is configured with. A bare SMDG
+ * code is not asked: it names a terminal only within its port.
  */
 export function providerServiceAt(
   registry: Pick<SourceRegistry, "terminalProviderFor" | "providerFacilityFor">,
   terminal: TerminalCodes,
 ): TerminalService | null {
-  for (const code of [terminal.firmsCode, terminal.bicFacilityCode]) {
-    if (!code) continue;
+  for (const code of ourCodesOf(terminal)) {
     const provider = registry.terminalProviderFor?.(code) ?? null;
     const service = provider ? PROVIDER_SERVICE[provider] : undefined;
     if (service) return service(registry.providerFacilityFor?.(code) ?? "");

@@ -9,8 +9,10 @@ export type TerminalProvider = "apmt" | "lbct" | "port_of_virginia";
 /**
  * One provider's entry of `TERMINAL_SOURCES` (a Worker secret, JSON keyed by {@link TerminalProvider}), parsed:
  * where its API is, our credentials in the same `auth` forms as `DCSA_SOURCES` (src/tracking/sources/auth.ts), and
- * which of our terminals it serves: our facility code (CBP FIRMS code, e.g. `W185`) → the provider's facility code
- * (APMT: the port's UN/LOCODE `USLAX`; LBCT: its own; Port of Virginia: its terminal code).
+ * which of our terminals it serves: our facility code (CBP FIRMS code, e.g. `W185`; else BIC facility code; else,
+ * outside the US, `<port UN/LOCODE>:<SMDG code>`, e.g. `NLRTM:NLMVII`: src/reference/locations.ts `facilityCodeOf`) →
+ * the provider's facility code (APMT: the port's UN/LOCODE `USLAX`, `NLRTM`; LBCT: its own; Port of Virginia: its
+ * terminal code).
  */
 export interface TerminalProviderConfig {
   /** https base URL of the provider's API (http only on localhost / 127.0.0.1, for local fakes). */

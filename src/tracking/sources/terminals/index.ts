@@ -6,7 +6,7 @@
  * provider's backoff (src/tracking/sources/terminals/backoff.ts).
  */
 import { z } from "zod";
-import { findTerminalByCode } from "../../../reference/locations";
+import { facilityCodeOf, findTerminalByCode, lookupFacilityKey } from "../../../reference/locations";
 import { isCredentialUrl, sourceAuthSchema } from "../auth";
 import type { SourceContext, TerminalQuery, TerminalSource } from "../types";
 import { createApmtSource } from "./apmt";
@@ -40,6 +40,9 @@ export const TERMINAL_SOURCE_FACTORIES: Partial<Record<TerminalProvider, Termina
   port_of_virginia: createPortOfVirginiaSource,
 };
 
+/** Most candidate codes an ambiguous facility key's log line lists. */
+const MAX_CANDIDATES_SHOWN = 8;
+
 /** Longest provider facility code accepted (APMT's are UN/LOCODEs, LBCT's and Port of Virginia's a few letters). */
 const MAX_PROVIDER_FACILITY_LENGTH = 32;
 
@@ -56,31 +59,40 @@ const providerConfigSchema = z.strictObject({
       z.string().trim().min(1, "a facility code must not be empty"),
       z.string().trim().min(1, "must not be empty").max(MAX_PROVIDER_FACILITY_LENGTH, "too long"),
     )
-    .refine((f) => Object.keys(f).length > 0, "name at least one of our terminals (FIRMS code → provider facility)"),
+    .refine(
+      (f) => Object.keys(f).length > 0,
+      "name at least one of our terminals (FIRMS code, or UN/LOCODE:SMDG code → provider facility)",
+    ),
   subscriptions: z.boolean().default(false),
 });
 
 /**
- * Our facility code for `code` as the engine compares them: the terminal's FIRMS code when the reference data knows
- * the code (as FIRMS or BIC facility code), else its BIC code; null for a code the reference data does not know.
+ * Our facility code for `code` as the engine compares them (src/reference/locations.ts `facilityCodeOf`): the
+ * terminal's FIRMS code when the reference data knows the code (as FIRMS or BIC facility code, or port-qualified
+ * `USLAX:APMT`), else its BIC code, else its port-qualified SMDG code (`NLRTM:NLMVII`, a terminal outside the US);
+ * null for a code the reference data does not know, and for a bare SMDG code (`NLMVII`: unique only within its port).
  */
 export function ourFacilityCode(code: string): string | null {
   const terminal = findTerminalByCode(code);
-  return terminal ? (terminal.firmsCode ?? terminal.bicFacilityCode) : null;
+  return terminal ? facilityCodeOf(terminal) : null;
 }
 
 /**
  * Parses the `TERMINAL_SOURCES` secret (issue 14 "Engine"): a JSON object keyed by provider (`apmt`, `lbct`,
  * `port_of_virginia`), each entry
- * `{"baseUrl":"https://…","auth":{…}|null,"facilities":{"<our FIRMS code>":"<provider facility>",…},"subscriptions"?:boolean}`.
+ * `{"baseUrl":"https://…","auth":{…}|null,"facilities":{"<our facility code>":"<provider facility>",…},"subscriptions"?:boolean}`.
  * `auth` takes the forms of `DCSA_SOURCES` (src/tracking/sources/auth.ts `sourceAuthSchema`):
  * `{"type":"oauth2_client_credentials","tokenUrl","clientId","clientSecret",…}` (APMT), `{"type":"headers","headers":{…}}`,
  * or `{"type":"api_key","apiKey":"…"}` (LBCT puts the key in its URL path; `header` applies to providers that want it
  * in a header); absent or null: no credentials. Base URLs lose any trailing slash.
  *
- * Facility keys are our terminals' codes, resolved against the reference terminals (FIRMS or BIC facility code) and
- * kept as the FIRMS code (else the BIC code): a key the reference data does not know is reported and left out, the
- * provider's other facilities still configured. An invalid entry (unknown provider, base URL not https — http only
+ * Facility keys are our terminals' codes, resolved against the reference terminals (src/reference/locations.ts
+ * `lookupFacilityKey`): a FIRMS or BIC facility code (`W185`), or for a terminal with neither (most outside the US) its
+ * port-qualified SMDG code `<port UN/LOCODE>:<SMDG code>` (`"NLRTM:NLMVII": "NLRTM"`, APM Terminals Maasvlakte II),
+ * case-insensitive; each kept as our code of the terminal (FIRMS, else BIC, else `UN/LOCODE:SMDG`; `USLAX:APMT` is
+ * kept as `W185`). A key the reference data does not know, and an ambiguous one (a bare SMDG code such as `APMT`, which
+ * names a different terminal at each port; a nickname two terminals of the port share), is reported with the keys it
+ * may mean and left out, the provider's other facilities still configured. An invalid entry (unknown provider, base URL not https — http only
  * for localhost and 127.0.0.1 —, an unknown key, a bad `auth`, no facility) is skipped with a `console.warn` naming
  * the provider and the fields at fault, never a value (no URL, key, secret or header value). Never throws: unset,
  * blank or malformed JSON configures nothing.
@@ -120,14 +132,25 @@ export function parseTerminalSources(json: string | undefined): Map<TerminalProv
     const { baseUrl, auth, facilities, subscriptions } = result.data;
     const ours: Record<string, string> = {};
     const unknown: string[] = [];
+    const ambiguous: string[] = [];
     for (const [code, providerFacility] of Object.entries(facilities)) {
-      const canonical = ourFacilityCode(code);
-      if (canonical) ours[canonical] = providerFacility;
-      else unknown.push(code.slice(0, 20));
+      const found = lookupFacilityKey(code);
+      if (found.kind === "found") ours[found.facilityCode] = providerFacility;
+      else if (found.kind === "unknown") unknown.push(code.slice(0, 20));
+      else {
+        const shown = found.candidates.slice(0, MAX_CANDIDATES_SHOWN).join(", ");
+        const more = found.candidates.length > MAX_CANDIDATES_SHOWN ? ", …" : "";
+        ambiguous.push(`${code.slice(0, 20)} (${shown}${more})`);
+      }
     }
     if (unknown.length > 0) {
       console.warn(
-        `TERMINAL_SOURCES: ${provider}: leaving out facility codes our reference terminals do not know (FIRMS or BIC facility codes expected): ${unknown.join(", ")}`,
+        `TERMINAL_SOURCES: ${provider}: leaving out facility codes our reference terminals do not know (FIRMS or BIC facility codes, or UN/LOCODE:SMDG code such as NLRTM:NLMVII, expected): ${unknown.join(", ")}`,
+      );
+    }
+    if (ambiguous.length > 0) {
+      console.warn(
+        `TERMINAL_SOURCES: ${provider}: leaving out ambiguous facility codes (an SMDG code names a terminal only within its port: write UN/LOCODE:SMDG code, or the FIRMS code); each with the codes it may mean: ${ambiguous.join("; ")}`,
       );
     }
     if (Object.keys(ours).length === 0) {
