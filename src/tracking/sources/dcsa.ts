@@ -710,7 +710,8 @@ function callTimes(call: Call | null, code: string): { estimate: string | null; 
 /**
  * The call's facility as the rest of the engine keys terminals: whatever list the carrier's `facilityCode` comes
  * from (`facilityCodeListProvider` SMDG or BIC, or a FIRMS code), the terminal's FIRMS code, else its BIC code, else
- * the code as given (src/reference/locations.ts `canonicalFacilityCode`). SMDG `APMT` at USLAX → `W185`.
+ * its port-qualified SMDG code, else the code as given (src/reference/locations.ts `canonicalFacilityCode`). SMDG
+ * `APMT` at USLAX → `W185`; SMDG `NLMVII` at NLRTM (no FIRMS or BIC code) → `NLRTM:NLMVII`.
  */
 function resolveFacilityCode(call: Call | null): string | null {
   return canonicalFacilityCode(call?.facilityCode, call?.locode);
@@ -962,7 +963,9 @@ async function fetchAllEvents(
       response = sent.response;
       if (response.status === 404 && page === 0) return { kind: "not_found" };
       if (response.status === 401 || response.status === 403) {
-        console.error(`DCSA ${scac}: ${url.origin} answered ${response.status}: check the DCSA_SOURCES credentials`);
+        // Not logged per request: the engine logs a refusal once per outage (src/tracking/source-outages.ts), and a
+        // tracking request's lookup once per attempt (consumers.ts).
+        await response.body?.cancel();
         return credentialsRejected;
       }
       if (response.status >= 500 || response.status === 429 || response.status === 408) {
@@ -1028,7 +1031,8 @@ const notFoundFor = (request: LookupRequest): LookupResult =>
  * Outcomes: 404, an empty list or only SHIPMENT events → `not_found` for a container, `awaiting_manifest` for a
  * BL/booking; 5xx, 408, 429, network error or timeout → `temporary_failure` `shipping_line_unreachable`; 401/403
  * (after one retry with a new token for OAuth), or a token endpoint refusing the client →
- * `shipping_line_credentials_rejected`, logged with `console.error` (misconfiguration, no secret in the line); a
+ * `shipping_line_credentials_rejected`, not logged per request (the engine logs it once per outage of the line,
+ * src/tracking/source-outages.ts `outageLogLine`; the token endpoint's refusal is logged by auth.ts); a
  * token endpoint unreachable → `shipping_line_unreachable`; any other status, a body that is not JSON or not a list
  * of TNT 2.2 events, a Next-Page off the configured origin, or paging past the cap → `temporary_failure`
  * `unrecognized_response`. Never throws.
