@@ -5,6 +5,7 @@
 // types only, never a URL, header, key or secret.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { lookupFacilityKey } from "../../src/reference/locations.ts";
 import { allShippingLines, SANDBOX_SCAC } from "../../src/reference/shipping-lines.ts";
 
 /**
@@ -75,10 +76,13 @@ const TERMINAL_PROVIDER_NAMES = { apmt: "APMT", lbct: "LBCT", port_of_virginia: 
 /**
  * The providers of a TERMINAL_SOURCES value with their auth type and our facility codes, by the same outline rules as
  * the Worker's `parseTerminalSources` (a known provider, a baseUrl, a facilities object): the Worker itself logs and
- * skips an entry it finds invalid, and facility codes our reference terminals do not know. Unparsable JSON gives
- * `{ error }`. Prints no URL, key or secret.
+ * skips an entry it finds invalid. Facility keys resolve as the Worker resolves them (src/reference/locations.ts
+ * `lookupFacilityKey`): `facilities` holds our code of each known terminal, as the Worker keeps it (`W185`, or
+ * `NLRTM:NLMVII` for a terminal outside the US), with the provider's facility code (`W185→USLAX`); `leftOut` the keys
+ * the Worker leaves out, each with why (`ZZ99 (unknown)`, `APMT (ambiguous: DKAAR:APMT, INPAV:APMT, …)`). Unparsable
+ * JSON gives `{ error }`. Prints no URL, key or secret.
  * @param {string | undefined} json
- * @returns {{ served: { provider: string, name: string, auth: string, facilities: string[], subscriptions: boolean }[], error?: string }}
+ * @returns {{ served: { provider: string, name: string, auth: string, facilities: string[], leftOut: string[], subscriptions: boolean }[], error?: string }}
  */
 export function terminalsServed(json) {
   if (json === undefined || json.trim() === "") return { served: [] };
@@ -97,8 +101,23 @@ export function terminalsServed(json) {
     if (typeof entry?.baseUrl !== "string" || typeof entry.facilities !== "object" || entry.facilities === null)
       continue;
     const auth = typeof entry.auth?.type === "string" ? entry.auth.type : "none";
-    const facilities = Object.keys(entry.facilities).map((code) => code.trim().toUpperCase());
-    served.push({ provider, name, auth, facilities, subscriptions: entry.subscriptions === true });
+    /** Our code → the provider's; a terminal named twice keeps the later entry, as the Worker does. */
+    const ours = new Map();
+    const leftOut = [];
+    for (const [key, providerFacility] of Object.entries(entry.facilities)) {
+      const found = lookupFacilityKey(key);
+      const shownKey = key.trim().toUpperCase().slice(0, 20);
+      if (found.kind === "found") {
+        const theirs = typeof providerFacility === "string" ? providerFacility.trim().slice(0, 32) : "?";
+        ours.set(found.facilityCode, theirs);
+      } else if (found.kind === "unknown") leftOut.push(`${shownKey} (unknown)`);
+      else {
+        const more = found.candidates.length > 4 ? ", …" : "";
+        leftOut.push(`${shownKey} (ambiguous: ${found.candidates.slice(0, 4).join(", ")}${more})`);
+      }
+    }
+    const facilities = [...ours].map(([code, theirs]) => `${code}→${theirs}`);
+    served.push({ provider, name, auth, facilities, leftOut, subscriptions: entry.subscriptions === true });
   }
   return { served };
 }
@@ -142,6 +161,13 @@ export function sourcesBanner({ root, devArgs }) {
   const terminals = terminalsServed(terminalsFromArgs ?? devVarsFileValue(root, "TERMINAL_SOURCES"));
   const terminalsOrigin = terminalsFromArgs !== undefined ? "--var TERMINAL_SOURCES" : ".dev.vars";
   if (terminals.error) lines.push(`! ${terminals.error} (${terminalsOrigin})`);
+  for (const t of terminals.served) {
+    if (t.leftOut.length > 0) {
+      lines.push(
+        `! TERMINAL_SOURCES ${t.provider}: left out ${t.leftOut.join("; ")} (a terminal outside the US is UN/LOCODE:SMDG code, e.g. NLRTM:NLMVII)`,
+      );
+    }
+  }
   lines.push(
     terminals.served.length > 0
       ? `Terminals ${terminals.served.map((t) => `${t.name} ${t.facilities.join(" ")} (${t.auth}${t.subscriptions ? ", subscriptions" : ""})`).join(", ")}   from ${terminalsOrigin}; ${simulatorOn ? "the simulator plays its other terminals" : "no other terminal is polled"}`
