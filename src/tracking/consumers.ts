@@ -210,6 +210,12 @@ export async function processTrackingRequest(deps: TrackingDeps, message: Tracki
       return;
     case "temporary_failure": {
       const tries = attempt + 1;
+      if (result.reason === "shipping_line_credentials_rejected") {
+        // Once per lookup attempt of a request (its retries back off); polls of tracked boxes log an outage once.
+        console.error(
+          `tracking: ${scac} refused our credentials looking up ${request.normalizedNumber} (tracking request ${request.id}, attempt ${tries}); check DCSA_SOURCES.`,
+        );
+      }
       if (tries >= MAX_LOOKUP_ATTEMPTS) {
         await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "retries_exhausted", now);
         return;

@@ -65,6 +65,29 @@ export function sourceOutageResource(row: SourceOutageRow): ResourceObject {
   };
 }
 
+/**
+ * The operator's log line of an outage, written once per outage by the box that opened it (issue 13 §1: reported
+ * once per outage, not once per box or poll): which source refused our credentials since when, the config to fix
+ * (`DCSA_SOURCES` for a shipping line, `TERMINAL_SOURCES` for a terminal or ramp), and the box and shipments that
+ * found it first. No secret: the line names codes and ids only.
+ * @param firstBox the container number and shipment ids of the box that opened the outage.
+ */
+export function outageLogLine(
+  outage: SourceOutageRow,
+  firstBox: { number: string; shipmentIds: readonly string[] },
+): string {
+  const [what, config] =
+    outage.sourceType === "terminal"
+      ? [`terminal ${outage.sourceCode}`, "TERMINAL_SOURCES"]
+      : [outage.sourceCode, "DCSA_SOURCES"];
+  const shipments = [...new Set(firstBox.shipmentIds)].join(", ");
+  return (
+    `tracking: ${what} refused our credentials (${outage.reason}) since ${outage.startedAt}, first for ` +
+    `${firstBox.number} (shipments ${shipments}); check ${config}. Polling backs off until it accepts them; ` +
+    `logged once per outage (source_outages ${outage.id}).`
+  );
+}
+
 function drafts(
   event: ExtensionWebhookEvent,
   outage: SourceOutageRow,
@@ -82,12 +105,23 @@ function drafts(
 }
 
 /**
+ * What {@link joinSourceOutage} did: `opened` is the outage when this box opened it (exactly one box per outage gets
+ * it, so the caller logs the outage once, not once per box: issue 13 §1), null when it joined an open one;
+ * `notificationIds` are the `source_outage.started` notifications written, to enqueue once committed.
+ */
+export interface JoinedOutage {
+  opened: SourceOutageRow | null;
+  notificationIds: string[];
+}
+
+/**
  * A box found `source` refusing our credentials (its previous poll did not): opens the source's outage unless one is
  * open, registers the accounts the box's rows belong to, and writes a `source_outage.started` notification for each
- * account not registered before (per webhook listing the event). Two D1 round trips; the notification ids are
- * returned for the caller to enqueue once they are committed.
+ * account not registered before (per webhook listing the event). Two D1 round trips (one when every account is
+ * already registered).
  * @param reason the source's failure reason (`shipping_line_credentials_rejected`, `terminal_credentials_rejected`).
  * @param nowIso when the box's poll ran (UTC ISO seconds): the outage's `started_at` if this opens it.
+ * @returns whether this box opened the outage, and the notification ids for the caller to enqueue.
  */
 export async function joinSourceOutage(
   db: Database,
@@ -95,18 +129,19 @@ export async function joinSourceOutage(
   reason: string,
   accountIds: readonly string[],
   nowIso: string,
-): Promise<string[]> {
+): Promise<JoinedOutage> {
   const accounts = [...new Set(accountIds)];
   const open = and(
     eq(sourceOutages.sourceType, source.sourceType),
     eq(sourceOutages.sourceCode, source.sourceCode),
     isNull(sourceOutages.resolvedAt),
   );
-  const [, outages, registered, targets] = await db.batch([
+  const [inserted, outages, registered, targets] = await db.batch([
     db
       .insert(sourceOutages)
       .values({ id: newId(), ...source, reason, startedAt: nowIso, resolvedAt: null })
-      .onConflictDoNothing(),
+      .onConflictDoNothing()
+      .returning({ id: sourceOutages.id }),
     db.select().from(sourceOutages).where(open).limit(1),
     db
       .select({ accountId: sourceOutageAccounts.accountId })
@@ -116,10 +151,11 @@ export async function joinSourceOutage(
     activeWebhooksQuery(db, accounts),
   ]);
   const outage = outages[0];
-  if (!outage) return [];
+  if (!outage) return { opened: null, notificationIds: [] };
+  const opened = inserted.some((row) => row.id === outage.id) ? outage : null;
   const known = new Set(registered.map((r) => r.accountId));
   const joining = accounts.filter((a) => !known.has(a));
-  if (joining.length === 0) return [];
+  if (joining.length === 0) return { opened, notificationIds: [] };
   const notices = await notificationInserts(
     db,
     targets,
@@ -136,7 +172,7 @@ export async function joinSourceOutage(
     ...notices.statements,
   ];
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  return notices.ids;
+  return { opened, notificationIds: notices.ids };
 }
 
 /**

@@ -25,7 +25,7 @@ import {
 } from "./events";
 import { milestoneIdentity } from "./identity";
 import { facilitiesToPoll, hasInlandLeg, nextPollDelayMs, pollRetryDelayMs, pollSlotDelaySeconds } from "./schedule";
-import { joinSourceOutage, type OutageSource, resolveSourceOutage } from "./source-outages";
+import { joinSourceOutage, type OutageSource, outageLogLine, resolveSourceOutage } from "./source-outages";
 import { type SourceRegistry, sourcesFor } from "./sources";
 import {
   type ContainerFacts,
@@ -339,13 +339,6 @@ export class Tracker extends DurableObject<Env> {
         !staleCarrier &&
         !(snap.carrierAttemptedAt != null && snap.carrierAttemptedAt > nowIso);
       const failedReason = results.carrier?.kind === "temporary_failure" ? results.carrier.reason : null;
-      if (attempted && failedReason === CREDENTIALS_REJECTED && snap.carrierFailedReason !== CREDENTIALS_REJECTED) {
-        // Once per outage (the first refused poll), not once per poll; the shipment shows it until the line accepts.
-        const shipmentIds = [...new Set(snap.subscriptions.map((s) => s.shipmentId))].join(", ");
-        console.error(
-          `tracking: ${snap.box.scac} refused our credentials for ${snap.box.number} (shipments ${shipmentIds}); check DCSA_SOURCES. Polling backs off until it accepts them.`,
-        );
-      }
       const lineAttempt = attempted
         ? { carrierAttemptedAt: nowIso, carrierFailedReason: failedReason }
         : {
@@ -365,18 +358,6 @@ export class Tracker extends DurableObject<Env> {
         nowIso,
       );
       const facilities = facilitiesToPoll(snap.shipment, snap.state);
-      for (const [attempt, code] of [
-        [podAttempt, facilities.podTerminalCode],
-        [railAttempt, facilities.inlandRampCode],
-      ] as const) {
-        if (attempt.changed && attempt.failedReason === TERMINAL_CREDENTIALS_REJECTED) {
-          // Once per outage of this facility for this box (the poll that found it refused), not once per poll.
-          const shipmentIds = [...new Set(snap.subscriptions.map((s) => s.shipmentId))].join(", ");
-          console.error(
-            `tracking: terminal ${code ?? "?"} refused our credentials for ${snap.box.number} (shipments ${shipmentIds}); check TERMINAL_SOURCES. Polling backs off until it accepts them.`,
-          );
-        }
-      }
       await this.reportOutages(
         snap,
         [
@@ -570,7 +551,8 @@ export class Tracker extends DurableObject<Env> {
    * (src/tracking/source-outages.ts): a source this poll found refusing, and not at its previous poll, joins (or opens)
    * the source's outage; a source answering after a failed poll closes the source's open outage, if any. Sources
    * whose failure reason did not change are not reported, so an unchanged poll writes nothing here. The notifications
-   * are enqueued after their batch committed.
+   * are enqueued after their batch committed. The box that opens an outage logs it (`outageLogLine`): one line per
+   * outage, however many boxes and polls find the source refusing.
    */
   private async reportOutages(
     snap: TrackerSnapshot,
@@ -584,7 +566,13 @@ export class Tracker extends DurableObject<Env> {
     const ids: string[] = [];
     for (const { source, after } of reported) {
       if (after !== null && CREDENTIAL_FAILURES.has(after) && accountIds.length > 0) {
-        ids.push(...(await joinSourceOutage(db, source, after, accountIds, nowIso)));
+        const joined = await joinSourceOutage(db, source, after, accountIds, nowIso);
+        ids.push(...joined.notificationIds);
+        // Logged by the one box that opened the source's outage: once per outage, not once per box or poll.
+        if (joined.opened) {
+          const shipmentIds = snap.subscriptions.map((s) => s.shipmentId);
+          console.error(outageLogLine(joined.opened, { number: snap.box.number, shipmentIds }));
+        }
       } else if (after === null) {
         ids.push(...(await resolveSourceOutage(db, source, nowIso)));
       }

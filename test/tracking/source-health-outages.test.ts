@@ -38,10 +38,16 @@ const OUTAGE_EVENTS = ["source_outage.started", "source_outage.resolved"];
 const CARRIER_REFUSES: LookupResult = { kind: "temporary_failure", reason: "shipping_line_credentials_rejected" };
 const nextBox = boxNumbers("OUTU", 600_000);
 
+/** Lines logged at error level during the current test. */
+const errors: string[] = [];
 beforeEach(() => {
-  for (const level of ["log", "info", "warn", "error", "debug"] as const) {
+  errors.length = 0;
+  for (const level of ["log", "info", "warn", "debug"] as const) {
     vi.spyOn(console, level).mockImplementation(() => undefined);
   }
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+    errors.push(args.map(String).join(" "));
+  });
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -213,6 +219,10 @@ describe("a terminal refusing our credentials: one notice per account per outage
     await w.track(account, 2);
     w.state.terminal = { kind: "temporary_failure", reason: TERMINAL_CREDENTIALS_REJECTED };
     for (const minute of [1, 2, 4, 8]) await w.poll(minute);
+    // Operators get one log line for the outage, not one per box or poll.
+    const refusals = errors.filter((line) => line.includes("refused our credentials"));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toContain("tracking: terminal Z903 refused our credentials");
     const notices = await notificationsOf(hook.id);
     expect(notices.map((n) => n.event)).toEqual(["source_outage.started"]);
     expect(outageOf(notices[0])).toEqual({

@@ -6,7 +6,7 @@ import { pollRetryDelayMs } from "../../src/tracking/schedule";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import { createDcsaSource, parseDcsaSources } from "../../src/tracking/sources/dcsa";
 import { queuedSourceNames } from "../../src/tracking/tracker";
-import { BOX_A, JOURNEY_BL, JOURNEY_EVENTS } from "../fixtures/dcsa-events";
+import { BOX_A, BOX_B, JOURNEY_BL, JOURNEY_EVENTS } from "../fixtures/dcsa-events";
 import { apiJson, createAccount } from "../helpers/api";
 import {
   containerRow,
@@ -199,6 +199,40 @@ describe("a carrier refusing our credentials", () => {
     });
   });
 
+  it("N boxes of the line refused at every poll: one log line for the outage, not one per box or poll", async () => {
+    const scac = "HCRN";
+    const box = await trackedAtDcsaCarrier(scac);
+    const boxes = [BOX_A, BOX_B];
+    const clock = new FakeClock(FUTURE_T0);
+    const sources = registryOf([createDcsaSource(parseDcsaSources(oauthSourcesJson(scac)), { timeoutMs: 20 })]);
+    const pollAll = async (minutes: number) => {
+      clock.set(FUTURE_T0 + minutes * MINUTE);
+      for (const number of boxes) {
+        await pollBox(
+          { env: envWithQueue(recordingQueue()), clock, sources, fetch: box.carrier.fetch },
+          { scac, number },
+        );
+      }
+    };
+    await pollAll(1);
+    logged.length = 0;
+    // Our client still gets tokens, but the events API answers 401 to every request (after one retry with a new token).
+    box.carrier.mode = "unauthorized";
+    for (const minute of [2, 10, 30]) await pollAll(minute);
+    expect((await box.health()).line_tracking_failed_reason).toBe("shipping_line_credentials_rejected");
+    const credentialLines = logged.map((args) => args.map(String).join(" ")).filter((l) => /credential/i.test(l));
+    expect(credentialLines).toHaveLength(1);
+    expect(credentialLines[0]).toContain(`tracking: ${scac} refused our credentials`);
+    expect(credentialLines[0]).toContain(box.shipmentId);
+
+    // The line answers again, then refuses again: a new outage, logged once more.
+    box.carrier.mode = "ok";
+    await pollAll(40);
+    box.carrier.mode = "unauthorized";
+    for (const minute of [50, 60]) await pollAll(minute);
+    expect(logged.map((args) => args.map(String).join(" ")).filter((l) => /credential/i.test(l))).toHaveLength(2);
+  });
+
   it("a tracking request whose lookup is refused keeps the reference's failed_reason and retries", async () => {
     const carrier = new FakeDcsaCarrier("not-what-we-have");
     carrier.events = JOURNEY_EVENTS;
@@ -217,6 +251,9 @@ describe("a carrier refusing our credentials", () => {
       failed_reason: "shipping_line_unreachable",
     });
     expect(carrier.eventRequests).toHaveLength(0);
+    // No box yet, so no outage: the lookup attempt is logged itself.
+    const lines = logged.map((args) => args.map(String).join(" "));
+    expect(lines.filter((l) => l.includes("tracking: HCRR refused our credentials looking up"))).toHaveLength(1);
   });
 });
 
