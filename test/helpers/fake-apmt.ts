@@ -113,8 +113,15 @@ export class FakeApmt {
   private readonly valid = new Map<string, number>();
   private issued = 0;
 
-  /** @param clientSecret the secret the token endpoint accepts; change it to play a rotation at APMT. */
-  constructor(public clientSecret: string = FAKE_APMT_CLIENT_SECRET) {}
+  /** The secret the token endpoint accepts; change it to play a rotation at APMT. */
+  clientSecret: string;
+
+  // A plain field, not a parameter property: Node's type stripping (scripts/check-sources.mjs serves this fake over
+  // HTTP) does not support parameter properties.
+  /** @param clientSecret the secret the token endpoint accepts. */
+  constructor(clientSecret: string = FAKE_APMT_CLIENT_SECRET) {
+    this.clientSecret = clientSecret;
+  }
 
   /** Sets (replaces) what the terminal `facility` reports for a container. */
   put(facility: string, entry: ApmtAvailabilityEntry): void {

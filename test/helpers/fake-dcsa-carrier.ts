@@ -53,8 +53,15 @@ export class FakeDcsaCarrier {
   /** Reaches our callback endpoint (HEAD check before a create, and `push()`); unset: no check. */
   deliver: CallbackDeliverer | null = null;
 
-  /** @param clientSecret the secret the token endpoint accepts; change it to play a rotation at the carrier. */
-  constructor(public clientSecret: string = FAKE_CLIENT_SECRET) {}
+  /** The secret the token endpoint accepts; change it to play a rotation at the carrier. */
+  clientSecret: string;
+
+  // A plain field, not a parameter property: Node's type stripping (scripts/check-sources.mjs serves this fake over
+  // HTTP) does not support parameter properties.
+  /** @param clientSecret the secret the token endpoint accepts. */
+  constructor(clientSecret: string = FAKE_CLIENT_SECRET) {
+    this.clientSecret = clientSecret;
+  }
 
   /** Token requests received. */
   get tokenRequests(): CarrierRequest[] {

@@ -109,8 +109,15 @@ export class FakePortOfVirginia {
   /** `Retry-After` seconds sent with a 429. */
   retryAfterS = 30;
 
-  /** @param apiKey the key the API accepts; change it to play a key revoked at the port. */
-  constructor(public apiKey: string = FAKE_POV_API_KEY) {}
+  /** The key the API accepts; change it to play a key revoked at the port. */
+  apiKey: string;
+
+  // A plain field, not a parameter property: Node's type stripping (scripts/check-sources.mjs serves this fake over
+  // HTTP) does not support parameter properties.
+  /** @param apiKey the key the API accepts. */
+  constructor(apiKey: string = FAKE_POV_API_KEY) {
+    this.apiKey = apiKey;
+  }
 
   /** Puts (or replaces) a container's availability. */
   set(data: PovAvailability): void {
