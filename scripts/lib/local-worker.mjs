@@ -1,9 +1,21 @@
-// A throwaway local Worker for scripts that need a real server (the MCP conformance run): `wrangler dev` on a free
-// 127.0.0.1 port with its state in a fresh temporary directory (never .wrangler/state of `npm start`), the
-// migrations applied, one account and one API key. Its process group is killed and the directory removed by
-// stop(), on exit and on Ctrl-C.
+// A throwaway local Worker for scripts that need a real server (the MCP conformance run, the docs check, the sources
+// check): `wrangler dev` on a free 127.0.0.1 port with its state in a fresh temporary directory (never .wrangler/state
+// of `npm start`), the migrations applied, one account and one API key. Its process group is killed and the directory
+// removed by stop(), on exit and on Ctrl-C.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,13 +95,37 @@ async function wrangler(args) {
 
 /**
  * Starts the Worker of this repository under `wrangler dev --local`.
- * @param {{ vars?: Record<string, string>, entitlements?: string[], timeoutMs?: number, log?: (line: string) => void }} [options]
- *   `vars`: extra `--var NAME:value`; `entitlements`: of the account (e.g. `["routing"]`)
+ * @param {{ vars?: Record<string, string>, secrets?: Record<string, string>, port?: number, testScheduled?: boolean,
+ *   logLevel?: "debug" | "info" | "log" | "warn" | "error", seedReferenceData?: boolean, snapshot?: boolean,
+ *   entitlements?: string[],
+ *   timeoutMs?: number,
+ *   log?: (line: string) => void }} [options]
+ *   `vars`: extra `--var NAME:value`; `secrets`: Worker secrets, written to an env file in the temporary directory
+ *   (mode 0600, passed with `--env-file`, so they never appear on a command line and wrangler lists them as hidden);
+ *   `port`: the port to serve on (default: a free one; pass one from {@link freePort} when a var such as
+ *   `PUBLIC_BASE_URL` must name the origin); `testScheduled`: serve `/__scheduled` to run the cron handler;
+ *   `logLevel`: wrangler's `--log-level` (default `warn`; `log` keeps the Worker's console.log lines in the log file);
+ *   `seedReferenceData`: upsert the ports and terminals as `npm start` and `npm run seed` do (src/reference/seed.ts;
+ *   needed by anything that writes shipments: their rows reference ports and terminals); `snapshot`: serve a copy of
+ *   src/ and wrangler.toml as they are now (in the temporary directory) instead of the working tree, so edits made
+ *   while the check runs do not reload the Worker and drop its in-memory state and queued messages (wrangler dev
+ *   watches its sources and has no flag to stop it); `entitlements`: of the account (e.g. `["routing"]`)
  * @returns {Promise<{ origin: string, port: number, apiKey: string, accountId: string, logFile: string,
- *   stop: () => Promise<void> }>} `origin` like `http://127.0.0.1:40123`
+ *   stop: () => Promise<void> }>} `origin` like `http://127.0.0.1:40123`; `logFile` holds wrangler's stdout and stderr
  * @throws {Error} with the end of wrangler's log when it does not answer `GET /health` in time
  */
-export async function startLocalWorker({ vars = {}, entitlements = [], timeoutMs = 60_000, log = () => {} } = {}) {
+export async function startLocalWorker({
+  vars = {},
+  secrets = {},
+  port: wantedPort,
+  testScheduled = false,
+  logLevel = "warn",
+  seedReferenceData = false,
+  snapshot = false,
+  entitlements = [],
+  timeoutMs = 60_000,
+  log = () => {},
+} = {}) {
   const dir = mkdtempSync(join(tmpdir(), "ct-local-worker-"));
   const persistDir = join(dir, "state");
   const logFile = join(dir, "wrangler.log");
@@ -100,6 +136,7 @@ export async function startLocalWorker({ vars = {}, entitlements = [], timeoutMs
   };
   try {
     const started = Date.now();
+    const appDir = snapshot ? snapshotApp(join(dir, "app")) : ROOT;
     await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir]);
     // The account and key go straight into the D1 SQLite file miniflare keeps (wrangler is not running yet): one
     // wrangler run fewer than `wrangler d1 execute`, seconds on a busy machine.
@@ -118,12 +155,19 @@ export async function startLocalWorker({ vars = {}, entitlements = [], timeoutMs
       db.prepare(
         "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, 'local', ?, ?, ?)",
       ).run(uuidv7(), accountId, hashApiKey(apiKey), apiKeyPrefix(apiKey), now);
+      if (seedReferenceData) {
+        // Imported only here: the compiled reference data is large. Literal SQL upserts (the seed's own form).
+        const { referenceSeedStatements } = await import("../../src/reference/seed.ts");
+        db.exec("BEGIN");
+        for (const statement of referenceSeedStatements()) db.exec(statement);
+        db.exec("COMMIT");
+      }
     } finally {
       db.close();
     }
     log(`  state ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${dir})`);
 
-    const port = await freePort();
+    const port = wantedPort ?? (await freePort());
     const inspectorPort = await freePort();
     const args = [
       WRANGLER_JS,
@@ -140,11 +184,17 @@ export async function startLocalWorker({ vars = {}, entitlements = [], timeoutMs
       "--show-interactive-dev-session=false",
       "--live-reload=false",
       "--log-level",
-      "warn",
+      logLevel,
     ];
     for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+    if (Object.keys(secrets).length > 0) {
+      const envFile = join(dir, "secrets.env");
+      writeFileSync(envFile, envFileText(secrets), { mode: 0o600 });
+      args.push("--env-file", envFile);
+    }
+    if (testScheduled) args.push("--test-scheduled");
     const out = openSync(logFile, "w");
-    const child = spawnGroup(process.execPath, args, { cwd: ROOT, env: wranglerEnv(), stdio: ["ignore", out, out] });
+    const child = spawnGroup(process.execPath, args, { cwd: appDir, env: wranglerEnv(), stdio: ["ignore", out, out] });
     closeSync(out);
     pgid = child.pid;
     let exited = null;
@@ -172,6 +222,35 @@ export async function startLocalWorker({ vars = {}, entitlements = [], timeoutMs
     await stop();
     throw err;
   }
+}
+
+/**
+ * Copies what `wrangler dev` builds from (src/, wrangler.toml, package.json, tsconfig.json) into `appDir` and links
+ * what it only reads (node_modules, public, migrations); returns `appDir`.
+ * @param {string} appDir a directory that does not exist yet
+ */
+function snapshotApp(appDir) {
+  mkdirSync(appDir, { recursive: true });
+  cpSync(join(ROOT, "src"), join(appDir, "src"), { recursive: true });
+  for (const file of ["wrangler.toml", "package.json", "tsconfig.json"]) cpSync(join(ROOT, file), join(appDir, file));
+  for (const linked of ["node_modules", "public", "migrations"]) symlinkSync(join(ROOT, linked), join(appDir, linked));
+  return appDir;
+}
+
+/**
+ * `secrets` as a dotenv file: one `NAME='value'` line each. dotenv takes a single-quoted value literally (no escapes,
+ * no expansion), so JSON text such as `DCSA_SOURCES` survives as is; a value with a `'` or a line break is refused.
+ * @param {Record<string, string>} secrets
+ * @throws {Error} naming the variable (never the value) that cannot be written
+ */
+function envFileText(secrets) {
+  return Object.entries(secrets)
+    .map(([name, value]) => {
+      if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) throw new Error(`not a variable name: ${name}`);
+      if (/['\r\n]/.test(value)) throw new Error(`${name}: a secret written here has no ' and no line break`);
+      return `${name}='${value}'\n`;
+    })
+    .join("");
 }
 
 /** The SQLite file miniflare keeps the local D1 database `DB` in (created by `wrangler d1 migrations apply`). */
