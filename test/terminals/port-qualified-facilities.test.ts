@@ -79,6 +79,10 @@ describe("a port-qualified facility code (UN/LOCODE:SMDG code)", () => {
     expect(bare.kind).toBe("ambiguous");
     expect(bare.kind === "ambiguous" ? bare.candidates : []).toEqual(expect.arrayContaining([AARHUS, "W185"]));
     expect(lookupFacilityKey("NLMVII")).toEqual({ kind: "ambiguous", candidates: [MAASVLAKTE_II] });
+    // Two Le Havre terminals share the nickname GMP: it names neither (SMDG codes EUP and TDF do).
+    expect(lookupFacilityKey("FRLEH:GMP")).toEqual({ kind: "ambiguous", candidates: ["FRLEH:EUP", "FRLEH:TDF"] });
+    expect(lookupFacilityKey("FRLEH:TDF")).toMatchObject({ kind: "found", facilityCode: "FRLEH:TDF" });
+    expect(canonicalFacilityCode("GMP", "FRLEH")).toBe("GMP");
   });
 });
 
