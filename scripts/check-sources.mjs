@@ -18,8 +18,9 @@
 //      `source_outage.started`, then recovered (`source_outage.resolved`); the carrier answering 500, visible in the
 //      shipment's `line_tracking_failed_reason`, then recovered; last, the carrier's token endpoint refusing our client
 //      (its refusal body echoes the secret we sent), visible as `shipping_line_credentials_rejected`;
-//   4. boxes at LBCT Pier E (W… WAC8, API key in the URL path) and at the Port of Virginia's NIT (L005, API key
-//      header; its push subscription created and its callback causing a poll);
+//   4. boxes at LBCT Pier E (FIRMS WAC8, API key in the URL path) and at the Port of Virginia's NIT (L005, API key
+//      header; its push subscription created and its callback causing a poll); tracking stopped through the API and
+//      the cron (wrangler's /__scheduled) deleting the subscriptions at the carrier and at the port;
 //   5. webhooks (container.updated, container.transport.*, source_outage.*) received at a local receiver
 //      (scripts/receiver.mjs) with both signatures verified;
 //   6. no credential (client secrets, API keys, tokens, the subscription key, subscription secrets, our API key)
@@ -239,6 +240,12 @@ async function main() {
   const carriers = {};
   /** Verified webhook deliveries at the receiver: `{ id, event, requestNumber, receivedAt, duplicate }`. */
   const deliveries = [];
+  /**
+   * The last path segment of the Port of Virginia callback URL, its only authenticator (the port signs nothing): it
+   * must not appear in the Worker's own log lines. wrangler's one line per request prints it (as any access log
+   * prints URLs), so those lines are left out of this one check.
+   */
+  let povCallbackToken = "";
   /** What each fake was asked so far, for a failure message. */
   let providerCounts = () => "(fakes not started)";
   try {
@@ -651,6 +658,7 @@ async function main() {
       `one subscription for ${boxOrf} calling back ${origin}`,
     );
     pass("  callback", povSub[0].callbackUrl);
+    povCallbackToken = new URL(povSub[0].callbackUrl).pathname.split("/").at(-1) ?? "";
     pov.update(boxOrf, { shipmentStatus: "Available", yardBlock: "B12" });
     const statuses = await pov.push(boxOrf, fetch);
     check("Port of Virginia: its push accepted", statuses.length === 1 && statuses[0] < 300, "[2xx]", statuses);
@@ -662,24 +670,58 @@ async function main() {
     );
 
     // ------------------------------------------------------------------------------------------------------------
+    // Tracking stopped through the API; the cron (wrangler's /__scheduled, what the every-minute trigger runs) deletes
+    // the push subscriptions at the carrier and at the port.
+    for (const shipmentId of [lax.shipmentId, orf.shipmentId]) {
+      const stopped = await api.call("PATCH", `/shipments/${shipmentId}/stop_tracking`);
+      check(
+        `PATCH /v2/shipments/${shipmentId}/stop_tracking`,
+        stopped.status === 200,
+        "200",
+        `${stopped.status} ${stopped.text.slice(0, 200)}`,
+      );
+    }
+    await waitFor(
+      "cron (/__scheduled): MAEU's subscription deleted at the carrier, NIT's at the Port of Virginia",
+      async () => {
+        const ran = await fetch(`${origin}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+        await ran.arrayBuffer();
+        return {
+          maeu: [...maeu.subscriptions.values()].filter((s) => !s.deleted).length,
+          pov: [...pov.subscriptions.values()].filter((s) => s.equipmentId === boxOrf).length,
+        };
+      },
+      (live) => live.maeu === 0 && live.pov === 0,
+      "no live subscription left at either",
+      { intervalMs: 2000 },
+    );
+
+    // ------------------------------------------------------------------------------------------------------------
     // Last, the carrier's token endpoint refusing our client (its secret rotated there): visible on the shipment. Its
     // refusal body echoes the secret we sent, so the log check below also proves the Worker never logs it. Recovery
     // is not waited for: a refusal is remembered for TOKEN_REFUSAL_MEMORY_MS (60 s, src/tracking/sources/auth.ts).
-    maeu.clientSecret = "rotated-at-the-carrier";
-    maeu.forgetTokens();
-    const tokenRequestsBefore = maeu.tokenRequests.length;
-    await refresh(api, lax.containerId);
-    await waitFor(
-      "MAEU's token endpoint refusing our client shows as shipping_line_credentials_rejected",
-      () => api.get(`/shipments/${lax.shipmentId}`).then((d) => d.data.attributes),
+    oney.clientSecret = "rotated-at-the-carrier";
+    oney.forgetTokens();
+    const tokenRequestsBefore = oney.tokenRequests.length;
+    await refresh(api, lgb.containerId);
+    const rejected = await waitFor(
+      "ONEY's token endpoint refusing our client shows as shipping_line_credentials_rejected",
+      () => api.get(`/shipments/${lgb.shipmentId}`).then((d) => d.data.attributes),
       (a) => a.line_tracking_failed_reason === "shipping_line_credentials_rejected",
       "line_tracking_failed_reason shipping_line_credentials_rejected",
     );
+    await refresh(api, lgb.containerId);
+    await waitFor(
+      "ONEY: polled again while refused",
+      () => api.get(`/shipments/${lgb.shipmentId}`).then((d) => d.data.attributes),
+      (a) => a.line_tracking_last_attempted_at !== rejected.line_tracking_last_attempted_at,
+      `line_tracking_last_attempted_at after ${rejected.line_tracking_last_attempted_at}`,
+    );
     check(
-      "MAEU: the refused token was asked for once, not once per call",
-      maeu.tokenRequests.length === tokenRequestsBefore + 1,
+      "ONEY: the refusal is remembered: one token request for two polls",
+      oney.tokenRequests.length === tokenRequestsBefore + 1,
       String(tokenRequestsBefore + 1),
-      String(maeu.tokenRequests.length),
+      String(oney.tokenRequests.length),
     );
 
     // ------------------------------------------------------------------------------------------------------------
@@ -707,12 +749,17 @@ async function main() {
       const log = readFileSync(worker.logFile, "utf8");
       const leaked = [...secrets].filter((s) => s && log.includes(s));
       const apmtTokens = /apmt-token-\d+/.test(log);
+      const ownLines = log
+        .split("\n")
+        .filter((l) => !/^\[wrangler:info\] [A-Z]+ \//.test(l))
+        .join("\n");
+      const callbackTokenShown = povCallbackToken !== "" && ownLines.includes(povCallbackToken);
       try {
         check(
           "wrangler log: no credential (client secrets, API keys, tokens, subscription key and secrets, our key)",
-          leaked.length === 0 && !apmtTokens,
+          leaked.length === 0 && !apmtTokens && !callbackTokenShown,
           "none of them",
-          `${leaked.length} leaked${apmtTokens ? " and an APMT token" : ""} (values withheld)`,
+          `${leaked.length} leaked${apmtTokens ? ", an APMT token" : ""}${callbackTokenShown ? ", the Port of Virginia callback token" : ""} (values withheld)`,
           `${secrets.size} values checked against ${log.split("\n").length} lines`,
         );
       } catch (err) {
