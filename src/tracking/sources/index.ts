@@ -40,7 +40,8 @@ export interface SourceRegistry {
    */
   lineSourceKind(scac: string): LineSourceKind | null;
   /**
-   * The terminal operator's API configured in `TERMINAL_SOURCES` for a facility (any of our codes: FIRMS, BIC), or
+   * The terminal operator's API configured in `TERMINAL_SOURCES` for a facility (any of our codes: FIRMS, BIC,
+   * port-qualified `UN/LOCODE:code` such as `NLRTM:NLMVII`; src/reference/locations.ts `findTerminalByCode`), or
    * null when none is: what a terminal's `provided_data` reports for it (src/terminals/provided-data.ts). Absent in
    * hand-built registries (tests): no provider configured.
    */

@@ -78,7 +78,10 @@ export interface ShipmentFacts {
   billOfLadingNumber: string;
   portOfLadingLocode: string | null;
   portOfDischargeLocode: string | null;
-  /** Facility code (CBP FIRMS or other) of the POD terminal. */
+  /**
+   * Facility code of the POD terminal: our code when the reference data knows the terminal (CBP FIRMS, else BIC, else
+   * port-qualified SMDG `NLRTM:NLMVII`; src/reference/locations.ts `canonicalFacilityCode`), else as the source gave it.
+   */
   podTerminalCode: string | null;
   /** UN/LOCODE of the inland destination when the move continues past the POD (rail leg); else null. */
   destinationLocode: string | null;
@@ -255,7 +258,10 @@ export type TerminalPollResult =
 export interface TerminalQuery {
   /** ISO 6346 container number. */
   containerNumber: string;
-  /** Our facility code of the terminal (CBP FIRMS code, or the reference data's terminal code). */
+  /**
+   * Our facility code of the terminal (CBP FIRMS code, else BIC facility code, else port-qualified SMDG code such as
+   * `NLRTM:NLMVII`: src/reference/locations.ts `facilityCodeOf`), as configured in `TERMINAL_SOURCES`.
+   */
   facilityCode: string;
   /** The line's own SCAC. */
   scac: string;

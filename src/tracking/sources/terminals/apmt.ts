@@ -474,9 +474,9 @@ async function requestEntries(
 }
 
 /**
- * The APM Terminals Import Availability source for the facilities of `config` (our FIRMS code → APMT `facilityCode`,
- * the port's UN/LOCODE, e.g. `{"W185": "USLAX"}`); `supports` is true iff the facility is configured. `name` is
- * "Terminal".
+ * The APM Terminals Import Availability source for the facilities of `config` (our facility code → APMT
+ * `facilityCode`, the port's UN/LOCODE, e.g. `{"W185": "USLAX", "NLRTM:NLMVII": "NLRTM"}`: a FIRMS code in the US, a
+ * port-qualified SMDG code outside it); `supports` is true iff the facility is configured. `name` is "Terminal".
  *
  * `pollBatch` asks about the boxes of one facility at a time in requests of at most `maxBatchSize` container numbers
  * (`GET {baseUrl}/import-availability?assetId=A,B,…&facilityCode=USLAX`, `Accept: application/json`, the configured
