@@ -2,17 +2,30 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { LoadContext } from "./jsonapi/include";
 
+/** The query parameters already parsed for a request (`queryParams`), so a request parses its URL once. */
+const parsedQueries = new WeakMap<Request, URLSearchParams>();
+
 /**
  * The request's query parameters, decoded: `page%5Bsize%5D` arrives as `page[size]`, so the literal and
- * percent-encoded bracket forms are the same thing (DECISIONS.md §Wire format).
+ * percent-encoded bracket forms are the same thing (DECISIONS.md §Wire format). Parsed once per request and shared
+ * by every caller (the strict-query check, the handler): callers must treat the result as read-only.
  */
 export function queryParams(c: Context<AppEnv>): URLSearchParams {
-  return new URL(c.req.url).searchParams;
+  const request = c.req.raw;
+  let params = parsedQueries.get(request);
+  if (!params) {
+    params = new URL(c.req.url).searchParams;
+    parsedQueries.set(request, params);
+  }
+  return params;
 }
 
-/** Loader context of the authenticated account, for serializers and includes. */
+/**
+ * Loader context of the authenticated account, for serializers and includes. Reads the variables with `c.get`:
+ * Hono's `c.var` copies every variable of the request into a new object on each access.
+ */
 export function loadContext(c: Context<AppEnv>): LoadContext {
-  return { db: c.var.db, accountId: c.var.principal.accountId };
+  return { db: c.get("db"), accountId: c.get("principal").accountId };
 }
 
 /** The `include` parameter, or `fallback` when the client sent none (an explicit empty value includes nothing). */

@@ -133,7 +133,7 @@ export function authCacheTtl(raw: string | undefined): number {
 export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = parseAuthorization(c.req.header("authorization"));
   if (!key) throw unauthorized();
-  const now = c.var.clock.now();
+  const now = c.get("clock").now();
   const check = await checkApiKey(c.env, key, () => clientAddress(c.req.header("cf-connecting-ip")), now);
   if (check.outcome === "throttled") throw authThrottled(check.retryAfterSeconds);
   if (check.outcome === "unauthorized") throw unauthorized();

@@ -11,9 +11,10 @@ import { checkRateLimit } from "../ratelimit/client";
  * (`checkRateLimit`, src/ratelimit/client.ts).
  */
 export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { accountId } = c.var.principal;
+  // `c.get`, not `c.var`: Hono's `c.var` copies every variable into a new object on each access.
+  const { accountId } = c.get("principal");
   const bucket = bucketFor(c.req.method, c.req.path);
-  const decision = await checkRateLimit(c.env, accountId, bucket, c.var.clock.now());
+  const decision = await checkRateLimit(c.env, accountId, bucket, c.get("clock").now());
   if (!decision.allowed) {
     throw new ApiError(429, [{ detail: BUCKET_MESSAGES[bucket] }], {
       "Retry-After": String(decision.retryAfterSeconds),

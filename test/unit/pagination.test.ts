@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/lib/errors";
 import {
@@ -228,5 +229,64 @@ describe("listLinksAndMeta", () => {
   it("uses the request's origin and path, dropping any fragment", () => {
     const { links } = listLinksAndMeta("http://localhost:8787/v2/shipments?x=1#frag", page(1, 30, false), 0, 0);
     expect(links.first).toBe("http://localhost:8787/v2/shipments?page[number]=1&x=1");
+  });
+});
+
+describe("listLinksAndMeta: page links built from one sorted, encoded query", () => {
+  /**
+   * The straightforward build the links must equal (the implementation before session 6, which sorted and encoded
+   * the whole query again for every link): the request's parameters but the page ones, plus `page[number]` and, when
+   * given, `page[size]`, stably sorted by name, brackets and commas left readable.
+   */
+  function expectedPageUrl(requestUrl: string, page: PageRequest, n: number): string {
+    const url = new URL(requestUrl);
+    const params: [string, string][] = [];
+    for (const [k, v] of url.searchParams) if (k !== "page[number]" && k !== "page[size]") params.push([k, v]);
+    params.push(["page[number]", String(n)]);
+    if (page.sizeGiven) params.push(["page[size]", String(page.size)]);
+    params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const enc = (s: string) => encodeURIComponent(s).replace(/%5B/gi, "[").replace(/%5D/gi, "]").replace(/%2C/gi, ",");
+    return `${url.origin}${url.pathname}?${params.map(([k, v]) => `${enc(k)}=${enc(v)}`).join("&")}`;
+  }
+
+  const keyArb = fc.oneof(
+    fc.constantFrom("include", "filter[status]", "filter[number]", "page[number]", "page[size]", "a", "z", "page"),
+    fc.string({ maxLength: 12 }),
+  );
+  const queryArb = fc.array(fc.tuple(keyArb, fc.string({ maxLength: 12 })), { maxLength: 6 });
+
+  it("every link equals the straightforward build, for any query (duplicates, empty names, unicode)", () => {
+    fc.assert(
+      fc.property(
+        queryArb,
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 5_000 }),
+        (pairs, number, size, sizeGiven, total) => {
+          const requestUrl = `https://api.example.test/v2/containers?${new URLSearchParams(pairs).toString()}`;
+          const page: PageRequest = { number, size, sizeGiven, offset: (number - 1) * size };
+          const { links } = listLinksAndMeta(requestUrl, page, 0, total);
+          const last = Math.max(1, Math.ceil(total / size));
+          expect(links.self).toBe(requestUrl);
+          expect(links.current).toBe(expectedPageUrl(requestUrl, page, number));
+          expect(links.first).toBe(expectedPageUrl(requestUrl, page, 1));
+          expect(links.last).toBe(expectedPageUrl(requestUrl, page, last));
+          expect(links.prev).toBe(
+            number > 1 ? expectedPageUrl(requestUrl, page, Math.min(number - 1, last)) : undefined,
+          );
+          expect(links.next).toBe(number < last ? expectedPageUrl(requestUrl, page, number + 1) : undefined);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("places page[number] among the other parameters by name, page[size] after it", () => {
+    const page: PageRequest = { number: 2, size: 10, sizeGiven: true, offset: 10 };
+    const { links } = listLinksAndMeta("https://h.test/v2/x?z=1&include=shipment&page[size]=10&a=b", page, 10, 100);
+    expect(links.current).toBe("https://h.test/v2/x?a=b&include=shipment&page[number]=2&page[size]=10&z=1");
+    const bare = listLinksAndMeta("https://h.test/v2/x", { number: 1, size: 30, sizeGiven: false, offset: 0 }, 0, 0);
+    expect(bare.links.first).toBe("https://h.test/v2/x?page[number]=1");
   });
 });

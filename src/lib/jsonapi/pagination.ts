@@ -58,16 +58,22 @@ export function listLinksAndMeta(
 ): { links: DocumentLinks; meta: ListMeta } {
   const url = new URL(requestUrl);
   const base = `${url.origin}${url.pathname}`;
-  const kept: [string, string][] = [];
+  // The query of every page link is the same but for `page[number]`'s value: sort and encode the other parameters
+  // once (a stable sort by name, `page[number]` placed as if appended last) and only fill the number in per link.
+  const params: [string, string | null][] = [];
   for (const [k, v] of url.searchParams) {
-    if (k !== "page[number]" && k !== "page[size]") kept.push([k, v]);
+    if (k !== "page[number]" && k !== "page[size]") params.push([k, v]);
   }
-  const pageUrl = (n: number): string => {
-    const params: [string, string][] = [...kept, ["page[number]", String(n)]];
-    if (page.sizeGiven) params.push(["page[size]", String(page.size)]);
-    params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return `${base}?${params.map(([k, v]) => `${encodeQueryPart(k)}=${encodeQueryPart(v)}`).join("&")}`;
-  };
+  params.push(["page[number]", null]);
+  if (page.sizeGiven) params.push(["page[size]", String(page.size)]);
+  params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const at = params.findIndex(([, v]) => v === null);
+  const encode = (list: [string, string | null][]) =>
+    list.map(([k, v]) => `${encodeQueryPart(k)}=${encodeQueryPart(v ?? "")}`).join("&");
+  const before = encode(params.slice(0, at));
+  const after = encode(params.slice(at + 1));
+  const pageUrl = (n: number): string =>
+    `${base}?${before === "" ? "" : `${before}&`}page[number]=${n}${after === "" ? "" : `&${after}`}`;
   const last = Math.max(1, Math.ceil(total / page.size));
   const links: DocumentLinks = { self: requestUrl, current: pageUrl(page.number), first: pageUrl(1) };
   if (page.number > 1) links.prev = pageUrl(Math.min(page.number - 1, last));
