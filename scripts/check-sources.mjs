@@ -217,12 +217,6 @@ function pacificMidnightUtc(date) {
 async function main() {
   checkNode();
   const started = Date.now();
-  const runTimer = setTimeout(() => {
-    console.error(`✗ check:sources did not finish within ${RUN_LIMIT_MS / 1000} s`);
-    process.exit(1); // the exit hook of local-worker.mjs kills wrangler's process group
-  }, RUN_LIMIT_MS);
-  runTimer.unref();
-
   // The fakes of the Workers tests, as they are (Node strips their types).
   const dcsaFake = await import("../test/helpers/fake-dcsa-carrier.ts");
   const apmtFake = await import("../test/helpers/fake-apmt.ts");
@@ -248,6 +242,12 @@ async function main() {
   let povCallbackToken = "";
   /** What each fake was asked so far, for a failure message. */
   let providerCounts = () => "(fakes not started)";
+  const runTimer = setTimeout(() => {
+    console.error(`✗ check:sources did not finish within ${RUN_LIMIT_MS / 1000} s; requests seen: ${providerCounts()}`);
+    // wrangler's process group is also killed by the exit hook of local-worker.mjs; stop() removes its state too.
+    Promise.resolve(worker?.stop()).finally(() => process.exit(1));
+  }, RUN_LIMIT_MS);
+  runTimer.unref();
   try {
     // ------------------------------------------------------------------------------------------------------------
     // The providers, each behind its own port.
@@ -481,7 +481,13 @@ async function main() {
 
     // Holds released, demurrage accruing: seen after a refresh through the API.
     apmt.update("USLAX", boxLax, { containerHolds: "", readyForDelivery: "true", demurrageOwed: "125.00" });
-    await refresh(api, lax.containerId);
+    const refreshed = await refresh(api, lax.containerId);
+    check(
+      "PATCH /containers/{id}/refresh names the sources it queued",
+      refreshed === "Started refresh for Shipping line, Terminal",
+      "Started refresh for Shipping line, Terminal",
+      String(refreshed),
+    );
     const released = await waitFor(
       "APZU4812090: holds released, available, demurrage 125 USD after PATCH /containers/{id}/refresh",
       () => api.get(`/containers/${lax.containerId}`).then((d) => d.data.attributes),
@@ -620,11 +626,13 @@ async function main() {
       { intervalMs: 2000 },
     );
     check(
-      "MSKU9070323: LBCT asked with the key in its URL path, answer landed",
-      lbct.searches.length >= 1 && lbct.searches.every((r) => r.key === lbctFake.FAKE_LBCT_KEY),
-      "≥ 1 search with the configured key",
-      `${lbct.searches.length} searches`,
-      JSON.stringify(pick(lgbAttrs, ["available_for_pickup", "location_at_pod_terminal"])),
+      "MSKU9070323: LBCT asked with the key in its URL path; available, location Y-LBCT-A12",
+      lbct.searches.length >= 1 &&
+        lbct.searches.every((r) => r.key === lbctFake.FAKE_LBCT_KEY) &&
+        lgbAttrs.available_for_pickup === true &&
+        lgbAttrs.location_at_pod_terminal === "Y-LBCT-A12",
+      "≥ 1 search with the configured key; available_for_pickup true, location_at_pod_terminal Y-LBCT-A12",
+      `${lbct.searches.length} searches; ${JSON.stringify(pick(lgbAttrs, ["available_for_pickup", "location_at_pod_terminal"]))}`,
     );
 
     const boxOrf = "TGHU1234567";
@@ -754,6 +762,20 @@ async function main() {
         .filter((l) => !/^\[wrangler:info\] [A-Z]+ \//.test(l))
         .join("\n");
       const callbackTokenShown = povCallbackToken !== "" && ownLines.includes(povCallbackToken);
+      if (!failure) {
+        // Without the Worker's own lines in the file the check below would prove nothing: the refusals of the
+        // journeys above are logged by the Worker (console.error).
+        try {
+          check(
+            "wrangler log: holds the Worker's own console lines (its report of the refused credentials)",
+            /refused our credentials/.test(ownLines),
+            'a line with "refused our credentials"',
+            `${ownLines.split("\n").length} lines without it`,
+          );
+        } catch (err) {
+          failure = err;
+        }
+      }
       try {
         check(
           "wrangler log: no credential (client secrets, API keys, tokens, subscription key and secrets, our key)",
@@ -765,6 +787,11 @@ async function main() {
       } catch (err) {
         failure ??= err;
       }
+      // The Worker's errors and warnings, for the reader: expected ones (the refusals played above) and any other.
+      const plain = ownLines.replace(/\u001b\[[0-9;]*m/g, "");
+      const problems = [...new Set(plain.split("\n").filter((l) => /^(✘ \[ERROR\]|▲ \[WARNING\])/.test(l.trim())))];
+      console.log(`\nthe Worker's errors and warnings (${problems.length} distinct):`);
+      for (const line of problems.slice(0, 20)) console.log(`  ${line.trim().slice(0, 220)}`);
       if (failure) {
         // The Worker's own lines, without wrangler's one line per request; the whole log is kept for reading.
         const kept = join(tmpdir(), `check-sources-wrangler-${Date.now()}.log`);
