@@ -740,6 +740,15 @@ async function main() {
       (s) => s.has("container.updated") && s.has("container.transport.vessel_discharged"),
       "container.updated, container.transport.vessel_discharged",
     );
+    const dischargeNotices = deliveries.filter((d) => d.event === "container.transport.vessel_discharged");
+    // Only APZU4812090 was discharged while tracked; the other two joined discharged, which container.created
+    // announces (a joining row's history is not announced, src/tracking/box-writes.ts).
+    check(
+      "webhooks: one vessel_discharged (APZU4812090's), though carrier, push and APMT all reported it; no duplicate",
+      dischargeNotices.length === 1 && deliveries.every((d) => !d.duplicate),
+      "1 vessel_discharged, 0 duplicates",
+      `${dischargeNotices.length} vessel_discharged, ${deliveries.filter((d) => d.duplicate).length} duplicates`,
+    );
     check(
       "webhooks: every delivery verified (plain HMAC or Standard Webhooks), none rejected",
       receiver.stats.rejected === 0 && receiver.stats.accepted > 0,
