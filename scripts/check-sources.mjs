@@ -39,6 +39,7 @@ import { copyFileSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { freePort, startLocalWorker } from "./lib/local-worker.mjs";
 import { startReceiver } from "./receiver.mjs";
 
@@ -802,7 +803,7 @@ async function main() {
         failure ??= err;
       }
       // The Worker's errors and warnings, for the reader: expected ones (the refusals played above) and any other.
-      const plain = ownLines.replace(/\u001b\[[0-9;]*m/g, "");
+      const plain = stripVTControlCharacters(ownLines);
       const problems = [...new Set(plain.split("\n").filter((l) => /^(✘ \[ERROR\]|▲ \[WARNING\])/.test(l.trim())))];
       console.log(`\nthe Worker's errors and warnings (${problems.length} distinct):`);
       for (const line of problems.slice(0, 20)) console.log(`  ${line.trim().slice(0, 220)}`);
