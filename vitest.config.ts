@@ -20,6 +20,11 @@ const UNIT_FILES = [
   "test/webhooks/signature.test.ts",
   "test/webhooks/send.test.ts",
   "test/webhooks/ssrf.test.ts",
+  "test/mcp/unit.test.ts",
+  "test/terminals/port-qualified-facilities.test.ts",
+  "test/terminals/provided-data.test.ts",
+  "test/terminals/terminal-http.test.ts",
+  "test/terminals/terminal-sources-config.test.ts",
 ];
 
 export default defineConfig(async () => {
