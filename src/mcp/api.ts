@@ -180,8 +180,34 @@ export interface ContainerRecord {
   ind_eta_at: string | null;
   ind_ata_at: string | null;
   ind_rail_unloaded_at: string | null;
+  /** Always null: no inland facility reports holds to us (R §1.1: null in every capture of the reference too). */
+  ind_facility_holds: null;
+  /** Always null, as `ind_facility_holds`. */
+  ind_facility_fees: null;
   ind_facility_lfd_on: string | null;
   import_deadlines: ImportDeadlines;
+  /** Legacy: the shipping line's last free day (= `import_deadlines.pickup_lfd_line`). */
+  ssl_lfd: string | null;
+  /**
+   * Extension (issue 13 §1): when the POD terminal was last asked about the box, answered or not (UTC).
+   * `pod_last_tracking_request_at` moves only when it answered, `terminal_checked_at` only when it reported the box.
+   */
+  terminal_tracking_last_attempted_at: string | null;
+  /**
+   * Extension: why the latest POD terminal attempt failed, null when it answered: `terminal_unreachable` (no answer
+   * in time, network error, HTTP 5xx), `unrecognized_response` (not the provider's documented format),
+   * `terminal_credentials_rejected` (the provider refused the service's credentials: an operator configuration error,
+   * TERMINAL_SOURCES; polls back off until fixed), or a source's own reason (e.g. its rate limit). While set, the
+   * terminal facts (availability, holds, fees, LFD) are as of `pod_last_tracking_request_at` / `terminal_checked_at`.
+   */
+  terminal_tracking_failed_reason: string | null;
+  /** Extension: when the inland rail ramp was last asked about the box, answered or not (UTC). */
+  rail_tracking_last_attempted_at: string | null;
+  /**
+   * Extension: why the latest rail ramp attempt failed, null when it answered (the reasons of
+   * `terminal_tracking_failed_reason`); the ramp's facts are as of `rail_last_tracking_request_at`.
+   */
+  rail_tracking_failed_reason: string | null;
   shipment_id: string | null;
   pod_terminal_id: string | null;
   pickup_facility_id: string | null;
@@ -224,10 +250,18 @@ export interface ShipmentRecord {
   destination_original_eta_at: string | null;
   pod_ata_at: string | null;
   pod_timezone: string | null;
+  /** Extension (issue 13 §1): when the shipping line was last asked about the shipment, answered or not (UTC). */
   line_tracking_last_attempted_at: string | null;
+  /** Extension: when the shipping line last answered (UTC); the carrier's facts are as of this time. */
   line_tracking_last_succeeded_at: string | null;
   line_tracking_stopped_at: string | null;
   line_tracking_stopped_reason: string | null;
+  /**
+   * Extension: why the latest attempt at the shipping line failed, null when it answered: `shipping_line_unreachable`
+   * (timeout, network error, HTTP 5xx), `unrecognized_response`, or `shipping_line_credentials_rejected` (the line
+   * refused the service's credentials: an operator configuration error, DCSA_SOURCES; polls back off until fixed).
+   */
+  line_tracking_failed_reason: string | null;
   /** The shipment's containers (ids, oldest first). */
   container_ids: string[];
   pod_terminal_id: string | null;

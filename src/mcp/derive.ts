@@ -274,3 +274,122 @@ export function hoursBetween(a: string | null, b: string | null): number | null 
   if (Number.isNaN(x) || Number.isNaN(y)) return null;
   return Math.round(((y - x) / HOUR_MS) * 10) / 10;
 }
+
+/** A source a box is tracked at, as {@link TrackingHealth} names it. */
+export type TrackedSource = "shipping_line" | "pod_terminal" | "rail";
+
+/**
+ * Per source, when it was last asked, when it last answered and why its latest attempt failed (issue 13 §1): the
+ * REST extension attributes of the container (`terminal_tracking_*`, `rail_tracking_*`) and of its shipment
+ * (`line_tracking_*`), under their REST names, plus the reference's check times. Times UTC ISO; null: never, or not
+ * known to this API version.
+ */
+export interface TrackingHealth {
+  line_tracking_last_attempted_at: string | null;
+  line_tracking_last_succeeded_at: string | null;
+  line_tracking_failed_reason: string | null;
+  terminal_tracking_last_attempted_at: string | null;
+  terminal_tracking_failed_reason: string | null;
+  pod_last_tracking_request_at: string | null;
+  rail_tracking_last_attempted_at: string | null;
+  rail_tracking_failed_reason: string | null;
+  rail_last_tracking_request_at: string | null;
+  /** The sources whose latest attempt failed, in journey order (shipping line, POD terminal, rail ramp). */
+  failing_sources: TrackedSource[];
+  /** One sentence per failing source (what failed, why, since when the data is as of), or that all answered. */
+  explanation: string;
+}
+
+const SOURCE_NAMES: Record<TrackedSource, string> = {
+  shipping_line: "the shipping line",
+  pod_terminal: "the POD terminal",
+  rail: "the inland rail ramp",
+};
+
+/** A failure reason (REST `*_failed_reason`) in words; a reason without words here is just "failed". */
+export function failedReasonText(reason: string): string {
+  switch (reason) {
+    case "shipping_line_unreachable":
+    case "terminal_unreachable":
+      return "did not answer (timeout, network error or server error); retried with backoff";
+    case "unrecognized_response":
+      return "answered in a format the service does not recognize";
+    case "shipping_line_credentials_rejected":
+    case "terminal_credentials_rejected":
+      return "refused the service's credentials (a configuration error for the service's operator, not the container); polls back off until it is fixed";
+    default:
+      return "failed";
+  }
+}
+
+/**
+ * The {@link TrackingHealth} of a container and its shipment. A source is failing when its `*_failed_reason` is set;
+ * the data it gave is then as of its last answer (`line_tracking_last_succeeded_at`, `pod_last_tracking_request_at`,
+ * `rail_last_tracking_request_at`), which the explanation names. Fields a server does not send read as null.
+ */
+export function trackingHealthOf(
+  c: Partial<
+    Pick<
+      ContainerRecord,
+      | "terminal_tracking_last_attempted_at"
+      | "terminal_tracking_failed_reason"
+      | "pod_last_tracking_request_at"
+      | "rail_tracking_last_attempted_at"
+      | "rail_tracking_failed_reason"
+      | "rail_last_tracking_request_at"
+    >
+  >,
+  shipment:
+    | Partial<
+        Pick<
+          ShipmentRecord,
+          "line_tracking_last_attempted_at" | "line_tracking_last_succeeded_at" | "line_tracking_failed_reason"
+        >
+      >
+    | null
+    | undefined,
+): TrackingHealth {
+  const health = {
+    line_tracking_last_attempted_at: shipment?.line_tracking_last_attempted_at ?? null,
+    line_tracking_last_succeeded_at: shipment?.line_tracking_last_succeeded_at ?? null,
+    line_tracking_failed_reason: shipment?.line_tracking_failed_reason ?? null,
+    terminal_tracking_last_attempted_at: c.terminal_tracking_last_attempted_at ?? null,
+    terminal_tracking_failed_reason: c.terminal_tracking_failed_reason ?? null,
+    pod_last_tracking_request_at: c.pod_last_tracking_request_at ?? null,
+    rail_tracking_last_attempted_at: c.rail_tracking_last_attempted_at ?? null,
+    rail_tracking_failed_reason: c.rail_tracking_failed_reason ?? null,
+    rail_last_tracking_request_at: c.rail_last_tracking_request_at ?? null,
+  };
+  const sources: [TrackedSource, string | null, string | null, string | null][] = [
+    [
+      "shipping_line",
+      health.line_tracking_failed_reason,
+      health.line_tracking_last_attempted_at,
+      health.line_tracking_last_succeeded_at,
+    ],
+    [
+      "pod_terminal",
+      health.terminal_tracking_failed_reason,
+      health.terminal_tracking_last_attempted_at,
+      health.pod_last_tracking_request_at,
+    ],
+    [
+      "rail",
+      health.rail_tracking_failed_reason,
+      health.rail_tracking_last_attempted_at,
+      health.rail_last_tracking_request_at,
+    ],
+  ];
+  const failing = sources.filter(([, reason]) => reason !== null);
+  const explanation =
+    failing.length === 0
+      ? "Every source asked answered at its latest attempt."
+      : failing
+          .map(
+            ([source, reason, attempted, answered]) =>
+              `${SOURCE_NAMES[source]} ${failedReasonText(reason ?? "")} (${reason}; last attempt ${shortUtc(attempted)}; its data as of its last answer, ${answered ? shortUtc(answered) : "none yet"}).`,
+          )
+          .map((sentence) => sentence.charAt(0).toUpperCase() + sentence.slice(1))
+          .join(" ");
+  return { ...health, failing_sources: failing.map(([source]) => source), explanation };
+}

@@ -3,7 +3,7 @@ import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { CONTAINER_STATUSES } from "../../tracking/status";
 import type { ContainerDetails, ContainerInclude, TransportEventRecord } from "../api";
-import { feeSummaryOf, hoursBetween, lfdStatusOf, localTime, readinessOf, shortUtc } from "../derive";
+import { feeSummaryOf, hoursBetween, lfdStatusOf, localTime, readinessOf, shortUtc, trackingHealthOf } from "../derive";
 import { JOURNEY_PHASES, labelOf, PHASE_LABELS, phaseOf } from "../glossary";
 import {
   ContainerSummary,
@@ -144,6 +144,31 @@ export const ContainerSnapshot = {
     .describe("Inland rail leg; null when the container has no rail data."),
   shipment: ShipmentSummary.nullable(),
   tracking_stopped: z.boolean(),
+  tracking_health: z
+    .object({
+      line_tracking_last_attempted_at: nullableString.describe("When the shipping line was last asked (UTC)."),
+      line_tracking_last_succeeded_at: nullableString.describe("When the shipping line last answered (UTC)."),
+      line_tracking_failed_reason: nullableString.describe(
+        "Why the latest shipping line attempt failed; null when it answered. shipping_line_unreachable, unrecognized_response, shipping_line_credentials_rejected (the line refused the service's credentials: an operator configuration error).",
+      ),
+      terminal_tracking_last_attempted_at: nullableString.describe("When the POD terminal was last asked (UTC)."),
+      terminal_tracking_failed_reason: nullableString.describe(
+        "Why the latest POD terminal attempt failed; null when it answered. terminal_unreachable, unrecognized_response, terminal_credentials_rejected (the terminal refused the service's credentials: an operator configuration error).",
+      ),
+      pod_last_tracking_request_at: nullableString.describe(
+        "When the POD terminal last answered (UTC): its facts are as of this time.",
+      ),
+      rail_tracking_last_attempted_at: nullableString.describe("When the inland rail ramp was last asked (UTC)."),
+      rail_tracking_failed_reason: nullableString.describe(
+        "Why the latest rail ramp attempt failed; null when it answered (reasons as for the terminal).",
+      ),
+      rail_last_tracking_request_at: nullableString.describe("When the rail ramp last answered (UTC)."),
+      failing_sources: z
+        .array(z.enum(["shipping_line", "pod_terminal", "rail"]))
+        .describe("Sources whose latest attempt failed: their data may be stale."),
+      explanation: z.string(),
+    })
+    .describe("Per source: last attempt, last answer, failure reason."),
   transport_events: z
     .object({ total: z.number().int(), timeline: z.array(TimelineEntry) })
     .optional()
@@ -211,6 +236,7 @@ export function containerSnapshot(d: ContainerDetails, nowMs: number): z.infer<z
       : null,
     shipment: d.shipment ? shipmentSummary(d.shipment) : null,
     tracking_stopped: d.shipment?.line_tracking_stopped_at != null,
+    tracking_health: trackingHealthOf(c, d.shipment),
   };
   if (d.transport_events) {
     snapshot.transport_events = {
@@ -253,6 +279,7 @@ export function containerMarkdown(s: z.infer<z.ZodObject<typeof ContainerSnapsho
       `- Rail: ${s.rail.pod_rail_carrier_scac ?? s.rail.ind_rail_carrier_scac ?? "carrier unknown"}, departed ${shortUtc(s.rail.pod_rail_departed_at)}, inland ETA ${shortUtc(s.rail.ind_eta_at)}, ATA ${shortUtc(s.rail.ind_ata_at)}`,
     );
   }
+  if (s.tracking_health.failing_sources.length > 0) lines.push(`- Tracking: ${s.tracking_health.explanation}`);
   lines.push(
     `- Equipment: ${[s.equipment.length_ft ? `${s.equipment.length_ft}'` : null, s.equipment.height, s.equipment.type].filter(Boolean).join(" ") || "unknown"}`,
   );
@@ -269,7 +296,7 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
     name: "get_container",
     title: "Get a container",
     description:
-      "A container's current state: status, location at the port of discharge, readiness for pickup (available and no active hold), last free day (LFD) with urgency (overdue / imminent within 48 h / upcoming; unknown when tracking stopped or terminal data is over 7 days old), holds, terminal fees (summed without the terminal's `total` line), rail leg and shipment. include: transport_events adds the milestone timeline.",
+      "A container's state: status, location at the POD, readiness for pickup (available, no active hold), LFD urgency (overdue / imminent < 48 h / upcoming; unknown if tracking stopped or terminal data > 7 days old), holds, fees (no `total` line), rail leg, shipment, source health. include: transport_events adds the timeline.",
     input: {
       id: containerIdArg,
       include: z
