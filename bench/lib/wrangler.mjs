@@ -187,8 +187,9 @@ function startupFailure(logFile) {
  * does not exist in production. Warnings, errors and the Worker's console.error output still reach `logFile`.
  * @param {{ cwd?: string, persistDir: string, port: number, vars?: Record<string, string>, logFile: string,
  *   logLevel?: string, timeoutMs?: number }} options `cwd`: the project (or snapshot) directory to run
- * @returns {Promise<{ baseUrl: string, pid: number, stop: () => Promise<void>, alive: () => boolean }>} `pid` is
- *   also the process group id (for CPU accounting)
+ * @returns {Promise<{ baseUrl: string, pid: number, inspectorPort: number, stop: () => Promise<void>,
+ *   alive: () => boolean }>} `pid` is also the process group id (for CPU accounting); `inspectorPort` is the
+ *   DevTools inspector of the Worker (for a CPU profile)
  */
 export async function startDev({
   cwd = ROOT,
@@ -264,5 +265,5 @@ export async function startDev({
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { baseUrl, pid, stop, alive: () => groupAlive(pid) };
+  return { baseUrl, pid, inspectorPort, stop, alive: () => groupAlive(pid) };
 }
