@@ -149,13 +149,14 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
     }
     const env = this.env;
     const accountId = props.accountId;
-    if (COUNTED.has(scope.kind)) await drawFromBucket(env, accountId, "default", systemClock.now());
+    const keepAlive = (promise: Promise<unknown>) => this.ctx.waitUntil(promise);
+    if (COUNTED.has(scope.kind)) await drawFromBucket(env, accountId, "default", systemClock.now(), keepAlive);
     return new WorkerTrackingApi({
       db: createDatabase(env.DB),
       clock: systemClock,
       env,
       accountId,
-      limitBucket: (bucket) => drawFromBucket(env, accountId, bucket, systemClock.now()),
+      limitBucket: (bucket) => drawFromBucket(env, accountId, bucket, systemClock.now(), keepAlive),
     });
   }
 }

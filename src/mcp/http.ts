@@ -282,7 +282,7 @@ const SESSION_NOT_FOUND = () => jsonRpcError(404, -32001, "Session not found");
  * Serves one request to `/mcp` (see the module comment for the order of checks and their answers). Never throws:
  * an unexpected failure is logged and answered 500 with a generic JSON-RPC error.
  */
-export async function handleMcpRequest(request: Request, env: Env, _ctx?: ExecutionContext): Promise<Response> {
+export async function handleMcpRequest(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response> {
   try {
     const refused = hostGuard(request, env);
     if (refused) return refused;
@@ -342,7 +342,7 @@ export async function handleMcpRequest(request: Request, env: Env, _ctx?: Execut
     let id = sessionId;
     if (read.opening) {
       try {
-        await drawFromBucket(env, principal.accountId, "default", now);
+        await drawFromBucket(env, principal.accountId, "default", now, ctx && ((promise) => ctx.waitUntil(promise)));
       } catch (err) {
         if (err instanceof TrackingApiError && err.kind === "rate_limited") {
           const seconds = err.retryAfterSeconds ?? 60;

@@ -8,7 +8,7 @@ import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import { fingerprintOfKeyHash } from "../middleware/auth";
 import type { BucketName } from "../ratelimit/buckets";
-import { checkRateLimit } from "../ratelimit/client";
+import { checkRateLimit, type KeepAlive } from "../ratelimit/client";
 import { TrackingApiError } from "./api";
 
 /**
@@ -42,7 +42,8 @@ export async function keyFingerprint(key: string): Promise<string> {
  * Counts one request of `bucket` for `accountId` in the account's RateLimiter Durable Object (the same object and
  * window as REST, src/middleware/rate-limit.ts), through `checkRateLimit` (src/ratelimit/client.ts): concurrent
  * checks of one account in this isolate — REST requests, session openings, tool calls of every session — ride in
- * one Durable Object call, each still decided exactly and in arrival order.
+ * one Durable Object call, each still decided exactly and in arrival order. `keepAlive` (the request's or the
+ * object's `waitUntil`) lets a lease the check takes be settled when it ends.
  * @throws TrackingApiError `rate_limited` with `retryAfterSeconds` when the bucket is exhausted (not counted).
  */
 export async function drawFromBucket(
@@ -57,9 +58,10 @@ export async function drawFromBucket(
   accountId: string,
   bucket: BucketName,
   nowMs: number,
+  keepAlive?: KeepAlive,
 ): Promise<void> {
   // checkRateLimit reads only the binding and the limits picked above.
-  const decision = await checkRateLimit(env as Env, accountId, bucket, nowMs);
+  const decision = await checkRateLimit(env as Env, accountId, bucket, nowMs, keepAlive);
   if (!decision.allowed) {
     const seconds = Math.max(1, decision.retryAfterSeconds);
     throw new TrackingApiError("rate_limited", `Rate limit exceeded; retry after ${seconds} s.`, {

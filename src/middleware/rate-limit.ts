@@ -1,20 +1,21 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { BUCKET_MESSAGES, bucketFor } from "../ratelimit/buckets";
-import { checkRateLimit } from "../ratelimit/client";
+import { checkRateLimit, type KeepAlive } from "../ratelimit/client";
 
 /**
  * Counts the request against the caller's bucket in the account's RateLimiter Durable Object before any
  * other work (SPEC.md §8). Over the limit → 429 with `Retry-After` (whole seconds, the only rate-limit
  * header) and no side effect. Concurrent checks of one account are batched into one Durable Object call
- * (`checkRateLimit`, src/ratelimit/client.ts).
+ * (`checkRateLimit`, src/ratelimit/client.ts); a lease the check takes is settled when it ends from the request's
+ * `waitUntil`.
  */
 export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   // `c.get`, not `c.var`: Hono's `c.var` copies every variable into a new object on each access.
   const { accountId } = c.get("principal");
   const bucket = bucketFor(c.req.method, c.req.path);
-  const decision = await checkRateLimit(c.env, accountId, bucket, c.get("clock").now());
+  const decision = await checkRateLimit(c.env, accountId, bucket, c.get("clock").now(), keepAliveOf(c));
   if (!decision.allowed) {
     throw new ApiError(429, [{ detail: BUCKET_MESSAGES[bucket] }], {
       "Retry-After": String(decision.retryAfterSeconds),
@@ -22,3 +23,13 @@ export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
+
+/** The request's `waitUntil`, or undefined when the app was called without an execution context (some tests). */
+function keepAliveOf(c: Context<AppEnv>): KeepAlive | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (promise) => ctx.waitUntil(promise);
+  } catch {
+    return undefined;
+  }
+}

@@ -27,7 +27,19 @@ interface HeldLease {
   count: number;
   /** Times (the checks' `nowMs`) of the admissions given out from this lease. */
   usedAt: number[];
+  /** Ends the wait for the lease's end early (it was used up, settled or replaced); set while that wait runs. */
+  release?: () => void;
 }
+
+/**
+ * Hands a promise to the runtime so the request's context outlives the response until it settles (an
+ * `ExecutionContext`'s `waitUntil`, or a Durable Object's). The coalescer uses it to settle a lease with credits left
+ * when the lease ends (src/ratelimit/leases.ts).
+ */
+export type KeepAlive = (promise: Promise<unknown>) => void;
+
+/** How long after a lease's end its unused credits are settled (ms): past `leaseUntil` by the caller's clock. */
+export const LEASE_END_SETTLE_DELAY_MS = 50;
 
 /**
  * The checks of one account in this isolate: those waiting for the next call, the call in flight, the leases held
@@ -84,10 +96,17 @@ export class RateLimitCoalescer {
 
   /**
    * Decides one request of `bucket` at `nowMs` (ms since epoch) against `limit` per rolling 60 s for `laneKey` (the
-   * account id), through `caller` (the account's RateLimiter), or locally from a live lease of that bucket. Rejects
-   * with the call's error when the Durable Object call fails.
+   * account id), through `caller` (the account's RateLimiter), or locally from a live lease of that bucket. With
+   * `keepAlive` (the request's `waitUntil`), a lease this check's call brings is settled when it ends if credits are
+   * left, in a call of its own kept alive by it; without, at the lane's next call. Rejects with the call's error when
+   * the Durable Object call fails.
    */
-  async check(laneKey: string, caller: () => RateLimiterCaller, hit: RateLimitHit): Promise<SlidingLogDecision> {
+  async check(
+    laneKey: string,
+    caller: () => RateLimiterCaller,
+    hit: RateLimitHit,
+    keepAlive?: KeepAlive,
+  ): Promise<SlidingLogDecision> {
     let lane = this.lanes.get(laneKey);
     if (!lane) {
       if (this.lanes.size >= this.sweepAt) this.sweep(hit.nowMs);
@@ -120,7 +139,7 @@ export class RateLimitCoalescer {
         continue;
       }
       const settle = takeSettlements(lane, batch, hit.nowMs);
-      const sent = this.send(caller(), lane, batch, settle).finally(() => {
+      const sent = this.send(caller(), laneKey, lane, batch, settle, keepAlive).finally(() => {
         if (lane.flight === sent) lane.flight = null;
         if (this.lanes.get(laneKey) === lane && isIdle(lane)) this.lanes.delete(laneKey);
       });
@@ -143,14 +162,16 @@ export class RateLimitCoalescer {
 
   /**
    * Sends one batch (settling `settle` first) and writes each check's decision (or the call's error) onto it,
-   * installing any lease granted; never rejects. On failure the settlements are kept for the next call (settling is
-   * idempotent: the object ignores a lease it no longer holds).
+   * installing any lease granted (and, with `keepAlive`, its settling when it ends); never rejects. On failure the
+   * settlements are kept for the next call (settling is idempotent: the object ignores a lease it no longer holds).
    */
   private async send(
     caller: RateLimiterCaller,
+    laneKey: string,
     lane: Lane,
     batch: PendingHit[],
     settle: LeaseSettlement[],
+    keepAlive: KeepAlive | undefined,
   ): Promise<void> {
     try {
       const hits = batch.map(({ bucket, limit, nowMs }) => ({ bucket, limit, nowMs }));
@@ -158,13 +179,55 @@ export class RateLimitCoalescer {
       if (decisions.length !== batch.length) throw new Error("RateLimiter answered a batch with the wrong length");
       batch.forEach((p, i) => {
         const d = decisions[i] as RateLimitDecision;
-        if (d.lease) installLease(lane, d.lease);
+        if (d.lease) {
+          const held = installLease(lane, d.lease);
+          if (keepAlive) this.settleWhenEnded(caller, laneKey, lane, held, keepAlive);
+        }
         p.decision = { allowed: d.allowed, count: d.count, retryAfterSeconds: d.retryAfterSeconds };
       });
     } catch (error) {
       lane.unsettled.push(...settle);
       for (const p of batch) p.error = error;
     }
+  }
+
+  /**
+   * Waits, under `keepAlive`, for the end of `held` (its duration after the grant, plus
+   * `LEASE_END_SETTLE_DELAY_MS`), then settles it in a call of its own if it is still held with credits left. The
+   * wait ends early, with nothing to do, when the lease is used up, settled by another call or replaced.
+   */
+  private settleWhenEnded(
+    caller: RateLimiterCaller,
+    laneKey: string,
+    lane: Lane,
+    held: HeldLease,
+    keepAlive: KeepAlive,
+  ): void {
+    const ended = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, held.leaseUntil - held.grantedAt + LEASE_END_SETTLE_DELAY_MS);
+      held.release = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    keepAlive(ended.then(() => this.settleEnded(caller, laneKey, lane, held)));
+  }
+
+  /**
+   * Settles `held` with its uses (and the lane's undelivered settlements) in a call carrying no hit, when the lane
+   * still holds it with credits left; never rejects (a failed call leaves the settlements for the lane's next call).
+   */
+  private async settleEnded(caller: RateLimiterCaller, laneKey: string, lane: Lane, held: HeldLease): Promise<void> {
+    held.release = undefined;
+    if (lane.leases.get(held.bucket) !== held || held.remaining === 0) return;
+    lane.leases.delete(held.bucket);
+    const settle = [...lane.unsettled.splice(0), { bucket: held.bucket, leaseId: held.id, usedAt: held.usedAt }];
+    try {
+      await caller.hitMany([], { settle });
+    } catch {
+      lane.unsettled.push(...settle);
+    }
+    if (this.lanes.get(laneKey) === lane && isIdle(lane)) this.lanes.delete(laneKey);
   }
 
   /** True when `flight` settles within the stall bound. */
@@ -208,6 +271,8 @@ function takeCredit(lane: Lane, hit: RateLimitHit): SlidingLogDecision | undefin
   if (!lease || lease.remaining <= 0 || hit.nowMs < lease.grantedAt || hit.nowMs > lease.leaseUntil) return undefined;
   lease.remaining--;
   lease.usedAt.push(hit.nowMs);
+  // Used up: nothing is left to free when it ends, so a wait for its end can stop (the next call settles it).
+  if (lease.remaining === 0) lease.release?.();
   return { allowed: true, count: lease.count, retryAfterSeconds: 0 };
 }
 
@@ -221,17 +286,23 @@ function takeSettlements(lane: Lane, batch: PendingHit[], nowMs: number): LeaseS
   for (const [bucket, lease] of lane.leases) {
     if (lease.leaseUntil < nowMs || batch.some((p) => p.bucket === bucket)) {
       lane.leases.delete(bucket);
+      lease.release?.();
       settle.push({ bucket, leaseId: lease.id, usedAt: lease.usedAt });
     }
   }
   return settle;
 }
 
-/** Holds a newly granted lease; a lease it replaces (only when calls overlap) is queued for settling. */
-function installLease(lane: Lane, grant: LeaseGrant): void {
+/**
+ * Holds a newly granted lease and returns it; a lease it replaces (only when calls overlap) is queued for settling.
+ */
+function installLease(lane: Lane, grant: LeaseGrant): HeldLease {
   const previous = lane.leases.get(grant.bucket);
-  if (previous) lane.unsettled.push({ bucket: previous.bucket, leaseId: previous.id, usedAt: previous.usedAt });
-  lane.leases.set(grant.bucket, {
+  if (previous) {
+    previous.release?.();
+    lane.unsettled.push({ bucket: previous.bucket, leaseId: previous.id, usedAt: previous.usedAt });
+  }
+  const held: HeldLease = {
     id: grant.id,
     bucket: grant.bucket,
     remaining: grant.credits,
@@ -239,7 +310,9 @@ function installLease(lane: Lane, grant: LeaseGrant): void {
     leaseUntil: grant.leaseUntil,
     count: grant.count,
     usedAt: [],
-  });
+  };
+  lane.leases.set(grant.bucket, held);
+  return held;
 }
 
 /** True when a lane holds nothing: no call, no waiting check, no lease, nothing to report. */
@@ -252,19 +325,22 @@ const coalescer = new RateLimitCoalescer();
 
 /**
  * Counts one request of `accountId` against `bucket` (limit from the environment, `limitFor`) at `nowMs`, in the
- * account's RateLimiter Durable Object, coalesced with concurrent checks of the same account and, for high limits,
- * admitted from a lease without a call (`RateLimitCoalescer`). Refused requests are not counted. Rejects when the
- * Durable Object cannot be reached.
+ * account's RateLimiter Durable Object, coalesced with concurrent checks of the same account and admitted from a
+ * lease without a call while one is held (`RateLimitCoalescer`, src/ratelimit/leases.ts). `keepAlive` (the request's
+ * `waitUntil`) lets a lease this request takes be settled when it ends. Refused requests are not counted. Rejects
+ * when the Durable Object cannot be reached.
  */
 export function checkRateLimit(
   env: Env,
   accountId: string,
   bucket: BucketName,
   nowMs: number,
+  keepAlive?: KeepAlive,
 ): Promise<SlidingLogDecision> {
-  return coalescer.check(accountId, () => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(accountId)), {
-    bucket,
-    limit: limitFor(env, bucket),
-    nowMs,
-  });
+  return coalescer.check(
+    accountId,
+    () => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(accountId)),
+    { bucket, limit: limitFor(env, bucket), nowMs },
+    keepAlive,
+  );
 }

@@ -19,6 +19,12 @@
  *   limit.
  * - Leases are granted only while at least half the limit is free (reservations count as used), so the second half
  *   of every window is decided one request at a time by the object, with an exact `Retry-After`.
+ * - An ordinary-limit lease goes only to an account that had another admission in that bucket within the lease's
+ *   duration (`leaseWanted`): a slower account would use none of it.
+ * - The isolate settles a lease that still has credits when it ends (`leaseUntil`), from the request's `waitUntil`
+ *   (src/ratelimit/client.ts), so its unused credits are freed about when the lease ends, not at the isolate's next
+ *   call to the object, which may never come. A lease used up is settled by the next call as before (its entries,
+ *   stamped at `leaseUntil`, then count at most the lease's duration longer than their real times).
  *
  * Two sizes (issue 11 §1: one durable commit per admitted call made the object's storage the bottleneck of accounts
  * at ordinary limits; bench/README.md §bench/api, session 5):
@@ -30,9 +36,10 @@
  *
  * What a lease costs a client, exactly: with one isolate serving the account (wrangler dev, tests, a quiet account),
  * the isolate settles its lease in the call that asks the object anything, so every decision equals the exact
- * sliding log's. When several isolates serve one account, credits an isolate holds but does not use count until it
- * calls again or until `leaseUntil + 60 s`: another isolate may then be refused up to `credits` requests early (at
- * most one lease per isolate and bucket), with a `Retry-After` of at most 60 s plus the lease's duration.
+ * sliding log's. When several isolates serve one account, credits an isolate holds but does not use count until the
+ * lease ends and the isolate settles it (or calls again): another isolate may be refused up to `credits` requests
+ * early (at most one lease per isolate and bucket) during a lease's duration (3 s, or 1 s for high limits). Only an
+ * isolate that died holding a lease leaves its credits counted until `leaseUntil + 60 s`.
  */
 
 /** How long a high-limit lease's credits can be used after the grant (ms). */
@@ -65,6 +72,18 @@ export const LEASE_MAX = 256;
 
 /** Share of the limit one lease carries at most (1 %): `credits = min(LEASE_MAX, floor(limit / LEASE_LIMIT_DIVISOR))`. */
 export const LEASE_LIMIT_DIVISOR = 100;
+
+/**
+ * Whether the account is active enough for a lease of a bucket with `limit` per 60 s, given `recentAdmissions`: the
+ * bucket's admitted entries within the lease's duration (`leaseDurationMs`) before and including the hit the lease
+ * would go with. Ordinary limits (below `LEASE_MIN_LIMIT`) need at least 2: an account sending one request every
+ * 3 s or slower would use none of a lease's credits before it ends, and its unused credits would only be held away
+ * from the account's other isolates until settled. High limits lease from the first request (an account allowed
+ * 1 000+ a minute is there for bulk traffic).
+ */
+export function leaseWanted(limit: number, recentAdmissions: number): boolean {
+  return limit >= LEASE_MIN_LIMIT || recentAdmissions >= 2;
+}
 
 /**
  * Credits of a lease for a bucket with `limit` per 60 s that now counts `counted` entries (reservations included), or

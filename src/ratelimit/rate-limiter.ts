@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { WINDOW_MS } from "./buckets";
-import { type LeaseGrant, type LeaseSettlement, leaseCredits, leaseDurationMs } from "./leases";
+import { type LeaseGrant, type LeaseSettlement, leaseCredits, leaseDurationMs, leaseWanted } from "./leases";
 import { SqlLogStore } from "./log-store";
 import { SlidingLog, type SlidingLogDecision } from "./sliding-log";
 
@@ -71,9 +71,10 @@ export class RateLimiter extends DurableObject<Env> {
    * as that many `hit` calls would (`src/ratelimit/client.ts` batches concurrent requests this way).
    *
    * With `options.settle`, first settles the caller's finished leases (unused credits are freed, used ones recorded
-   * at their times). With `options.acceptLeases`, then grants at most one lease per bucket of the call, when
-   * `leaseCredits(limit, counted)` allows it at the time of that bucket's last hit, and attaches it to that hit's
-   * decision (src/ratelimit/leases.ts).
+   * at their times); a call may carry settlements and no hits. With `options.acceptLeases`, then grants at most one
+   * lease per bucket of the call, when the account is active enough (`leaseWanted`) and `leaseCredits(limit,
+   * counted)` allows it at the time of that bucket's last hit, and attaches it to that hit's decision
+   * (src/ratelimit/leases.ts).
    */
   hitMany(hits: RateLimitHit[], options?: HitManyOptions): RateLimitDecision[] {
     for (const s of options?.settle ?? []) {
@@ -89,10 +90,12 @@ export class RateLimiter extends DurableObject<Env> {
         const h = hits[i] as RateLimitHit;
         const decision = decisions[i] as RateLimitDecision;
         const log = this.log(bucket);
+        const duration = leaseDurationMs(h.limit);
+        if (!leaseWanted(h.limit, log.admittedSince(h.nowMs - duration))) continue;
         const credits = leaseCredits(h.limit, log.size(h.nowMs));
         if (credits === 0) continue;
         const id = crypto.randomUUID();
-        const leaseUntil = h.nowMs + leaseDurationMs(h.limit);
+        const leaseUntil = h.nowMs + duration;
         log.reserve(id, credits, h.nowMs, leaseUntil);
         decision.lease = {
           id,

@@ -141,6 +141,21 @@ export class SlidingLog {
     this.journal?.settled(id, uses);
   }
 
+  /**
+   * Admitted entries stamped at or after `sinceMs` (ms since epoch), reservations not included; evicts nothing. The
+   * RateLimiter asks it whether an account is active enough for an ordinary-limit lease (src/ratelimit/leases.ts).
+   */
+  admittedSince(sinceMs: number): number {
+    let lo = this.head;
+    let hi = this.times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.times[mid] ?? 0) < sinceMs) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.times.length - lo;
+  }
+
   /** Open reservations' entries (for tests and diagnostics; evicts nothing). */
   reservedCount(): number {
     return this.reserved;
