@@ -151,6 +151,10 @@ describe("POST /webhooks/{id}/rotate_secret", () => {
     );
     const got = await apiJson<One>(`/webhooks/${webhook.id}`, { key: account.key });
     expect(got.json.data.attributes.secret).toBe(newSecret);
+    // The document links the webhook absolutely, as GET /webhooks/{id} does.
+    expect((json as { links?: { self?: string } }).links?.self).toBe(
+      (got.json as { links?: { self?: string } }).links?.self,
+    );
     expect(await storedSecrets(webhook.id)).toEqual({
       secret: newSecret,
       previous_secret: oldSecret,
