@@ -10,6 +10,11 @@ export interface Env {
   MCP_OBJECT: DurableObjectNamespace<import("./mcp/agent").TrackingMcpAgent>;
   /** OAuth tokens of upstream credentials (src/tracking/sources/credentials.ts): one object per credential. */
   CREDENTIALS: DurableObjectNamespace<import("./tracking/sources/credentials").Credentials>;
+  /**
+   * Terminal providers' backoff after 429/5xx (src/tracking/sources/terminals/provider-gate.ts): one object per
+   * provider, shared by every isolate.
+   */
+  PROVIDER_GATE: DurableObjectNamespace<import("./tracking/sources/terminals/provider-gate").ProviderGate>;
   TRACKING_REQUESTS_QUEUE: Queue<TrackingRequestMessage>;
   TERMINAL_POLLS_QUEUE: Queue<TerminalPollMessage>;
   WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;

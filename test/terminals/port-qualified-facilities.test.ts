@@ -13,6 +13,7 @@ import {
   parseTerminalSources,
 } from "../../src/tracking/sources/terminals";
 import { APMT_PROVIDED_DATA } from "../../src/tracking/sources/terminals/apmt";
+import { memoryBackoffStore } from "../../src/tracking/sources/terminals/backoff";
 import type { TerminalQuery, TerminalSource } from "../../src/tracking/sources/types";
 
 // Issue 14, APM Terminals outside the US: APMT selects a facility by its port's UN/LOCODE and lists non-US terminals
@@ -132,7 +133,7 @@ describe("TERMINAL_SOURCES with a terminal outside the US", () => {
       parseTerminalSources(apmtJson({ [MAASVLAKTE_II]: "NLRTM", W185: "USLAX" })),
       {},
       { apmt: () => adapter },
-      new Map(),
+      memoryBackoffStore(),
     );
     const source = configured?.source;
     expect(source?.supports(MAASVLAKTE_II, "MAEU")).toBe(true);

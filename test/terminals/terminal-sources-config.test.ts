@@ -10,6 +10,7 @@ import { SIMULATED_FACILITY_CODES, SIMULATED_SCACS } from "../../src/tracking/so
 import { parseTerminalSources } from "../../src/tracking/sources/terminals";
 import { APMT_PROVIDED_DATA } from "../../src/tracking/sources/terminals/apmt";
 import {
+  memoryBackoffStore,
   PROVIDER_BACKOFF_BASE_MS,
   PROVIDER_BACKOFF_MAX_MS,
   ProviderBackoffError,
@@ -209,7 +210,7 @@ describe("providerBackoffFetch", () => {
   it("after a 429 with Retry-After sends nothing until it passes, then calls again", async () => {
     const backoffs: ProviderBackoffs = new Map();
     const u = upstream([429, { "Retry-After": "30" }], 200);
-    const at = (ms: number) => providerBackoffFetch("lbct", u.fetch, ms, backoffs);
+    const at = (ms: number) => providerBackoffFetch("lbct", u.fetch, ms, memoryBackoffStore(backoffs));
     expect((await at(0)("https://x.test/a")).status).toBe(429);
     await expect(at(29_999)("https://x.test/b")).rejects.toBeInstanceOf(ProviderBackoffError);
     expect(u.calls).toHaveLength(1);
@@ -222,7 +223,7 @@ describe("providerBackoffFetch", () => {
     const backoffs: ProviderBackoffs = new Map();
     const u = upstream(503, 500);
     let now = 0;
-    const call = () => providerBackoffFetch("apmt", u.fetch, now, backoffs)("https://x.test");
+    const call = () => providerBackoffFetch("apmt", u.fetch, now, memoryBackoffStore(backoffs))("https://x.test");
     expect((await call()).status).toBe(503);
     expect(backoffs.get("apmt")?.untilMs).toBe(PROVIDER_BACKOFF_BASE_MS);
     now = PROVIDER_BACKOFF_BASE_MS;
@@ -230,12 +231,16 @@ describe("providerBackoffFetch", () => {
     expect(backoffs.get("apmt")?.untilMs).toBe(now + 2 * PROVIDER_BACKOFF_BASE_MS);
     // Another provider is not held back.
     const other = upstream(200);
-    expect((await providerBackoffFetch("lbct", other.fetch, now, backoffs)("https://y.test")).status).toBe(200);
+    expect(
+      (await providerBackoffFetch("lbct", other.fetch, now, memoryBackoffStore(backoffs))("https://y.test")).status,
+    ).toBe(200);
     const failing: typeof fetch = async () => {
       throw new TypeError("network down");
     };
     backoffs.set("pov", { failures: 30, untilMs: 0 });
-    await expect(providerBackoffFetch("pov", failing, 0, backoffs)("https://z.test")).rejects.toThrow("network down");
+    await expect(
+      providerBackoffFetch("pov", failing, 0, memoryBackoffStore(backoffs))("https://z.test"),
+    ).rejects.toThrow("network down");
     expect(backoffs.get("pov")).toEqual({ failures: 31, untilMs: PROVIDER_BACKOFF_MAX_MS });
   });
 
@@ -245,7 +250,7 @@ describe("providerBackoffFetch", () => {
       "lbct",
       fetch,
       0,
-      backoffs,
+      memoryBackoffStore(backoffs),
     )(`https://lbct.test/${KEY}/API`).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ProviderBackoffError);
     expect(String(refused)).not.toContain(KEY);

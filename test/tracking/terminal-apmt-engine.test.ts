@@ -3,6 +3,7 @@ import { FakeClock } from "../../src/lib/clock";
 import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
 import { createTokenBroker } from "../../src/tracking/sources/auth";
 import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminals";
+import { memoryBackoffStore } from "../../src/tracking/sources/terminals/backoff";
 import type { LookupResult } from "../../src/tracking/sources/types";
 import { createAccount } from "../helpers/api";
 import {
@@ -76,7 +77,7 @@ describe("APM Terminals through the engine", () => {
       parseTerminalSources(TERMINAL_SOURCES),
       { tokens: createTokenBroker() },
       undefined,
-      new Map(),
+      memoryBackoffStore(),
     );
     expect(configured.map((c) => c.provider)).toEqual(["apmt"]);
     const sources = registryOf(

@@ -6,6 +6,7 @@ import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/co
 import { createTokenBroker } from "../../src/tracking/sources/auth";
 import { createDcsaSource, parseDcsaSources } from "../../src/tracking/sources/dcsa";
 import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminals";
+import { memoryBackoffStore } from "../../src/tracking/sources/terminals/backoff";
 import { BOX_A, CALLS, equipmentEvent, JOURNEY_BL, transportEvent } from "../fixtures/dcsa-events";
 import { createAccount } from "../helpers/api";
 import {
@@ -102,7 +103,7 @@ describe("APM Terminals Rotterdam Maasvlakte II through the engine", () => {
       parseTerminalSources(TERMINAL_SOURCES),
       { tokens },
       undefined,
-      new Map(),
+      memoryBackoffStore(),
     );
     expect(configured.map((c) => [c.provider, c.config.facilities])).toEqual([["apmt", { [MAASVLAKTE_II]: "NLRTM" }]]);
     const sources = registryOf(

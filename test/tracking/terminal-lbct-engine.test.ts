@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
 import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
 import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminals";
+import { memoryBackoffStore } from "../../src/tracking/sources/terminals/backoff";
 import type { LookupResult } from "../../src/tracking/sources/types";
 import { createAccount } from "../helpers/api";
 import {
@@ -55,7 +56,7 @@ describe("LBCT through the engine", () => {
       parseTerminalSources(lbctSourcesJson()),
       {},
       undefined,
-      new Map(),
+      memoryBackoffStore(),
     );
     expect(configured.map((c) => c.provider)).toEqual(["lbct"]);
     const sources = registryOf(

@@ -10,6 +10,8 @@ import {
   parseTerminalSources,
   type TerminalProvider,
 } from "./terminals";
+import { isolateBackoffStore } from "./terminals/backoff";
+import { sharedBackoffStore } from "./terminals/provider-gate";
 import type { CarrierSource, TerminalSource } from "./types";
 
 /** Which of our carrier sources serves a line here: the sandbox (`TEST`), a DCSA Track & Trace API, the simulator. */
@@ -58,14 +60,15 @@ let cached: { key: string; registry: SourceRegistry } | null = null;
  * Builds (and caches per configuration) the source registry from the environment: the sandbox always, a
  * DCSA Track & Trace source per SCAC of `DCSA_SOURCES`, the terminal operators' APIs of `TERMINAL_SOURCES` (issue
  * 14), and the journey simulator when `SIMULATOR_ENABLED` is "true" (played at `SIMULATION_SPEED`). Carriers and
- * terminals share one OAuth token broker (through `CREDENTIALS` when bound): one token cache per credential.
+ * terminals share one OAuth token broker (through `CREDENTIALS` when bound): one token cache per credential; terminal
+ * providers' backoff after 429/5xx goes through `PROVIDER_GATE` when bound (every isolate leaves them alone).
  *
  * Terminal sources in order of preference: the sandbox (`Y257` for `TEST` boxes), the configured providers, then the
  * simulator, which never answers for a facility a provider is configured for (whatever the line).
  */
 export function sourcesFor(
   env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED"> &
-    Partial<Pick<Env, "CREDENTIALS" | "TERMINAL_SOURCES">>,
+    Partial<Pick<Env, "CREDENTIALS" | "PROVIDER_GATE" | "TERMINAL_SOURCES">>,
 ): SourceRegistry {
   const key = JSON.stringify([env.DCSA_SOURCES, env.TERMINAL_SOURCES, env.SIMULATOR_ENABLED, env.SIMULATION_SPEED]);
   if (cached?.key === key) return cached.registry;
@@ -80,7 +83,14 @@ export function sourcesFor(
     carriers.push(createDcsaSource(dcsa, { tokens }));
     for (const scac of dcsa.keys()) supportedScacs.add(scac);
   }
-  const configured = createConfiguredTerminalSources(parseTerminalSources(env.TERMINAL_SOURCES), { tokens });
+  // Terminal providers' backoff through their ProviderGate objects when bound: shared by every isolate.
+  const backoffs = env.PROVIDER_GATE ? sharedBackoffStore(env.PROVIDER_GATE) : isolateBackoffStore;
+  const configured = createConfiguredTerminalSources(
+    parseTerminalSources(env.TERMINAL_SOURCES),
+    { tokens },
+    undefined,
+    backoffs,
+  );
   const providerByFacility = new Map<string, { provider: TerminalProvider; providerFacility: string }>();
   for (const { provider, config, source } of configured) {
     terminals.push(source);

@@ -4,12 +4,16 @@
  * so the rule is the generic one: after an answer of 429 or 5xx (or no answer at all) the provider is left alone for
  * its `Retry-After` when it sends one, else for 5 s, doubling with each further failure up to 10 min; the first
  * answer that is neither ends the backoff. While it lasts, a request is not sent: the fetch rejects at once (as a
- * network failure would), so the adapter reports a temporary failure and the Tracker retries the box later.
+ * network failure would), so the adapter reports a temporary failure and the Tracker retries the box later. A failed
+ * answer to a request sent before the backoff in force began (concurrent requests) does not lengthen it
+ * (`nextBackoff`).
  *
- * The state lives in memory per isolate (a module-level map): every poll of one isolate shares it, which is where
- * the requests of one queue batch come from (one consumer invocation); isolates do not share it, so at most one
- * failed request per isolate reaches a provider during its backoff. Batching keeps that small: one request asks
- * for up to the provider's bulk limit of boxes. Times come from the caller's clock (`SourceContext.nowMs`).
+ * Where the state lives (`ProviderBackoffStore`): in production every isolate shares it through the provider's
+ * `ProviderGate` Durable Object (src/tracking/sources/terminals/provider-gate.ts), so a provider that answered 429 to
+ * one queue consumer is left alone by all of them, and a backoff survives the isolate; each request asks the gate
+ * (one Durable Object call per request to the provider, which carries up to the provider's bulk limit of boxes).
+ * Without the binding (unit tests), a Map in the isolate's memory. Times come from the caller's clock
+ * (`SourceContext.nowMs`).
  */
 
 /** First wait after a failure without `Retry-After`, ms. */
@@ -23,11 +27,54 @@ export interface ProviderBackoffState {
   untilMs: number;
 }
 
-/** Backoff states by provider key. */
+/** Backoff states by provider key (the in-memory store's map). */
 export type ProviderBackoffs = Map<string, ProviderBackoffState>;
 
-/** The isolate's backoff states (what the registry's sources use). */
-export const sharedProviderBackoffs: ProviderBackoffs = new Map();
+/**
+ * Where the providers' backoff states live. Every method may be a Durable Object call; none throws for a provider it
+ * does not know.
+ */
+export interface ProviderBackoffStore {
+  /** The provider's state at `nowMs` (ms since epoch), undefined when it has no failure on record. */
+  current(provider: string, nowMs: number): Promise<ProviderBackoffState | undefined>;
+  /** Records a failed answer at `nowMs` (with its `Retry-After`, if any); returns the state now in force. */
+  failed(provider: string, retryAfter: string | null, nowMs: number): Promise<ProviderBackoffState>;
+  /** Records a good answer: the provider's failures are forgotten. */
+  succeeded(provider: string): Promise<void>;
+}
+
+/**
+ * The state after a failed answer at `nowMs`: unchanged while a backoff is in force (`nowMs < untilMs`: the request
+ * was sent before it began, and the provider's answer to it is already accounted for), else one failure more and a
+ * wait of `providerBackoffDelayMs`. Pure.
+ */
+export function nextBackoff(
+  state: ProviderBackoffState | undefined,
+  retryAfter: string | null,
+  nowMs: number,
+): ProviderBackoffState {
+  if (state && nowMs < state.untilMs) return state;
+  const failures = (state?.failures ?? 0) + 1;
+  return { failures, untilMs: nowMs + providerBackoffDelayMs(failures, retryAfter, nowMs) };
+}
+
+/** A store in this isolate's memory: `backoffs` (a fresh Map by default) holds the states. */
+export function memoryBackoffStore(backoffs: ProviderBackoffs = new Map()): ProviderBackoffStore {
+  return {
+    current: async (provider) => backoffs.get(provider),
+    failed: async (provider, retryAfter, nowMs) => {
+      const next = nextBackoff(backoffs.get(provider), retryAfter, nowMs);
+      backoffs.set(provider, next);
+      return next;
+    },
+    succeeded: async (provider) => {
+      backoffs.delete(provider);
+    },
+  };
+}
+
+/** The isolate's own store, used when no `ProviderGate` binding is at hand (tests, tools). */
+export const isolateBackoffStore: ProviderBackoffStore = memoryBackoffStore();
 
 /** The error a request rejects with while its provider is backing off (no request was sent). */
 export class ProviderBackoffError extends Error {
@@ -57,33 +104,32 @@ export function providerBackoffDelayMs(failures: number, retryAfter: string | nu
 }
 
 /**
- * `fetch` through `provider`'s backoff (see the module docs): rejects with {@link ProviderBackoffError} without a
- * request while the backoff lasts; else sends, and starts or extends the backoff on 429, 5xx or a network error
- * (rethrown), or ends it on any other answer. Times by `nowMs` (the poll's clock).
+ * `fetch` through `provider`'s backoff in `store` (see the module docs): rejects with {@link ProviderBackoffError}
+ * without a request while the backoff lasts; else sends, and records a failed answer on 429, 5xx or a network error
+ * (rethrown), or ends a backoff on record on any other answer. Times by `nowMs` (the poll's clock).
  */
 export function providerBackoffFetch(
   provider: string,
   upstream: typeof fetch,
   nowMs: number,
-  backoffs: ProviderBackoffs = sharedProviderBackoffs,
+  store: ProviderBackoffStore = isolateBackoffStore,
 ): typeof fetch {
-  const fail = (retryAfter: string | null): void => {
-    const failures = (backoffs.get(provider)?.failures ?? 0) + 1;
-    backoffs.set(provider, { failures, untilMs: nowMs + providerBackoffDelayMs(failures, retryAfter, nowMs) });
-  };
   return async (input, init) => {
-    const state = backoffs.get(provider);
+    const state = await store.current(provider, nowMs);
     if (state && nowMs < state.untilMs) throw new ProviderBackoffError(provider, state.untilMs);
     let response: Response;
     try {
       response = await upstream(input, init);
     } catch (err) {
       // A timeout we set ourselves is the provider not answering: backed off like a 5xx.
-      fail(null);
+      await store.failed(provider, null, nowMs);
       throw err;
     }
-    if (response.status === 429 || response.status >= 500) fail(response.headers.get("Retry-After"));
-    else backoffs.delete(provider);
+    if (response.status === 429 || response.status >= 500) {
+      await store.failed(provider, response.headers.get("Retry-After"), nowMs);
+    } else if (state) {
+      await store.succeeded(provider);
+    }
     return response;
   };
 }

@@ -10,7 +10,7 @@ import { facilityCodeOf, findTerminalByCode, lookupFacilityKey } from "../../../
 import { isCredentialUrl, sourceAuthSchema } from "../auth";
 import type { SourceContext, TerminalQuery, TerminalSource } from "../types";
 import { createApmtSource } from "./apmt";
-import { type ProviderBackoffs, providerBackoffFetch, sharedProviderBackoffs } from "./backoff";
+import { isolateBackoffStore, type ProviderBackoffStore, providerBackoffFetch } from "./backoff";
 import type { TerminalProvider, TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { createLbctSource } from "./lbct";
 import { createPortOfVirginiaSource } from "./port-of-virginia";
@@ -175,15 +175,16 @@ export interface ConfiguredTerminalSource {
  * - it serves exactly its configured facilities, for every line (`supports` compares our facility code, so a
  *   carrier's BIC code finds a terminal configured by FIRMS code), and a query reaches the adapter with the
  *   configured key as `facilityCode`;
- * - every request it makes goes through its provider's backoff (`providerBackoffFetch`): after a 429 or a 5xx the
- *   provider is not called again until the backoff ends (per isolate).
+ * - every request it makes goes through its provider's backoff in `backoffs` (`providerBackoffFetch`): after a 429
+ *   or a 5xx the provider is not called again until the backoff ends (by every isolate, with the store of
+ *   `ProviderGate` objects the registry passes in production; by this isolate with the default).
  * A provider without an adapter is reported once and skipped.
  */
 export function createConfiguredTerminalSources(
   configs: ReadonlyMap<TerminalProvider, TerminalProviderConfig>,
   deps: TerminalSourceDeps,
   factories: Partial<Record<TerminalProvider, TerminalSourceFactory>> = TERMINAL_SOURCE_FACTORIES,
-  backoffs: ProviderBackoffs = sharedProviderBackoffs,
+  backoffs: ProviderBackoffStore = isolateBackoffStore,
 ): ConfiguredTerminalSource[] {
   const out: ConfiguredTerminalSource[] = [];
   for (const provider of TERMINAL_PROVIDERS) {
@@ -203,7 +204,7 @@ function guardedSource(
   provider: TerminalProvider,
   config: TerminalProviderConfig,
   adapter: TerminalSource,
-  backoffs: ProviderBackoffs,
+  backoffs: ProviderBackoffStore,
 ): TerminalSource {
   const configured = (code: string): string | null => {
     if (Object.hasOwn(config.facilities, code)) return code;
