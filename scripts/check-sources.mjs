@@ -18,9 +18,10 @@
 //      `source_outage.started`, then recovered (`source_outage.resolved`); the carrier answering 500, visible in the
 //      shipment's `line_tracking_failed_reason`, then recovered; last, the carrier's token endpoint refusing our client
 //      (its refusal body echoes the secret we sent), visible as `shipping_line_credentials_rejected`;
-//   4. boxes at LBCT Pier E (FIRMS WAC8, API key in the URL path) and at the Port of Virginia's NIT (L005, API key
-//      header; its push subscription created and its callback causing a poll); tracking stopped through the API and
-//      the cron (wrangler's /__scheduled) deleting the subscriptions at the carrier and at the port;
+//   4. boxes at LBCT Pier E (FIRMS WAC8, API key in the URL path; LBCT throttling us with 429 and Retry-After, shown on
+//      the box and left alone until it has passed) and at the Port of Virginia's NIT (L005, API key header; its push
+//      subscription created and its callback causing a poll); tracking stopped through the API and the cron
+//      (wrangler's /__scheduled) deleting the subscriptions at the carrier and at the port;
 //   5. webhooks (container.updated, container.transport.*, source_outage.*) received at a local receiver
 //      (scripts/receiver.mjs) with both signatures verified;
 //   6. no credential (client secrets, API keys, tokens, the subscription key, subscription secrets, our API key)
@@ -639,6 +640,63 @@ async function main() {
         lgbAttrs.location_at_pod_terminal === "Y-LBCT-A12",
       "≥ 1 search with the configured key; available_for_pickup true, location_at_pod_terminal Y-LBCT-A12",
       `${lbct.searches.length} searches; ${JSON.stringify(pick(lgbAttrs, ["available_for_pickup", "location_at_pod_terminal"]))}`,
+    );
+
+    // LBCT throttles us (429, Retry-After 20 s): the failure is visible on the box, the provider's backoff (its
+    // ProviderGate Durable Object, shared by every isolate) keeps the Worker from asking again until it has passed,
+    // and the first poll after it recovers.
+    const RETRY_AFTER_S = 20;
+    lbct.mode = "throttled";
+    lbct.retryAfterS = RETRY_AFTER_S;
+    const searchesBefore = lbct.searches.length;
+    const beforeThrottle = Date.now();
+    const throttled = await waitFor(
+      `${boxLgb}: LBCT answering 429 shows as terminal_tracking_failed_reason terminal_unreachable`,
+      async () => {
+        if (lbct.searches.length === searchesBefore) await refresh(api, lgb.containerId);
+        return api.get(`/containers/${lgb.containerId}`).then((d) => d.data.attributes);
+      },
+      (a) => a.terminal_tracking_failed_reason === "terminal_unreachable",
+      "terminal_tracking_failed_reason terminal_unreachable",
+      { intervalMs: 1000 },
+    );
+    // The 429 was answered between beforeThrottle and now: the backoff lasts at least until beforeThrottle + 20 s,
+    // and at most until now + 20 s.
+    const throttleSeen = Date.now();
+    const searchesThrottled = lbct.searches.length;
+    // Attempt times are whole seconds: refresh again until one lands in a later second.
+    let lastRefresh = 0;
+    const during = await waitFor(
+      `${boxLgb}: polled again during the backoff`,
+      async () => {
+        if (Date.now() - lastRefresh > 1500) {
+          lastRefresh = Date.now();
+          await refresh(api, lgb.containerId);
+        }
+        return api.get(`/containers/${lgb.containerId}`).then((d) => d.data.attributes);
+      },
+      (a) => a.terminal_tracking_last_attempted_at !== throttled.terminal_tracking_last_attempted_at,
+      `terminal_tracking_last_attempted_at after ${throttled.terminal_tracking_last_attempted_at}`,
+    );
+    const polledAt = Date.parse(during.terminal_tracking_last_attempted_at);
+    check(
+      "LBCT not asked again during its Retry-After (the provider's backoff), the box still unreachable",
+      lbct.searches.length === searchesThrottled &&
+        polledAt < beforeThrottle + RETRY_AFTER_S * 1000 &&
+        during.terminal_tracking_failed_reason === "terminal_unreachable",
+      `${searchesThrottled} searches; a poll before ${new Date(beforeThrottle + RETRY_AFTER_S * 1000).toISOString()}`,
+      `${lbct.searches.length} searches; polled at ${during.terminal_tracking_last_attempted_at}, ${during.terminal_tracking_failed_reason}`,
+    );
+    lbct.mode = "ok";
+    await waitFor(
+      `${boxLgb}: after the Retry-After, LBCT asked again and the failure cleared`,
+      async () => {
+        if (Date.now() > throttleSeen + RETRY_AFTER_S * 1000) await refresh(api, lgb.containerId);
+        return api.get(`/containers/${lgb.containerId}`).then((d) => d.data.attributes);
+      },
+      (a) => a.terminal_tracking_failed_reason === null && lbct.searches.length > searchesThrottled,
+      "terminal_tracking_failed_reason null, one more search",
+      { intervalMs: 2000, timeoutMs: RETRY_AFTER_S * 1000 + WAIT_MS },
     );
 
     const boxOrf = "TGHU1234567";
