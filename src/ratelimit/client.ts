@@ -27,8 +27,6 @@ interface HeldLease {
   count: number;
   /** Times (the checks' `nowMs`) of the admissions given out from this lease. */
   usedAt: number[];
-  /** Ends the wait for the lease's end early (it was used up, settled or replaced); set while that wait runs. */
-  release?: () => void;
 }
 
 /**
@@ -192,9 +190,11 @@ export class RateLimitCoalescer {
   }
 
   /**
-   * Waits, under `keepAlive`, for the end of `held` (its duration after the grant, plus
-   * `LEASE_END_SETTLE_DELAY_MS`), then settles it in a call of its own if it is still held with credits left. The
-   * wait ends early, with nothing to do, when the lease is used up, settled by another call or replaced.
+   * Waits, under `keepAlive` (the request that took the lease), for the end of `held` (its duration after the grant,
+   * plus `LEASE_END_SETTLE_DELAY_MS`), then settles it in a call of its own if it is still held with credits left.
+   * The wait always runs its whole course in that request's context: its timer and the promise `keepAlive` holds may
+   * not be touched from another request's (workerd refuses I/O on behalf of another request), so a lease used up or
+   * settled meanwhile simply finds nothing to do.
    */
   private settleWhenEnded(
     caller: RateLimiterCaller,
@@ -204,11 +204,7 @@ export class RateLimitCoalescer {
     keepAlive: KeepAlive,
   ): void {
     const ended = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, held.leaseUntil - held.grantedAt + LEASE_END_SETTLE_DELAY_MS);
-      held.release = () => {
-        clearTimeout(timer);
-        resolve();
-      };
+      setTimeout(resolve, held.leaseUntil - held.grantedAt + LEASE_END_SETTLE_DELAY_MS);
     });
     keepAlive(ended.then(() => this.settleEnded(caller, laneKey, lane, held)));
   }
@@ -218,7 +214,6 @@ export class RateLimitCoalescer {
    * still holds it with credits left; never rejects (a failed call leaves the settlements for the lane's next call).
    */
   private async settleEnded(caller: RateLimiterCaller, laneKey: string, lane: Lane, held: HeldLease): Promise<void> {
-    held.release = undefined;
     if (lane.leases.get(held.bucket) !== held || held.remaining === 0) return;
     lane.leases.delete(held.bucket);
     const settle = [...lane.unsettled.splice(0), { bucket: held.bucket, leaseId: held.id, usedAt: held.usedAt }];
@@ -271,8 +266,6 @@ function takeCredit(lane: Lane, hit: RateLimitHit): SlidingLogDecision | undefin
   if (!lease || lease.remaining <= 0 || hit.nowMs < lease.grantedAt || hit.nowMs > lease.leaseUntil) return undefined;
   lease.remaining--;
   lease.usedAt.push(hit.nowMs);
-  // Used up: nothing is left to free when it ends, so a wait for its end can stop (the next call settles it).
-  if (lease.remaining === 0) lease.release?.();
   return { allowed: true, count: lease.count, retryAfterSeconds: 0 };
 }
 
@@ -286,7 +279,6 @@ function takeSettlements(lane: Lane, batch: PendingHit[], nowMs: number): LeaseS
   for (const [bucket, lease] of lane.leases) {
     if (lease.leaseUntil < nowMs || batch.some((p) => p.bucket === bucket)) {
       lane.leases.delete(bucket);
-      lease.release?.();
       settle.push({ bucket, leaseId: lease.id, usedAt: lease.usedAt });
     }
   }
@@ -298,10 +290,7 @@ function takeSettlements(lane: Lane, batch: PendingHit[], nowMs: number): LeaseS
  */
 function installLease(lane: Lane, grant: LeaseGrant): HeldLease {
   const previous = lane.leases.get(grant.bucket);
-  if (previous) {
-    previous.release?.();
-    lane.unsettled.push({ bucket: previous.bucket, leaseId: previous.id, usedAt: previous.usedAt });
-  }
+  if (previous) lane.unsettled.push({ bucket: previous.bucket, leaseId: previous.id, usedAt: previous.usedAt });
   const held: HeldLease = {
     id: grant.id,
     bucket: grant.bucket,
