@@ -55,6 +55,25 @@ const hit = (limit: number, nowMs: number, bucket = "default"): RateLimitHit => 
 const hits = (n: number, limit: number, nowMs: number): RateLimitHit[] =>
   Array.from({ length: n }, () => hit(limit, nowMs));
 
+/**
+ * `GET /v2/shipping_lines?page[size]=1` through `app` with `key`, in an execution context of its own: the status, and
+ * `done`, which settles once the request's `waitUntil` work has (a lease's end settle among it).
+ */
+async function appRequest(
+  app: ReturnType<typeof createApp>,
+  bindings: typeof env,
+  key: string,
+): Promise<{ status: number; done: Promise<void> }> {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(
+    new Request(`${BASE}/shipping_lines?page[size]=1`, { headers: { Authorization: `Token ${key}` } }),
+    bindings,
+    ctx,
+  );
+  await res.body?.cancel();
+  return { status: res.status, done: waitOnExecutionContext(ctx) };
+}
+
 /** The most admissions in any rolling window `(t - WINDOW_MS, t]` of `times` (ms). */
 function maxInAnyWindow(times: number[]): number {
   const sorted = [...times].sort((a, b) => a - b);
@@ -793,18 +812,8 @@ describe("ordinary-limit leases go to active accounts and end on time (several i
     const app = createApp();
     const stub = stubFor(accountId);
     const counted = async () => (await stub.hit("default", 0, Date.now())).count;
-    const request = async () => {
-      const ctx = createExecutionContext();
-      const res = await app.fetch(
-        new Request(`${BASE}/shipping_lines?page[size]=1`, { headers: { Authorization: `Token ${key}` } }),
-        env,
-        ctx,
-      );
-      await res.body?.cancel();
-      return { status: res.status, done: waitOnExecutionContext(ctx) };
-    };
-    const first = await request();
-    const second = await request();
+    const first = await appRequest(app, env, key);
+    const second = await appRequest(app, env, key);
     expect([first.status, second.status]).toEqual([200, 200]);
     // 2 admitted + 5 reserved for this isolate.
     expect(await counted()).toBe(7);
@@ -821,15 +830,9 @@ describe("the app with leases", () => {
     const highEnv = { ...env, RATE_LIMIT_DEFAULT: "1000" };
     const contexts: Promise<void>[] = [];
     const request = async () => {
-      const ctx = createExecutionContext();
-      const res = await app.fetch(
-        new Request(`${BASE}/shipping_lines?page[size]=1`, { headers: { Authorization: `Token ${key}` } }),
-        highEnv,
-        ctx,
-      );
-      contexts.push(waitOnExecutionContext(ctx));
-      await res.body?.cancel();
-      return res.status;
+      const { status, done } = await appRequest(app, highEnv, key);
+      contexts.push(done);
+      return status;
     };
     // A limit-0 probe is refused and not recorded, so it reads the object's count without changing it.
     const counted = async () => (await stubFor(accountId).hit("default", 0, Date.now())).count;

@@ -9,6 +9,7 @@ import {
 } from "../../src/tracking/sources/terminals/backoff";
 import { type ProviderGate, sharedBackoffStore } from "../../src/tracking/sources/terminals/provider-gate";
 import { FakeLbct, lbctImportUnit, lbctSourcesJson } from "../helpers/fake-lbct";
+import { scriptedUpstream } from "../helpers/scripted-fetch";
 
 // Issue 14, "respect each provider's documented rate limits, with backoff on 429/5xx", across isolates: a provider
 // that answered 429 or 5xx to one isolate is left alone by every isolate until its backoff ends. Each isolate is a
@@ -19,17 +20,7 @@ const T0 = 1_900_000_000_000;
 /** A provider name no other test uses, so each test has a gate of its own. */
 const freshProvider = () => `test-provider-${crypto.randomUUID()}`;
 
-/** An upstream answering the statuses given, in turn (200 after them), and counting the requests. */
-function upstream(...answers: (number | [number, Record<string, string>])[]) {
-  const calls: string[] = [];
-  const fetch: typeof globalThis.fetch = async (input) => {
-    calls.push(String(input));
-    const next = answers.shift() ?? 200;
-    const [status, headers] = Array.isArray(next) ? next : [next, {}];
-    return new Response(null, { status, headers });
-  };
-  return { calls, fetch };
-}
+const upstream = scriptedUpstream;
 
 describe("ProviderGate: a provider's backoff shared by every isolate", () => {
   it("after a 429 to one isolate, no other isolate calls the provider until Retry-After has passed", async () => {

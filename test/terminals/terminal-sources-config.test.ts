@@ -19,6 +19,7 @@ import {
 } from "../../src/tracking/sources/terminals/backoff";
 import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../../src/tracking/sources/terminals/lbct";
 import { PORT_OF_VIRGINIA_PROVIDED_DATA } from "../../src/tracking/sources/terminals/port-of-virginia";
+import { scriptedUpstream } from "../helpers/scripted-fetch";
 
 // Issue 14 "Engine": the TERMINAL_SOURCES secret, the registry it configures (a configured terminal is its provider's,
 // never the simulator's), and the per-provider backoff every provider request goes through.
@@ -195,17 +196,7 @@ describe("the registry's terminal sources", () => {
 });
 
 describe("providerBackoffFetch", () => {
-  /** A fetch answering the statuses given, in turn, and counting the requests. */
-  function upstream(...answers: (number | [number, Record<string, string>])[]) {
-    const calls: string[] = [];
-    const fetch: typeof globalThis.fetch = async (input) => {
-      calls.push(String(input));
-      const next = answers.shift() ?? 200;
-      const [status, headers] = Array.isArray(next) ? next : [next, {}];
-      return new Response(null, { status, headers });
-    };
-    return { calls, fetch };
-  }
+  const upstream = scriptedUpstream;
 
   it("after a 429 with Retry-After sends nothing until it passes, then calls again", async () => {
     const backoffs: ProviderBackoffs = new Map();
