@@ -48,6 +48,8 @@ it(`terminal polls of ${BOXES} boxes at one terminal: batched vs per box`, { tim
     DCSA_SOURCES: "",
     SIMULATOR_ENABLED: "false",
     SIMULATION_SPEED: "",
+    // As in production: each request to the provider asks its ProviderGate (the backoff every isolate shares) first.
+    PROVIDER_GATE: (env as unknown as Env).PROVIDER_GATE,
     TERMINAL_SOURCES: JSON.stringify({
       port_of_virginia: {
         baseUrl: FAKE_POV_BASE,
