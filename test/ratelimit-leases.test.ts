@@ -55,6 +55,12 @@ const hit = (limit: number, nowMs: number, bucket = "default"): RateLimitHit => 
 const hits = (n: number, limit: number, nowMs: number): RateLimitHit[] =>
   Array.from({ length: n }, () => hit(limit, nowMs));
 
+/** A stand-in execution context whose `waitUntil` only collects the promises, for the test to await (`pending`). */
+function collectedWork(): { keepAlive: { waitUntil(promise: Promise<unknown>): void }; pending: Promise<unknown>[] } {
+  const pending: Promise<unknown>[] = [];
+  return { keepAlive: { waitUntil: (promise) => void pending.push(promise) }, pending };
+}
+
 /**
  * `GET /v2/shipping_lines?page[size]=1` through `app` with `key`, in an execution context of its own: the status, and
  * `done`, which settles once the request's `waitUntil` work has (a lease's end settle among it).
@@ -745,10 +751,7 @@ describe("ordinary-limit leases go to active accounts and end on time (several i
     const stub = freshStub();
     const caller = new CountingCaller(stub);
     const coalescer = new RateLimitCoalescer();
-    const pending: Promise<unknown>[] = [];
-    const keepAlive = (p: Promise<unknown>) => {
-      pending.push(p);
-    };
+    const { keepAlive, pending } = collectedWork();
     // Real time: the settle waits on a timer for the lease's end.
     const now = Date.now();
     await coalescer.check("acct", () => caller, hit(100, now), keepAlive);
@@ -770,10 +773,7 @@ describe("ordinary-limit leases go to active accounts and end on time (several i
   it("a lease used up, or settled by a later call, costs no extra call when it ends", async () => {
     const caller = new CountingCaller(freshStub());
     const coalescer = new RateLimitCoalescer();
-    const pending: Promise<unknown>[] = [];
-    const keepAlive = (p: Promise<unknown>) => {
-      pending.push(p);
-    };
+    const { keepAlive, pending } = collectedWork();
     const now = Date.now();
     // 2 calls (the second leases 5), 5 checks from the lease, then a call that settles it and leases 5 more, all used.
     for (let i = 0; i < 13; i++) await coalescer.check("acct", () => caller, hit(100, now + i), keepAlive);
@@ -788,10 +788,7 @@ describe("ordinary-limit leases go to active accounts and end on time (several i
     const stub = freshStub();
     const idle = new RateLimitCoalescer();
     const busy = new RateLimitCoalescer();
-    const pending: Promise<unknown>[] = [];
-    const keepAlive = (p: Promise<unknown>) => {
-      pending.push(p);
-    };
+    const { keepAlive, pending } = collectedWork();
     const now = Date.now();
     // The idle isolate: 2 requests (the second takes a lease of 5), 1 more from the lease, then nothing.
     for (let i = 0; i < 3; i++) await idle.check("acct", () => new CountingCaller(stub), hit(100, now + i), keepAlive);

@@ -21,6 +21,18 @@ export function queryParams(c: Context<AppEnv>): URLSearchParams {
 }
 
 /**
+ * The request's execution context (for `waitUntil`), or undefined when the app was called without one (tests calling
+ * `app.request`): Hono's `c.executionCtx` throws then.
+ */
+export function executionContextOf(c: Context<AppEnv>): Pick<ExecutionContext, "waitUntil"> | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Loader context of the authenticated account, for serializers and includes. Reads the variables with `c.get`:
  * Hono's `c.var` copies every variable of the request into a new object on each access.
  */

@@ -149,14 +149,13 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
     }
     const env = this.env;
     const accountId = props.accountId;
-    const keepAlive = (promise: Promise<unknown>) => this.ctx.waitUntil(promise);
-    if (COUNTED.has(scope.kind)) await drawFromBucket(env, accountId, "default", systemClock.now(), keepAlive);
+    if (COUNTED.has(scope.kind)) await drawFromBucket(env, accountId, "default", systemClock.now(), this.ctx);
     return new WorkerTrackingApi({
       db: createDatabase(env.DB),
       clock: systemClock,
       env,
       accountId,
-      limitBucket: (bucket) => drawFromBucket(env, accountId, bucket, systemClock.now(), keepAlive),
+      limitBucket: (bucket) => drawFromBucket(env, accountId, bucket, systemClock.now(), this.ctx),
     });
   }
 }

@@ -342,7 +342,7 @@ export async function handleMcpRequest(request: Request, env: Env, ctx?: Executi
     let id = sessionId;
     if (read.opening) {
       try {
-        await drawFromBucket(env, principal.accountId, "default", now, ctx && ((promise) => ctx.waitUntil(promise)));
+        await drawFromBucket(env, principal.accountId, "default", now, ctx);
       } catch (err) {
         if (err instanceof TrackingApiError && err.kind === "rate_limited") {
           const seconds = err.retryAfterSeconds ?? 60;

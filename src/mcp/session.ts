@@ -42,8 +42,8 @@ export async function keyFingerprint(key: string): Promise<string> {
  * Counts one request of `bucket` for `accountId` in the account's RateLimiter Durable Object (the same object and
  * window as REST, src/middleware/rate-limit.ts), through `checkRateLimit` (src/ratelimit/client.ts): concurrent
  * checks of one account in this isolate — REST requests, session openings, tool calls of every session — ride in
- * one Durable Object call, each still decided exactly and in arrival order. `keepAlive` (the request's or the
- * object's `waitUntil`) lets a lease the check takes be settled when it ends.
+ * one Durable Object call, each still decided exactly and in arrival order. `keepAlive` (the request's execution
+ * context, or the object's state) lets a lease the check takes be settled when it ends.
  * @throws TrackingApiError `rate_limited` with `retryAfterSeconds` when the bucket is exhausted (not counted).
  */
 export async function drawFromBucket(

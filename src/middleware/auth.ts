@@ -3,6 +3,7 @@ import { LRUCache } from "lru-cache";
 import type { AppEnv, Env, Principal } from "../env";
 import { API_KEY_PATTERN, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { executionContextOf } from "../lib/http";
 import { AuthFailureThrottle, authFailureLimit, clientAddress } from "./auth-throttle";
 import { ApiKeyCache, KEY_CACHE_MAX_ENTRIES } from "./key-cache";
 
@@ -146,11 +147,9 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
       .bind(new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"), principal.apiKeyId)
       .run()
       .catch(() => undefined);
-    try {
-      c.executionCtx.waitUntil(write);
-    } catch {
-      await write;
-    }
+    const ctx = executionContextOf(c);
+    if (ctx) ctx.waitUntil(write);
+    else await write;
   }
   await next();
 };

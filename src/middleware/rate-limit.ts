@@ -1,8 +1,9 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
+import { executionContextOf } from "../lib/http";
 import { BUCKET_MESSAGES, bucketFor } from "../ratelimit/buckets";
-import { checkRateLimit, type KeepAlive } from "../ratelimit/client";
+import { checkRateLimit } from "../ratelimit/client";
 
 /**
  * Counts the request against the caller's bucket in the account's RateLimiter Durable Object before any
@@ -15,7 +16,7 @@ export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   // `c.get`, not `c.var`: Hono's `c.var` copies every variable into a new object on each access.
   const { accountId } = c.get("principal");
   const bucket = bucketFor(c.req.method, c.req.path);
-  const decision = await checkRateLimit(c.env, accountId, bucket, c.get("clock").now(), keepAliveOf(c));
+  const decision = await checkRateLimit(c.env, accountId, bucket, c.get("clock").now(), executionContextOf(c));
   if (!decision.allowed) {
     throw new ApiError(429, [{ detail: BUCKET_MESSAGES[bucket] }], {
       "Retry-After": String(decision.retryAfterSeconds),
@@ -23,13 +24,3 @@ export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
-
-/** The request's `waitUntil`, or undefined when the app was called without an execution context (some tests). */
-function keepAliveOf(c: Context<AppEnv>): KeepAlive | undefined {
-  try {
-    const ctx = c.executionCtx;
-    return (promise) => ctx.waitUntil(promise);
-  } catch {
-    return undefined;
-  }
-}

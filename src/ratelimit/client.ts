@@ -30,11 +30,11 @@ interface HeldLease {
 }
 
 /**
- * Hands a promise to the runtime so the request's context outlives the response until it settles (an
- * `ExecutionContext`'s `waitUntil`, or a Durable Object's). The coalescer uses it to settle a lease with credits left
- * when the lease ends (src/ratelimit/leases.ts).
+ * What keeps a request's context alive past its response until a promise settles: the request's `ExecutionContext`,
+ * or a Durable Object's `DurableObjectState` (both have `waitUntil`). The coalescer uses it to settle a lease with
+ * credits left when the lease ends (src/ratelimit/leases.ts).
  */
-export type KeepAlive = (promise: Promise<unknown>) => void;
+export type KeepAlive = Pick<ExecutionContext, "waitUntil">;
 
 /** How long after a lease's end its unused credits are settled (ms): past `leaseUntil` by the caller's clock. */
 export const LEASE_END_SETTLE_DELAY_MS = 50;
@@ -95,7 +95,7 @@ export class RateLimitCoalescer {
   /**
    * Decides one request of `bucket` at `nowMs` (ms since epoch) against `limit` per rolling 60 s for `laneKey` (the
    * account id), through `caller` (the account's RateLimiter), or locally from a live lease of that bucket. With
-   * `keepAlive` (the request's `waitUntil`), a lease this check's call brings is settled when it ends if credits are
+   * `keepAlive` (the request's execution context), a lease this check's call brings is settled when it ends if credits are
    * left, in a call of its own kept alive by it; without, at the lane's next call. Rejects with the call's error when
    * the Durable Object call fails.
    */
@@ -206,7 +206,7 @@ export class RateLimitCoalescer {
     const ended = new Promise<void>((resolve) => {
       setTimeout(resolve, held.leaseUntil - held.grantedAt + LEASE_END_SETTLE_DELAY_MS);
     });
-    keepAlive(ended.then(() => this.settleEnded(caller, laneKey, lane, held)));
+    keepAlive.waitUntil(ended.then(() => this.settleEnded(caller, laneKey, lane, held)));
   }
 
   /**
@@ -316,7 +316,7 @@ const coalescer = new RateLimitCoalescer();
  * Counts one request of `accountId` against `bucket` (limit from the environment, `limitFor`) at `nowMs`, in the
  * account's RateLimiter Durable Object, coalesced with concurrent checks of the same account and admitted from a
  * lease without a call while one is held (`RateLimitCoalescer`, src/ratelimit/leases.ts). `keepAlive` (the request's
- * `waitUntil`) lets a lease this request takes be settled when it ends. Refused requests are not counted. Rejects
+ * execution context) lets a lease this request takes be settled when it ends. Refused requests are not counted. Rejects
  * when the Durable Object cannot be reached.
  */
 export function checkRateLimit(
