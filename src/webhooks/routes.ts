@@ -242,9 +242,8 @@ export const webhookRoutes = new OpenAPIHono<AppEnv>()
       c.req.valid("param").id,
       body.grace_period_seconds,
     );
-    // The webhook's own URL, absolute like GET /webhooks/{id}'s (this request's URL is the rotation's).
-    const self = new URL(`/v2/webhooks/${row.id}`, c.req.url).href;
-    return sendJsonApi(c, { data: webhookResource.serialize(row), links: { self } });
+    // The document's self link is the URL that produced it, absolute, as for the shipments' stop/resume actions.
+    return sendJsonApi(c, { data: webhookResource.serialize(row), links: { self: c.req.url } });
   })
   .openapi(deleteRouteDef, async (c) => {
     await deleteWebhook(c.var.db, c.var.principal.accountId, c.req.valid("param").id);

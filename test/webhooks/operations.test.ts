@@ -151,10 +151,10 @@ describe("POST /webhooks/{id}/rotate_secret", () => {
     );
     const got = await apiJson<One>(`/webhooks/${webhook.id}`, { key: account.key });
     expect(got.json.data.attributes.secret).toBe(newSecret);
-    // The document links the webhook absolutely, as GET /webhooks/{id} does.
-    expect((json as { links?: { self?: string } }).links?.self).toBe(
-      (got.json as { links?: { self?: string } }).links?.self,
-    );
+    // The document's self link is absolute, the URL that produced it (JSON:API; as GET /webhooks/{id} and the
+    // shipments' stop_tracking give theirs); the webhook's own link is data.links.self.
+    expect((json as { links?: { self?: string } }).links?.self).toBe(`${BASE}/webhooks/${webhook.id}/rotate_secret`);
+    expect((got.json as { links?: { self?: string } }).links?.self).toBe(`${BASE}/webhooks/${webhook.id}`);
     expect(await storedSecrets(webhook.id)).toEqual({
       secret: newSecret,
       previous_secret: oldSecret,
