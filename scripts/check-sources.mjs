@@ -461,7 +461,7 @@ async function main() {
     );
     const discharged = await waitFor(
       "APZU4812090: discharge at Pier 400 and APMT's terminal data in GET /v2/containers/{id}",
-      () => api.get(`/containers/${lax.containerId}`).then((d) => d.data.attributes),
+      () => containerAttributes(api, lax.containerId),
       (a) => a.pod_discharged_at !== null && a.terminal_checked_at !== null,
       "pod_discharged_at and terminal_checked_at set",
     );
@@ -497,7 +497,7 @@ async function main() {
     );
     const released = await waitFor(
       "APZU4812090: holds released, available, demurrage 125 USD after PATCH /containers/{id}/refresh",
-      () => api.get(`/containers/${lax.containerId}`).then((d) => d.data.attributes),
+      () => containerAttributes(api, lax.containerId),
       (a) => a.available_for_pickup === true,
       "available_for_pickup true",
     );
@@ -535,7 +535,7 @@ async function main() {
     await refresh(api, lax.containerId);
     const refused = await waitFor(
       "APMT refusing our credentials (403) shows in terminal_tracking_failed_reason",
-      () => api.get(`/containers/${lax.containerId}`).then((d) => d.data.attributes),
+      () => containerAttributes(api, lax.containerId),
       (a) => a.terminal_tracking_failed_reason !== null,
       "terminal_tracking_failed_reason set",
     );
@@ -552,7 +552,7 @@ async function main() {
       "APMT accepting our credentials again clears the reason (refreshed until it does)",
       async () => {
         await refresh(api, lax.containerId);
-        return api.get(`/containers/${lax.containerId}`).then((d) => d.data.attributes);
+        return containerAttributes(api, lax.containerId);
       },
       (a) => a.terminal_tracking_failed_reason === null && a.fees_at_pod_terminal?.[0]?.amount === 250,
       "terminal_tracking_failed_reason null, demurrage 250",
@@ -626,7 +626,7 @@ async function main() {
       "MSKU9070323 at LBCT Pier E: terminal data in GET /v2/containers/{id}",
       async () => {
         await refresh(api, lgb.containerId);
-        return api.get(`/containers/${lgb.containerId}`).then((d) => d.data.attributes);
+        return containerAttributes(api, lgb.containerId);
       },
       (a) => a.terminal_checked_at !== null,
       "terminal_checked_at set",
@@ -654,7 +654,7 @@ async function main() {
       `${boxLgb}: LBCT answering 429 shows as terminal_tracking_failed_reason terminal_unreachable`,
       async () => {
         if (lbct.searches.length === searchesBefore) await refresh(api, lgb.containerId);
-        return api.get(`/containers/${lgb.containerId}`).then((d) => d.data.attributes);
+        return containerAttributes(api, lgb.containerId);
       },
       (a) => a.terminal_tracking_failed_reason === "terminal_unreachable",
       "terminal_tracking_failed_reason terminal_unreachable",
@@ -673,7 +673,7 @@ async function main() {
           lastRefresh = Date.now();
           await refresh(api, lgb.containerId);
         }
-        return api.get(`/containers/${lgb.containerId}`).then((d) => d.data.attributes);
+        return containerAttributes(api, lgb.containerId);
       },
       (a) => a.terminal_tracking_last_attempted_at !== throttled.terminal_tracking_last_attempted_at,
       `terminal_tracking_last_attempted_at after ${throttled.terminal_tracking_last_attempted_at}`,
@@ -692,7 +692,7 @@ async function main() {
       `${boxLgb}: after the Retry-After, LBCT asked again and the failure cleared`,
       async () => {
         if (Date.now() > throttleSeen + RETRY_AFTER_S * 1000) await refresh(api, lgb.containerId);
-        return api.get(`/containers/${lgb.containerId}`).then((d) => d.data.attributes);
+        return containerAttributes(api, lgb.containerId);
       },
       (a) => a.terminal_tracking_failed_reason === null && lbct.searches.length > searchesThrottled,
       "terminal_tracking_failed_reason null, one more search",
@@ -717,7 +717,7 @@ async function main() {
       `${boxOrf} at NIT: Port of Virginia polled, terminal_checked_at set`,
       async () => {
         await refresh(api, orf.containerId);
-        return api.get(`/containers/${orf.containerId}`).then((d) => d.data.attributes);
+        return containerAttributes(api, orf.containerId);
       },
       (a) => a.terminal_checked_at !== null,
       "terminal_checked_at set",
@@ -736,7 +736,7 @@ async function main() {
     check("Port of Virginia: its push accepted", statuses.length === 1 && statuses[0] < 300, "[2xx]", statuses);
     await waitFor(
       `${boxOrf}: the push caused a poll; available, yard block B12`,
-      () => api.get(`/containers/${orf.containerId}`).then((d) => d.data.attributes),
+      () => containerAttributes(api, orf.containerId),
       (a) => a.available_for_pickup === true && a.location_at_pod_terminal === "B12",
       "available_for_pickup true, location_at_pod_terminal B12",
     );
@@ -957,6 +957,11 @@ async function track(api, scac, bl, box) {
     (shipment.included ?? []).map((r) => r.attributes?.number),
   );
   return { requestId, shipmentId, containerId: container.id };
+}
+
+/** The container's attributes as `GET /v2/containers/{id}` serves them. */
+function containerAttributes(api, containerId) {
+  return api.get(`/containers/${containerId}`).then((d) => d.data.attributes);
 }
 
 /** PATCH /v2/containers/{id}/refresh, which must answer 200 (it queues a poll). */

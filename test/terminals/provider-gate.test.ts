@@ -57,7 +57,10 @@ describe("ProviderGate: a provider's backoff shared by every isolate", () => {
     // The next failure, after the wait, doubles it.
     const again = upstream(500);
     const at = T0 + PROVIDER_BACKOFF_BASE_MS;
-    expect((await providerBackoffFetch(provider, again.fetch, at, stores[1])("https://p.test")).status).toBe(500);
+    expect(
+      (await providerBackoffFetch(provider, again.fetch, at, stores[1] as (typeof stores)[number])("https://p.test"))
+        .status,
+    ).toBe(500);
     expect(await stub(provider).current()).toEqual({ failures: 2, untilMs: at + 2 * PROVIDER_BACKOFF_BASE_MS });
   });
 

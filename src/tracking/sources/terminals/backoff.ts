@@ -112,7 +112,7 @@ export function providerBackoffFetch(
   provider: string,
   upstream: typeof fetch,
   nowMs: number,
-  store: ProviderBackoffStore = isolateBackoffStore,
+  store: ProviderBackoffStore,
 ): typeof fetch {
   return async (input, init) => {
     const state = await store.current(provider, nowMs);
