@@ -146,14 +146,7 @@ export class SlidingLog {
    * RateLimiter asks it whether an account is active enough for an ordinary-limit lease (src/ratelimit/leases.ts).
    */
   admittedSince(sinceMs: number): number {
-    let lo = this.head;
-    let hi = this.times.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.times[mid] ?? 0) < sinceMs) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.times.length - lo;
+    return this.times.length - this.upperBound(sinceMs, this.head, true);
   }
 
   /** Open reservations' entries (for tests and diagnostics; evicts nothing). */
@@ -179,13 +172,17 @@ export class SlidingLog {
     return this.times[real + remaining];
   }
 
-  /** First index in `[from, times.length)` whose time is greater than `t`. */
-  private upperBound(t: number, from: number): number {
+  /**
+   * First index in `[from, times.length)` whose time is greater than `t`, or with `inclusive` at least `t` (times are
+   * ascending).
+   */
+  private upperBound(t: number, from: number, inclusive = false): number {
     let lo = from;
     let hi = this.times.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.times[mid] ?? 0) <= t) lo = mid + 1;
+      const time = this.times[mid] ?? 0;
+      if (time < t || (!inclusive && time === t)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
