@@ -17,8 +17,9 @@
 // Durable Object, so nothing coalesces). Since session 5 an account's RateLimiter leases the isolate 5 admissions for
 // 3 s while half its limit is free, from the account's second request within 3 s (src/ratelimit/leases.ts): an
 // account's next requests within those 3 s need no call and no durable write. How many requests a lease serves
-// depends on each account's request rate, that is on throughput ÷ N: about 4–5 at 150–200 req/s with 100 accounts (a quiet machine), about 1 (a call per request, as
-// before leases) when the machine is so busy that an account sees less than one request per 3 s. N accounts allow
+// depends on each account's request rate, that is on throughput ÷ N: about 4–5 at 150–200 req/s with 100 accounts
+// (a quiet machine), about 1 (a call per request, as before leases) when the machine is so busy that an account sees
+// less than one request per 3 s. N accounts allow
 // N × 100 requests per rolling minute, which a quiet machine exceeds within a minute (300+ req/s), so every round
 // (warm-up and measured phase) has N accounts of its own, fresh: each account stays within its limit for a phase of
 // 12 s below 800 req/s. The run reports 200s and 429s apart, and counts the ratio only when no request was refused
