@@ -608,9 +608,10 @@ export async function run(argv) {
       `127.0.0.1:${opts.port}, ${group(opts.containers)} containers${opts.large ? ` (+ ${group(opts.largeContainers)} with --large)` : ""}`,
   );
   console.log(
-    `machine: ${m.cpus} × ${m.cpuModel}, Node ${m.node}, wrangler ${m.wrangler}, load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`,
+    `machine: ${m.cpus} × ${m.cpuModel}, Node ${m.node}, wrangler ${m.wrangler}` +
+      `${m.wranglerDevObservability ? " (local trace collector on)" : ""}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
   );
   if (cpus().length <= 4) {
     console.log(

@@ -74,6 +74,8 @@ export function machine() {
     loadavg: loadavg(),
     node: process.version,
     wrangler: wranglerVersion(),
+    // wrangler dev's local trace collector (bench/lib/wrangler.mjs, `wranglerEnv`): off unless BENCH_DEV_OBSERVABILITY=1.
+    wranglerDevObservability: process.env.BENCH_DEV_OBSERVABILITY === "1",
     platform: `${process.platform}-${process.arch}`,
   };
 }

@@ -13,9 +13,21 @@ const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js")
 /** Benches only ever listen on and load this address. */
 export const BENCH_HOST = "127.0.0.1";
 
-/** The environment of every wrangler child: no telemetry, no fetches of Cloudflare metadata. */
+/**
+ * The environment of every wrangler child: no telemetry, no fetches of Cloudflare metadata, and no local trace
+ * collector. `wrangler dev` (4.1xx) records a span of every invocation (each request, D1 call and Durable Object call)
+ * into a local SQLite database for its local explorer (`X_LOCAL_OBSERVABILITY`, on by default); that is a development
+ * aid that does not exist in production, it runs on workerd's one thread, and it charges each endpoint by its number of
+ * invocations rather than by its work (about a tenth of the thread under get-by-id; bench/README.md §Session 7).
+ * `BENCH_DEV_OBSERVABILITY=1` leaves it on, to compare.
+ */
 function wranglerEnv() {
-  return { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+  return {
+    ...process.env,
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    WRANGLER_SEND_METRICS: "false",
+    ...(process.env.BENCH_DEV_OBSERVABILITY === "1" ? {} : { X_LOCAL_OBSERVABILITY: "false" }),
+  };
 }
 
 /** The installed wrangler's version (for the results file). */
