@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
-import { ROOT, wranglerVersion } from "./wrangler.mjs";
+import { devObservability, ROOT, wranglerVersion } from "./wrangler.mjs";
 
 /** Where result files go (gitignored). */
 export const RESULTS_DIR = join(ROOT, "bench", "results");
@@ -74,8 +74,8 @@ export function machine() {
     loadavg: loadavg(),
     node: process.version,
     wrangler: wranglerVersion(),
-    // wrangler dev's local trace collector (bench/lib/wrangler.mjs, `wranglerEnv`): off unless BENCH_DEV_OBSERVABILITY=1.
-    wranglerDevObservability: process.env.BENCH_DEV_OBSERVABILITY === "1",
+    // wrangler dev's local trace collector (bench/lib/wrangler.mjs): off unless BENCH_DEV_OBSERVABILITY=1.
+    wranglerDevObservability: devObservability(),
     platform: `${process.platform}-${process.arch}`,
   };
 }

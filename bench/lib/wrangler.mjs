@@ -5,6 +5,7 @@ import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFi
 import { createServer, Socket } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { wranglerEnv } from "../../scripts/lib/wrangler.mjs";
 import { groupAlive, stopGroup, trackGroup } from "./cleanup.mjs";
 
 /** Absolute path of the project root (the directory holding wrangler.toml). */
@@ -14,20 +15,21 @@ const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js")
 export const BENCH_HOST = "127.0.0.1";
 
 /**
- * The environment of every wrangler child: no telemetry, no fetches of Cloudflare metadata, and no local trace
- * collector. `wrangler dev` (4.1xx) records a span of every invocation (each request, D1 call and Durable Object call)
- * into a local SQLite database for its local explorer (`X_LOCAL_OBSERVABILITY`, on by default); that is a development
- * aid that does not exist in production, it runs on workerd's one thread, and it charges each endpoint by its number of
- * invocations rather than by its work (about a tenth of the thread under get-by-id; bench/README.md §Session 7).
- * `BENCH_DEV_OBSERVABILITY=1` leaves it on, to compare.
+ * The environment of every bench's wrangler child: the scripts' own (`wranglerEnv` of scripts/lib/wrangler.mjs: no
+ * telemetry, no fetches of Cloudflare metadata) without the local trace collector. `wrangler dev` (4.1xx) records a
+ * span of every invocation (each request, D1 call and Durable Object call) into a local SQLite database for its local
+ * explorer (`X_LOCAL_OBSERVABILITY`, on by default); that is a development aid that does not exist in production, it
+ * runs on workerd's one thread, and it charges each endpoint by its number of invocations rather than by its work
+ * (about a tenth of the thread under get-by-id; bench/README.md §Session 7). `BENCH_DEV_OBSERVABILITY=1` leaves it on,
+ * to compare.
  */
-function wranglerEnv() {
-  return {
-    ...process.env,
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    WRANGLER_SEND_METRICS: "false",
-    ...(process.env.BENCH_DEV_OBSERVABILITY === "1" ? {} : { X_LOCAL_OBSERVABILITY: "false" }),
-  };
+function benchWranglerEnv() {
+  return wranglerEnv(devObservability() ? {} : { X_LOCAL_OBSERVABILITY: "false" });
+}
+
+/** Whether the benches' wrangler runs with its local trace collector on (`BENCH_DEV_OBSERVABILITY=1`). */
+export function devObservability() {
+  return process.env.BENCH_DEV_OBSERVABILITY === "1";
 }
 
 /** The installed wrangler's version (for the results file). */
@@ -49,7 +51,7 @@ export function runWrangler(args, { cwd = ROOT } = {}) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [WRANGLER_JS, ...args], {
       cwd,
-      env: wranglerEnv(),
+      env: benchWranglerEnv(),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -199,9 +201,8 @@ function startupFailure(logFile) {
  * does not exist in production. Warnings, errors and the Worker's console.error output still reach `logFile`.
  * @param {{ cwd?: string, persistDir: string, port: number, vars?: Record<string, string>, logFile: string,
  *   logLevel?: string, timeoutMs?: number }} options `cwd`: the project (or snapshot) directory to run
- * @returns {Promise<{ baseUrl: string, pid: number, inspectorPort: number, stop: () => Promise<void>,
- *   alive: () => boolean }>} `pid` is also the process group id (for CPU accounting); `inspectorPort` is the
- *   DevTools inspector of the Worker (for a CPU profile)
+ * @returns {Promise<{ baseUrl: string, pid: number, stop: () => Promise<void>, alive: () => boolean }>} `pid` is
+ *   also the process group id (for CPU accounting)
  */
 export async function startDev({
   cwd = ROOT,
@@ -238,7 +239,7 @@ export async function startDev({
   const log = openSync(logFile, "w");
   const child = spawn(process.execPath, args, {
     cwd,
-    env: wranglerEnv(),
+    env: benchWranglerEnv(),
     stdio: ["ignore", log, log],
     detached: true,
   });
@@ -277,5 +278,5 @@ export async function startDev({
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { baseUrl, pid, inspectorPort, stop, alive: () => groupAlive(pid) };
+  return { baseUrl, pid, stop, alive: () => groupAlive(pid) };
 }
