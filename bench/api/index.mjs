@@ -67,9 +67,6 @@ const TARGETS = { getById: 0.4, list: 0.3, largeListLatency: 1.5, tenantsGetById
 const TENANT_CONTAINERS = 20;
 /** The default bucket's limit the many-tenants case runs at (wrangler.toml, SPEC.md §8). */
 const DEFAULT_LIMIT = 100;
-/** A lease at the default limit (src/ratelimit/leases.ts: 5 % of 100 for SMALL_LEASE_MS), for the run's notes. */
-const TENANT_LEASE_CREDITS = 5;
-const TENANT_LEASE_SECONDS = 3;
 /** Account id of tenant `i` of the many-tenants case. */
 const tenantAccountId = (i) => `00000000-0000-7000-8001-${i.toString(16).padStart(12, "0")}`;
 /** An extra account that checks, before the load, that the limit in force is the default one. */
@@ -541,13 +538,19 @@ async function runTenants(project, opts) {
       `${opts.tenants} accounts: ${r.status200} × 200 and ${r.status429} × 429 in the measured ${fmt(measuredSeconds, 0)} s ` +
         `(${fmt(r.rps200, 0)} admitted req/s; about ${fmt(perAccount, 0)} requests per account in its round, limit ${DEFAULT_LIMIT} per rolling 60 s)`,
     );
-    // Leases of the default limit (src/ratelimit/leases.ts) serve an account's requests for 3 s: how many fall in
-    // one depends on how often each account is asked, so say it (a busy machine leaves them nearly unused).
+    // A lease at the default limit, by the measured tree's own rule (src/ratelimit/leases.ts), serves an account's
+    // requests for its duration: how many fall in one depends on how often each account is asked, so say it (a busy
+    // machine leaves them nearly unused).
+    const { leaseCredits, leaseDurationMs } = await import(
+      pathToFileURL(join(project, "src", "ratelimit", "leases.ts")).href
+    );
+    const credits = leaseCredits(DEFAULT_LIMIT, 0);
+    const leaseSeconds = leaseDurationMs(DEFAULT_LIMIT) / 1000;
     r.secondsPerAccountRequest = opts.tenants / r.rps;
     step(
       `${opts.tenants} accounts: one request per account every ${fmt(r.secondsPerAccountRequest, 2)} s under load; a lease ` +
-        `(${TENANT_LEASE_CREDITS} credits, ${TENANT_LEASE_SECONDS} s) can serve about ` +
-        `${fmt(Math.min(TENANT_LEASE_CREDITS, Math.floor(TENANT_LEASE_SECONDS / r.secondsPerAccountRequest)), 0)} requests after the one that takes it`,
+        `(${credits} credits, ${fmt(leaseSeconds, 0)} s) can serve about ` +
+        `${fmt(Math.min(credits, Math.floor(leaseSeconds / r.secondsPerAccountRequest)), 0)} requests after the one that takes it`,
     );
     return {
       containers: opts.tenants * TENANT_CONTAINERS,
