@@ -20,20 +20,18 @@ const T0 = 1_900_000_000_000;
 /** A provider name no other test uses, so each test has a gate of its own. */
 const freshProvider = () => `test-provider-${crypto.randomUUID()}`;
 
-const upstream = scriptedUpstream;
-
 describe("ProviderGate: a provider's backoff shared by every isolate", () => {
   it("after a 429 to one isolate, no other isolate calls the provider until Retry-After has passed", async () => {
     const provider = freshProvider();
     const isolateA = sharedBackoffStore(env.PROVIDER_GATE);
     const isolateB = sharedBackoffStore(env.PROVIDER_GATE);
-    const u = upstream([429, { "Retry-After": "30" }]);
+    const u = scriptedUpstream([429, { "Retry-After": "30" }]);
     expect((await providerBackoffFetch(provider, u.fetch, T0, isolateA)("https://p.test/a")).status).toBe(429);
     const refused = await providerBackoffFetch(provider, u.fetch, T0 + 1, isolateB)("https://p.test/b").catch((e) => e);
     expect(refused).toBeInstanceOf(ProviderBackoffError);
     expect(u.calls).toHaveLength(1);
     // Two isolates each with its own memory (the store before the gate) would each have sent a request.
-    const perIsolate = upstream([429, { "Retry-After": "30" }]);
+    const perIsolate = scriptedUpstream([429, { "Retry-After": "30" }]);
     await providerBackoffFetch(provider, perIsolate.fetch, T0, memoryBackoffStore())("https://p.test/a");
     await providerBackoffFetch(provider, perIsolate.fetch, T0 + 1, memoryBackoffStore())("https://p.test/b");
     expect(perIsolate.calls).toHaveLength(2);
@@ -48,14 +46,14 @@ describe("ProviderGate: a provider's backoff shared by every isolate", () => {
     const provider = freshProvider();
     const stores = [0, 1, 2].map(() => sharedBackoffStore(env.PROVIDER_GATE));
     // Three isolates' requests, all sent at T0 before any answer, all answered 503.
-    const u = upstream(503, 503, 503);
+    const u = scriptedUpstream(503, 503, 503);
     const answers = await Promise.all(
       stores.map((store) => providerBackoffFetch(provider, u.fetch, T0, store)("https://p.test")),
     );
     expect(answers.map((r) => r.status)).toEqual([503, 503, 503]);
     expect(await stub(provider).current()).toEqual({ failures: 1, untilMs: T0 + PROVIDER_BACKOFF_BASE_MS });
     // The next failure, after the wait, doubles it.
-    const again = upstream(500);
+    const again = scriptedUpstream(500);
     const at = T0 + PROVIDER_BACKOFF_BASE_MS;
     expect(
       (await providerBackoffFetch(provider, again.fetch, at, stores[1] as (typeof stores)[number])("https://p.test"))
@@ -67,11 +65,16 @@ describe("ProviderGate: a provider's backoff shared by every isolate", () => {
   it("keeps a backoff through the gate's eviction", async () => {
     const provider = freshProvider();
     const store = sharedBackoffStore(env.PROVIDER_GATE);
-    await providerBackoffFetch(provider, upstream([429, { "Retry-After": "600" }]).fetch, T0, store)("https://p.test");
+    await providerBackoffFetch(
+      provider,
+      scriptedUpstream([429, { "Retry-After": "600" }]).fetch,
+      T0,
+      store,
+    )("https://p.test");
     await evictDurableObject(stub(provider));
     expect(await stub(provider).current()).toEqual({ failures: 1, untilMs: T0 + 600_000 });
     const fresh = sharedBackoffStore(env.PROVIDER_GATE);
-    const u = upstream();
+    const u = scriptedUpstream();
     await expect(providerBackoffFetch(provider, u.fetch, T0 + 599_999, fresh)("https://p.test")).rejects.toBeInstanceOf(
       ProviderBackoffError,
     );
@@ -86,7 +89,7 @@ describe("ProviderGate: a provider's backoff shared by every isolate", () => {
       },
     } as unknown as DurableObjectNamespace<ProviderGate>;
     const store = sharedBackoffStore(broken);
-    const u = upstream(503, 200);
+    const u = scriptedUpstream(503, 200);
     expect((await providerBackoffFetch("lbct", u.fetch, T0, store)("https://p.test")).status).toBe(503);
     await expect(providerBackoffFetch("lbct", u.fetch, T0 + 1, store)("https://p.test")).rejects.toBeInstanceOf(
       ProviderBackoffError,

@@ -196,11 +196,9 @@ describe("the registry's terminal sources", () => {
 });
 
 describe("providerBackoffFetch", () => {
-  const upstream = scriptedUpstream;
-
   it("after a 429 with Retry-After sends nothing until it passes, then calls again", async () => {
     const backoffs: ProviderBackoffs = new Map();
-    const u = upstream([429, { "Retry-After": "30" }], 200);
+    const u = scriptedUpstream([429, { "Retry-After": "30" }], 200);
     const at = (ms: number) => providerBackoffFetch("lbct", u.fetch, ms, memoryBackoffStore(backoffs));
     expect((await at(0)("https://x.test/a")).status).toBe(429);
     await expect(at(29_999)("https://x.test/b")).rejects.toBeInstanceOf(ProviderBackoffError);
@@ -212,7 +210,7 @@ describe("providerBackoffFetch", () => {
 
   it("backs off 5xx and network errors exponentially, capped, and per provider", async () => {
     const backoffs: ProviderBackoffs = new Map();
-    const u = upstream(503, 500);
+    const u = scriptedUpstream(503, 500);
     let now = 0;
     const call = () => providerBackoffFetch("apmt", u.fetch, now, memoryBackoffStore(backoffs))("https://x.test");
     expect((await call()).status).toBe(503);
@@ -221,7 +219,7 @@ describe("providerBackoffFetch", () => {
     expect((await call()).status).toBe(500);
     expect(backoffs.get("apmt")?.untilMs).toBe(now + 2 * PROVIDER_BACKOFF_BASE_MS);
     // Another provider is not held back.
-    const other = upstream(200);
+    const other = scriptedUpstream(200);
     expect(
       (await providerBackoffFetch("lbct", other.fetch, now, memoryBackoffStore(backoffs))("https://y.test")).status,
     ).toBe(200);
