@@ -20,6 +20,12 @@ export interface TrackedAccount {
   billOfLading: string;
   /** The two containers: [0] available with a customs hold (LFD in 30 h), [1] available, no holds (LFD passed). */
   containers: { id: string; number: string }[];
+  /**
+   * The clock read (ms since epoch) the terminal facts were stamped from, when {@link trackedAccounts} wrote them:
+   * {@link seedTransshipmentJourney} stamps its events from the same read, so the journey and the container's
+   * milestones (its `pod_arrived_at`) agree to the second.
+   */
+  factsAt?: number;
 }
 
 /** The id of a port by UN/LOCODE (reference data). */
@@ -60,7 +66,11 @@ export async function trackedAccounts(entitlements: string[][]): Promise<Tracked
       containers: rows.results,
     });
   }
-  for (const t of tracked) await writeTerminalFacts(t);
+  const factsAt = Date.now();
+  for (const t of tracked) {
+    await writeTerminalFacts(t, factsAt);
+    t.factsAt = factsAt;
+  }
   return tracked;
 }
 
@@ -71,10 +81,10 @@ export async function trackedAccount(entitlements: string[] = []): Promise<Track
   return t;
 }
 
-async function writeTerminalFacts(t: TrackedAccount): Promise<void> {
+/** Writes the terminal facts of {@link trackedAccounts}, stamped relative to `now` (ms since epoch). */
+async function writeTerminalFacts(t: TrackedAccount, now: number): Promise<void> {
   const [first, second] = t.containers;
   if (!first || !second) throw new Error("sandbox shipment without two containers");
-  const now = Date.now();
   const at = (ms: number) => toIsoSeconds(now + ms);
   await env.DB.batch([
     env.DB.prepare(
@@ -120,7 +130,7 @@ interface SeedEvent {
 /**
  * Seeds a transshipment journey on `containerId` (CNYTN → SGSIN → USLAX): loaded and departed at Yantian on
  * EVER ALPHA, transshipped at Singapore onto MSC BETA, an estimated arrival at Los Angeles, and the discharge.
- * Returns the ETA of the estimate (UTC ISO).
+ * Times are offsets from `t.factsAt` (else now). Returns the ETA of the estimate (UTC ISO).
  */
 export async function seedTransshipmentJourney(t: TrackedAccount, containerId: string): Promise<{ eta: string }> {
   const alpha = { name: "EVER ALPHA", imo: "9000001", voyage: "001E" };
@@ -153,7 +163,7 @@ export async function seedTransshipmentJourney(t: TrackedAccount, containerId: s
   ];
   const ids = new Map<string, string>();
   for (const code of ["CNYTN", "SGSIN", "USLAX"]) ids.set(code, await portId(code));
-  const now = Date.now();
+  const now = t.factsAt ?? Date.now();
   await env.DB.batch(
     events.map((e, i) =>
       env.DB.prepare(

@@ -44,7 +44,11 @@ describe("ProviderGate: a provider's backoff shared by every isolate", () => {
 
   it("failed answers of requests sent before the backoff began do not lengthen it", async () => {
     const provider = freshProvider();
-    const stores = [0, 1, 2].map(() => sharedBackoffStore(env.PROVIDER_GATE));
+    const stores = [
+      sharedBackoffStore(env.PROVIDER_GATE),
+      sharedBackoffStore(env.PROVIDER_GATE),
+      sharedBackoffStore(env.PROVIDER_GATE),
+    ] as const;
     // Three isolates' requests, all sent at T0 before any answer, all answered 503.
     const u = scriptedUpstream(503, 503, 503);
     const answers = await Promise.all(
@@ -55,10 +59,7 @@ describe("ProviderGate: a provider's backoff shared by every isolate", () => {
     // The next failure, after the wait, doubles it.
     const again = scriptedUpstream(500);
     const at = T0 + PROVIDER_BACKOFF_BASE_MS;
-    expect(
-      (await providerBackoffFetch(provider, again.fetch, at, stores[1] as (typeof stores)[number])("https://p.test"))
-        .status,
-    ).toBe(500);
+    expect((await providerBackoffFetch(provider, again.fetch, at, stores[1])("https://p.test")).status).toBe(500);
     expect(await stub(provider).current()).toEqual({ failures: 2, untilMs: at + 2 * PROVIDER_BACKOFF_BASE_MS });
   });
 
