@@ -36,6 +36,7 @@ import {
 import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { newId } from "../lib/ids";
+import { BODY_TOO_LARGE, type PendingBody } from "../lib/request-body";
 import { tokenBrokerFor } from "../tracking/sources/credentials";
 import {
   createDcsaSubscription,
@@ -397,10 +398,11 @@ export async function findLiveSubscription(
 }
 
 /**
- * Handles one DCSA TNT 2.2 callback (`POST` to a subscription's callback URL) with `body` the exact bytes received.
- * In order, each refusal writing nothing:
- * unknown subscription → 404; deleted → 410 (the carrier should stop); body over {@link MAX_CALLBACK_BODY_BYTES} →
- * 413; `UPSTREAM_SUBSCRIPTION_KEY` unset or the stored secret not decrypting → 503 (our configuration; the carrier
+ * Handles one DCSA TNT 2.2 callback (`POST` to a subscription's callback URL); `readBody` yields the exact bytes
+ * received and is called only once the subscription is found live, so a callback to an unknown or deleted one costs no
+ * body read. In order, each refusal writing nothing:
+ * unknown subscription → 404; deleted → 410 (the carrier should stop); body over {@link MAX_CALLBACK_BODY_BYTES},
+ * declared or streamed → 413; `UPSTREAM_SUBSCRIPTION_KEY` unset or the stored secret not decrypting → 503 (our configuration; the carrier
  * retries); `Notification-Signature` missing, malformed, not `sha256` or not matching → 401
  * (src/callbacks/signatures.ts); a `Subscription-ID` header other than the carrier's id of this subscription → 401;
  * a body that is not a JSON array (the spec's payload: a list of events) → 400; the same body already accepted for
@@ -412,14 +414,15 @@ export async function handleDcsaCallback(
   deps: SubscriptionDeps & { env: { TERMINAL_POLLS_QUEUE: Env["TERMINAL_POLLS_QUEUE"] } },
   id: string,
   headers: Headers,
-  body: Uint8Array,
+  readBody: PendingBody,
 ): Promise<CallbackOutcome> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return { status: 404, detail: "No such subscription." };
   const db = createDatabase(deps.env.DB);
   const [row] = await db.select().from(upstreamSubscriptions).where(eq(upstreamSubscriptions.id, id)).limit(1);
   if (!row?.provider.startsWith("dcsa:")) return { status: 404, detail: "No such subscription." };
   if (row.status === "deleted") return { status: 410, detail: "This subscription was deleted." };
-  if (body.byteLength > MAX_CALLBACK_BODY_BYTES) return { status: 413, detail: "The body is too large." };
+  const body = await readBody();
+  if (body === BODY_TOO_LARGE) return { status: 413, detail: "The body is too large." };
   const key = await subscriptionKeyFrom(deps.env.UPSTREAM_SUBSCRIPTION_KEY);
   const secret = key ? await decryptSecret(key, row.id, row.secretCiphertext) : null;
   if (!secret) {

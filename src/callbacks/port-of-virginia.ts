@@ -31,6 +31,7 @@ import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { toHex } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import { BODY_TOO_LARGE, type PendingBody } from "../lib/request-body";
 import { resolveTerminal } from "../reference/locations";
 import { tokenBrokerFor } from "../tracking/sources/credentials";
 import { parseTerminalSources, type TerminalProviderConfig } from "../tracking/sources/terminals";
@@ -325,9 +326,11 @@ export async function sweepPortOfVirginiaSubscriptions(
 }
 
 /**
- * Handles a push of the port (`POST /callbacks/port-of-virginia/{id}/{token}`, `body` the exact bytes received). In
+ * Handles a push of the port (`POST /callbacks/port-of-virginia/{id}/{token}`; `readBody` yields the exact bytes
+ * received and is called only once the URL's token matched, so an unknown or forged URL costs no body read). In
  * order, each refusal writing nothing: an id that is not ours or a token that does not match → 404 (an unknown and
- * a forged URL look the same); a deleted subscription → 410; a body over {@link MAX_CALLBACK_BODY_BYTES} → 413;
+ * a forged URL look the same); a deleted subscription → 410; a body over {@link MAX_CALLBACK_BODY_BYTES}, declared or
+ * streamed → 413;
  * `UPSTREAM_SUBSCRIPTION_KEY` unset or the stored token not decrypting → 503; a body that is not UTF-8 JSON → 400;
  * the same body already accepted within the replay window → 409. Accepted → 204: the body is kept in
  * `upstream_callback_receipts`, `last_callback_at` / `callback_count` move on, and the box (if still tracked) gets
@@ -337,7 +340,7 @@ export async function handlePortOfVirginiaCallback(
   deps: PortOfVirginiaSubscriptionDeps & { env: { TERMINAL_POLLS_QUEUE: Env["TERMINAL_POLLS_QUEUE"] } },
   id: string,
   token: string,
-  body: Uint8Array,
+  readBody: PendingBody,
 ): Promise<CallbackOutcome> {
   const notFound: CallbackOutcome = { status: 404, detail: "No such subscription." };
   if (!/^[0-9a-f-]{36}$/i.test(id) || !/^[0-9a-f]{1,128}$/i.test(token)) return notFound;
@@ -352,7 +355,8 @@ export async function handlePortOfVirginiaCallback(
   }
   if (!constantTimeEqual(expected, token.toLowerCase())) return notFound;
   if (row.status === "deleted") return { status: 410, detail: "This subscription was deleted." };
-  if (body.byteLength > MAX_CALLBACK_BODY_BYTES) return { status: 413, detail: "The body is too large." };
+  const body = await readBody();
+  if (body === BODY_TOO_LARGE) return { status: 413, detail: "The body is too large." };
   const parsed = parseCallbackJson(body);
   if (!parsed) return { status: 400, detail: "The body is not UTF-8 JSON." };
   const number = row.provider.slice(PORT_OF_VIRGINIA_PROVIDER_PREFIX.length);

@@ -11,15 +11,33 @@
  * - `POST /callbacks/port-of-virginia/{subscriptionId}/{token}`: a Port of Virginia availability push (issue 14) → 204,
  *   or 4xx/503 with nothing written (`handlePortOfVirginiaCallback`: the URL's token is the credential, the body only
  *   triggers a poll).
+ *
+ * Nobody is authenticated before a handler has looked the subscription up, so no route here reads a body up front:
+ * a `Content-Length` over {@link MAX_CALLBACK_BODY_BYTES} is refused (413) by this sub-app's first middleware, and a
+ * handler reads the body through {@link pendingBody} (never `c.req.arrayBuffer()` or `c.req.json()`) only once it
+ * found the subscription, stopping at the limit whatever the framing (chunked, or a `Content-Length` that lies).
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
+import { declaredLength, type PendingBody, readBodyUpTo } from "../lib/request-body";
 import { findLiveSubscription, handleDcsaCallback, MAX_CALLBACK_BODY_BYTES } from "./lifecycle";
 import { handlePortOfVirginiaCallback } from "./port-of-virginia";
 
 /** The `/callbacks` sub-app. */
 export const callbackRoutes = new Hono<AppEnv>();
+
+/** The request's body, read when the handler calls it, up to {@link MAX_CALLBACK_BODY_BYTES}. */
+const pendingBody =
+  (request: Request): PendingBody =>
+  () =>
+    readBodyUpTo(request, MAX_CALLBACK_BODY_BYTES);
+
+callbackRoutes.use("*", async (c, next) => {
+  const declared = declaredLength(c.req.raw.headers);
+  if (declared !== undefined && declared > MAX_CALLBACK_BODY_BYTES) throw new ApiError(413, "The body is too large.");
+  await next();
+});
 
 callbackRoutes.get("/dcsa/:subscriptionId", async (c) => {
   const row = await findLiveSubscription(c.env, "dcsa", c.req.param("subscriptionId"));
@@ -28,32 +46,22 @@ callbackRoutes.get("/dcsa/:subscriptionId", async (c) => {
 });
 
 callbackRoutes.post("/dcsa/:subscriptionId", async (c) => {
-  const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (Number.isFinite(declared) && declared > MAX_CALLBACK_BODY_BYTES) {
-    throw new ApiError(413, "The body is too large.");
-  }
-  const body = new Uint8Array(await c.req.arrayBuffer());
   const outcome = await handleDcsaCallback(
     { env: c.env, clock: c.get("clock") },
     c.req.param("subscriptionId"),
     c.req.raw.headers,
-    body,
+    pendingBody(c.req.raw),
   );
   if (outcome.status === 204) return c.body(null, 204);
   throw new ApiError(outcome.status, outcome.detail ?? "Refused.");
 });
 
 callbackRoutes.post("/port-of-virginia/:subscriptionId/:token", async (c) => {
-  const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (Number.isFinite(declared) && declared > MAX_CALLBACK_BODY_BYTES) {
-    throw new ApiError(413, "The body is too large.");
-  }
-  const body = new Uint8Array(await c.req.arrayBuffer());
   const outcome = await handlePortOfVirginiaCallback(
     { env: c.env, clock: c.get("clock") },
     c.req.param("subscriptionId"),
     c.req.param("token"),
-    body,
+    pendingBody(c.req.raw),
   );
   if (outcome.status === 204) return c.body(null, 204);
   throw new ApiError(outcome.status, outcome.detail ?? "Refused.");

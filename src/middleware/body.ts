@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
+import { BODY_TOO_LARGE, readBodyUpTo } from "../lib/request-body";
 
 /** Largest request body accepted (DECISIONS.md §Wire format: 413 over 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -17,12 +18,8 @@ const JSON_MEDIA_TYPES = new Set(["application/json", "application/vnd.api+json"
 export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (method !== "POST" && method !== "PATCH" && method !== "PUT") return next();
-  const declared = c.req.header("content-length");
-  if (declared && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
-    throw new ApiError(413, [{ detail: `Request body must be at most ${MAX_BODY_BYTES} bytes.` }]);
-  }
   const contentType = c.req.header("content-type");
-  const raw = c.req.raw.body ? await readLimited(c.req.raw.clone()) : "";
+  const raw = c.req.raw.body ? await readText(c.req.raw.clone()) : "";
   if (raw.trim() === "" && !contentType) return next();
   const mediaType = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (!JSON_MEDIA_TYPES.has(mediaType)) {
@@ -45,26 +42,11 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-async function readLimited(request: Request): Promise<string> {
-  const reader = request.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new ApiError(413, [{ detail: `Request body must be at most ${MAX_BODY_BYTES} bytes.` }]);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+/** The body as UTF-8 text: 413 past {@link MAX_BODY_BYTES} (declared or streamed), 400 when not UTF-8. */
+async function readText(request: Request): Promise<string> {
+  const bytes = await readBodyUpTo(request, MAX_BODY_BYTES);
+  if (bytes === BODY_TOO_LARGE) {
+    throw new ApiError(413, [{ detail: `Request body must be at most ${MAX_BODY_BYTES} bytes.` }]);
   }
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);

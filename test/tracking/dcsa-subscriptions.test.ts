@@ -1,7 +1,11 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { SUBSCRIPTION_RETRY_AFTER_MS, sweepUpstreamSubscriptions } from "../../src/callbacks/lifecycle";
+import {
+  MAX_CALLBACK_BODY_BYTES,
+  SUBSCRIPTION_RETRY_AFTER_MS,
+  sweepUpstreamSubscriptions,
+} from "../../src/callbacks/lifecycle";
 import { decryptSecret, subscriptionKeyFrom } from "../../src/callbacks/secrets";
 import type { Env, TerminalPollMessage } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
@@ -25,6 +29,7 @@ import {
 import { HOUR_MS } from "../helpers/facts";
 import { dcsaSignature, FakeDcsaCarrier, oauthSourcesJson, subscriptionRequests } from "../helpers/fake-dcsa-carrier";
 import { insertWebhook, notificationsOf } from "../helpers/receiver";
+import { streamedBody } from "../helpers/streamed-body";
 
 // DCSA TNT 2.2 event subscriptions (issue 13 §4), end to end: the fake carrier of test/helpers/fake-dcsa-carrier.ts
 // (OAuth, /v2/events, /v2/event-subscriptions, signed pushes) behind the injected fetch; our real lookup and poll
@@ -335,6 +340,35 @@ describe("a signed callback", () => {
     // Nothing logged names the subscription's secret (the spies see every line of this test).
     const logged = [warn, error].flatMap((spy) => spy.mock.calls.flat().map(String)).join("\n");
     expect(logged).not.toContain(h.carrier.subscription.secret);
+  });
+
+  it("reads no body for a subscription it does not hold, and stops at the limit for one it does, whatever the framing", async () => {
+    const h = await track("DSUL");
+    const row = await subscriptionRow("dcsa:DSUL");
+    const post = (url: string, body: BodyInit, headers: Record<string, string> = {}) =>
+      h.fetchApp(
+        new Request(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body }),
+      );
+    // Chunked (no Content-Length), eight times the limit: an unknown id costs no read at all.
+    const toUnknown = streamedBody(8 * MAX_CALLBACK_BODY_BYTES);
+    const unknownUrl = `${PUBLIC_BASE_URL}/callbacks/dcsa/00000000-0000-4000-8000-00000000dead`;
+    expect((await post(unknownUrl, toUnknown.body)).status).toBe(404);
+    expect(toUnknown.pulled()).toBe(0);
+    // The subscription's own URL: read up to the limit, then 413.
+    const toKnown = streamedBody(8 * MAX_CALLBACK_BODY_BYTES);
+    const res = await post(row.callback_url, toKnown.body);
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { errors: { status: string }[] }).errors[0]?.status).toBe("413");
+    expect(toKnown.pulled()).toBeGreaterThan(0);
+    expect(toKnown.pulled()).toBeLessThanOrEqual(MAX_CALLBACK_BODY_BYTES + 64 * 1024);
+    // A declared length over the limit is refused before a byte is read.
+    const declared = streamedBody(1024);
+    const headers = { "Content-Length": String(MAX_CALLBACK_BODY_BYTES + 1) };
+    expect((await post(row.callback_url, declared.body, headers)).status).toBe(413);
+    expect(declared.pulled()).toBe(0);
+    expect(h.polls.sent).toHaveLength(0);
+    expect(await receiptCount(row.id)).toBe(0);
+    expect((await subscriptionRow("dcsa:DSUL")).callback_count).toBe(0);
   });
 
   it("the endpoint check: HEAD and GET answer 204 for a subscription we hold, 404 otherwise", async () => {

@@ -1,6 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { MAX_CALLBACK_BODY_BYTES } from "../../src/callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "../../src/callbacks/port-of-virginia";
 import { decryptSecret, subscriptionKeyFrom } from "../../src/callbacks/secrets";
 import type { Env, TerminalPollMessage } from "../../src/env";
@@ -22,6 +23,7 @@ import {
 } from "../helpers/engine";
 import { containerFacts, HOUR_MS, iso, milestone, shipmentFacts } from "../helpers/facts";
 import { FAKE_POV_API_KEY, FAKE_POV_BASE, FakePortOfVirginia, povAvailability } from "../helpers/fake-port-of-virginia";
+import { streamedBody } from "../helpers/streamed-body";
 
 // Issue 14: Port of Virginia subscriptions end to end. Tracking a BL whose boxes are discharged at NIT (FIRMS L005)
 // subscribes each box at the (fake) port with our callback URL; a push of an availability change triggers an
@@ -216,6 +218,29 @@ describe("Port of Virginia subscriptions", () => {
     expect((await post(row.callback_url.replace(/\/[0-9a-f]+$/, ""))).status).toBe(404);
     const bad = await h.fetchApp(row.callback_url, { method: "POST", body: "not json" });
     expect(bad.status).toBe(400);
+    expect(h.polls.sent).toHaveLength(0);
+    expect((await subscriptionRow(box))?.callback_count).toBe(0);
+  });
+
+  it("reads no body for a forged or unknown URL, and stops at the limit for its own, whatever the framing", async () => {
+    const h = await track();
+    const [box = ""] = h.numbers;
+    const row = await subscriptionRow(box);
+    if (!row) throw new Error("no row");
+    const post = (url: string, body: ReadableStream<Uint8Array>) =>
+      h.fetchApp(url, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    const forged = streamedBody(8 * MAX_CALLBACK_BODY_BYTES);
+    const forgedUrl = `${PUBLIC_BASE_URL}/callbacks/port-of-virginia/${row.id}/${"0".repeat(64)}`;
+    expect((await post(forgedUrl, forged.body)).status).toBe(404);
+    expect(forged.pulled()).toBe(0);
+    const unknown = streamedBody(8 * MAX_CALLBACK_BODY_BYTES);
+    const unknownUrl = `${PUBLIC_BASE_URL}/callbacks/port-of-virginia/00000000-0000-4000-8000-00000000dead/${"a".repeat(64)}`;
+    expect((await post(unknownUrl, unknown.body)).status).toBe(404);
+    expect(unknown.pulled()).toBe(0);
+    const own = streamedBody(8 * MAX_CALLBACK_BODY_BYTES);
+    expect((await post(row.callback_url, own.body)).status).toBe(413);
+    expect(own.pulled()).toBeGreaterThan(0);
+    expect(own.pulled()).toBeLessThanOrEqual(MAX_CALLBACK_BODY_BYTES + 64 * 1024);
     expect(h.polls.sent).toHaveLength(0);
     expect((await subscriptionRow(box))?.callback_count).toBe(0);
   });
