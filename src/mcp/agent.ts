@@ -1,5 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { McpAgent, RPCServerTransport } from "agents/mcp";
 import { createDatabase } from "../db/client";
 import type { Env } from "../env";
@@ -7,7 +7,7 @@ import { systemClock } from "../lib/clock";
 import { type TrackingApi, TrackingApiError } from "./api";
 import { registerAll, SERVER_INFO, SERVER_INSTRUCTIONS } from "./register";
 import { drawFromBucket, type McpSessionProps, type SessionOwner } from "./session";
-import type { McpRequestScope } from "./tools/common";
+import { errorResult, rateLimitedMessage } from "./tools/calls";
 import { WorkerTrackingApi } from "./worker-api";
 
 /** A session lives at most this long after it was opened (seconds); then it is torn down and answers 404. */
@@ -35,8 +35,45 @@ export type McpExchangeResult =
   | { session: "refused"; status: 409 | 504; message: string }
   | { session: "found"; messages: JSONRPCMessage[] };
 
-/** Request kinds that read account data and so draw one request from the account's default bucket. */
-const COUNTED: ReadonlySet<McpRequestScope["kind"]> = new Set(["tool", "resource", "prompt"]);
+/**
+ * The MCP methods whose requests may read account data: each request of one draws one request from the account's
+ * `default` bucket (shared with REST, DECISIONS.md §Rate limits) before the server handles it, whatever its
+ * arguments (a guide read or a carrier completion counts as a container read does), and is refused when the bucket
+ * is spent (issue 23 §4). Everything else reads no account data and is free: `ping`, `logging/setLevel`, the listings
+ * of tools, prompts and resource templates, notifications and responses; `initialize` is counted by the `/mcp`
+ * endpoint when it opens the session (src/mcp/http.ts).
+ */
+export const METERED_METHODS: ReadonlySet<string> = new Set([
+  "tools/call",
+  "resources/read",
+  "resources/list",
+  "prompts/get",
+  "completion/complete",
+]);
+
+/** JSON-RPC code of a request refused over the limit: an implementation-defined server error, as the `/mcp` 429. */
+const RATE_LIMITED_CODE = -32000;
+
+/**
+ * The answer to `request` when the account's bucket is spent (`seconds` until one is admitted, from the rate
+ * limiter): for `tools/call` a tool error result, as a tool reports every failure; for any other method a JSON-RPC
+ * error -32000 with `data.retry_after_seconds` (and the `uri` of a `resources/read`, as a refused container read
+ * had it). Both say `Rate limited: … Retry after N seconds.` (README "MCP").
+ */
+export function rateLimitedAnswer(request: JSONRPCRequest, seconds: number): JSONRPCMessage {
+  const message = rateLimitedMessage(seconds);
+  if (request.method === "tools/call") return { jsonrpc: "2.0", id: request.id, result: errorResult(message) };
+  const uri = request.method === "resources/read" ? request.params?.uri : undefined;
+  return {
+    jsonrpc: "2.0",
+    id: request.id,
+    error: {
+      code: RATE_LIMITED_CODE,
+      message,
+      data: { ...(typeof uri === "string" ? { uri } : {}), retry_after_seconds: seconds },
+    },
+  };
+}
 
 /**
  * The MCP server of one session (DESIGN.md §6, SPEC.md §4.7): an `agents` McpAgent Durable Object (binding
@@ -51,15 +88,15 @@ const COUNTED: ReadonlySet<McpRequestScope["kind"]> = new Set(["tool", "resource
  * for a whole REST `GET /containers/{id}` (`npm run bench -- mcp`, bench/README.md).
  *
  * Props (set when the session is initialised): `{accountId, keyFingerprint}`. Every exchange is checked against them
- * (the live caller's account and key fingerprint must be the session's), and tool calls, resource reads and prompts
- * draw one request from the account's `default` rate bucket (DECISIONS.md §Rate limits); a refusal becomes a tool
- * error saying when to retry.
+ * (the live caller's account and key fingerprint must be the session's), and each request of {@link METERED_METHODS}
+ * draws one request from the account's `default` rate bucket before the server sees it (DECISIONS.md §Rate limits);
+ * a refused one is answered here ({@link rateLimitedAnswer}).
  */
 export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, McpSessionProps> {
   server = new McpServer({ ...SERVER_INFO }, { instructions: SERVER_INSTRUCTIONS, capabilities: { logging: {} } });
 
   async init(): Promise<void> {
-    registerAll(this.server, { resolveApi: (scope) => this.resolveApi(scope), clock: systemClock });
+    registerAll(this.server, { resolveApi: () => this.resolveApi(), clock: systemClock });
   }
 
   /**
@@ -82,9 +119,13 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
     } else if (!this.isOwnedBy(caller) || !(await this.getInitializeRequest())) {
       return { session: "not_found" };
     }
-    let answer: JSONRPCMessage | JSONRPCMessage[] | undefined;
+    const transport = this.rpcTransport();
+    let answers: (JSONRPCMessage | JSONRPCMessage[] | undefined)[];
     try {
-      answer = await this.rpcTransport().handle(messages.length === 1 ? (messages[0] as JSONRPCMessage) : messages);
+      // One message at a time, as the transport itself handles a batch (concurrently, answers in request order).
+      answers = await Promise.all(
+        messages.map(async (message) => (await this.refusalOf(message)) ?? transport.handle(message)),
+      );
     } catch (err) {
       // The RPC transport refuses a request id already in flight in this session, and gives up on a request after
       // its timeout: both are the client's to hear about (409, 504), not internal errors.
@@ -97,7 +138,27 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
       }
       throw err;
     }
-    return { session: "found", messages: answer === undefined ? [] : Array.isArray(answer) ? answer : [answer] };
+    return { session: "found", messages: answers.flatMap((answer) => answer ?? []) };
+  }
+
+  /**
+   * Draws one request from the session account's `default` bucket when `message` is a request of
+   * {@link METERED_METHODS}: null when admitted (or not metered), else the answer refusing it.
+   */
+  private async refusalOf(message: JSONRPCMessage): Promise<JSONRPCMessage | null> {
+    // A structural test (the bridge validated every message, jsonRpcKindOf): a request has a method and an id.
+    if (!("method" in message) || !("id" in message) || !METERED_METHODS.has(message.method)) return null;
+    const accountId = this.props?.accountId;
+    if (!accountId) return null; // Not reached: exchange answers not_found for a session without an owner.
+    try {
+      await drawFromBucket(this.env, accountId, "default", systemClock.now(), this.ctx);
+      return null;
+    } catch (err) {
+      if (err instanceof TrackingApiError && err.kind === "rate_limited") {
+        return rateLimitedAnswer(message, err.retryAfterSeconds ?? 60);
+      }
+      throw err;
+    }
   }
 
   /**
@@ -138,18 +199,17 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
   }
 
   /**
-   * The caller's `TrackingApi` for one MCP request (the caller's key was matched to the session by {@link exchange}).
-   * @throws TrackingApiError `unauthorized` when the session has no owner; `rate_limited` when the account's default
-   *   bucket is exhausted.
+   * The caller's `TrackingApi` for one MCP request (the caller's key was matched to the session, and the request
+   * counted, by {@link exchange}). Its `limitBucket` draws from the other buckets (`track_container`: create).
+   * @throws TrackingApiError `unauthorized` when the session has no owner.
    */
-  private async resolveApi(scope: McpRequestScope): Promise<TrackingApi> {
+  private async resolveApi(): Promise<TrackingApi> {
     const props = this.props;
     if (!props?.accountId || !props.keyFingerprint) {
       throw new TrackingApiError("unauthorized", "This session is not authenticated.");
     }
     const env = this.env;
     const accountId = props.accountId;
-    if (COUNTED.has(scope.kind)) await drawFromBucket(env, accountId, "default", systemClock.now(), this.ctx);
     return new WorkerTrackingApi({
       db: createDatabase(env.DB),
       clock: systemClock,

@@ -1,7 +1,9 @@
 /**
  * Completion sources (MCP `completion/complete`): carrier SCACs and the account's container numbers/ids
- * (MCP.md §1.9 gap 2). Completions never fail: any error gives `[]` (and is reported to the server log), so a
- * client's autocomplete degrades rather than breaks. They draw from no rate bucket (they read at most one small page).
+ * (MCP.md §1.9 gap 2). Completions never fail once handled: any error gives `[]` (and is reported to the server
+ * log), so a client's autocomplete degrades rather than breaks. Over `/mcp` each `completion/complete` draws one
+ * request from the account's default bucket before it gets here, and is refused when the bucket is spent
+ * (src/mcp/agent.ts).
  */
 
 import { SANDBOX_SCAC } from "../reference/shipping-lines";
@@ -20,7 +22,7 @@ const CONTAINER_COMPLETIONS = 20;
  */
 export async function completeScac(deps: McpDeps, typed: string): Promise<string[]> {
   try {
-    const api = await deps.resolveApi({ kind: "completion" });
+    const api = await deps.resolveApi();
     const upper = typed.trim().toUpperCase();
     const lower = typed.trim().toLowerCase();
     const rank = (l: ShippingLineInfo) =>
@@ -46,7 +48,7 @@ export async function completeScac(deps: McpDeps, typed: string): Promise<string
  */
 export async function completeContainer(deps: McpDeps, prefix: string, prefer: "number" | "id"): Promise<string[]> {
   try {
-    const api = await deps.resolveApi({ kind: "completion" });
+    const api = await deps.resolveApi();
     const p = prefix.trim();
     const keys = api.completeContainers
       ? await api.completeContainers(p, CONTAINER_COMPLETIONS)

@@ -10,7 +10,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { completeContainer, completeScac } from "./completions";
-import { isUuid, type McpDeps, type McpRequestScope, resolveContainerId } from "./tools/common";
+import { isUuid, type McpDeps, resolveContainerId } from "./tools/common";
 
 /** What a container argument names, as far as it could be resolved. */
 interface ResolvedContainer {
@@ -22,13 +22,13 @@ interface ResolvedContainer {
   firstStep: string;
 }
 
-async function resolveForPrompt(deps: McpDeps, value: string, scope: McpRequestScope): Promise<ResolvedContainer> {
+async function resolveForPrompt(deps: McpDeps, value: string): Promise<ResolvedContainer> {
   const v = value.trim();
   if (isUuid(v)) {
     return { id: v.toLowerCase(), label: `container ${v}`, firstStep: `Call get_container with id "${v}".` };
   }
   try {
-    const api = await deps.resolveApi(scope);
+    const api = await deps.resolveApi();
     const id = await resolveContainerId(api, v);
     return {
       id,
@@ -47,10 +47,6 @@ async function resolveForPrompt(deps: McpDeps, value: string, scope: McpRequestS
 
 function userMessage(text: string): GetPromptResult {
   return { messages: [{ role: "user", content: { type: "text", text } }] };
-}
-
-function scopeOf(extra: { requestInfo?: { headers?: McpRequestScope["headers"] } }): McpRequestScope {
-  return { kind: "prompt", headers: extra.requestInfo?.headers };
 }
 
 const containerArg = (deps: McpDeps) =>
@@ -102,8 +98,8 @@ export function registerPrompts(server: McpServer, deps: McpDeps): void {
         "Last free day and days remaining, readiness for pickup, holds, terminal fees and a recommended action for one container (number or id).",
       argsSchema: { container_id: containerArg(deps) },
     },
-    async ({ container_id }, extra) => {
-      const target = await resolveForPrompt(deps, container_id, scopeOf(extra));
+    async ({ container_id }) => {
+      const target = await resolveForPrompt(deps, container_id);
       return userMessage(
         [
           `Check the demurrage exposure of ${target.label}.`,
@@ -127,8 +123,8 @@ export function registerPrompts(server: McpServer, deps: McpDeps): void {
         "Compare estimated and actual times per milestone for one container (number or id), find unusual gaps and likely causes, and the impact on transit time.",
       argsSchema: { container_id: containerArg(deps) },
     },
-    async ({ container_id }, extra) => {
-      const target = await resolveForPrompt(deps, container_id, scopeOf(extra));
+    async ({ container_id }) => {
+      const target = await resolveForPrompt(deps, container_id);
       return userMessage(
         [
           `Analyze the delays of ${target.label}.`,

@@ -51,9 +51,9 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
   server.registerResource(
     "container",
     new ResourceTemplate("svc://container/{id}", {
-      list: async (extra) => {
+      list: async () => {
         try {
-          const api = await deps.resolveApi({ kind: "resource_list", headers: extra.requestInfo?.headers });
+          const api = await deps.resolveApi();
           const page = await api.listContainers({}, { page: 1, pageSize: LISTED_CONTAINERS });
           return {
             resources: page.items.map((c) => ({
@@ -64,7 +64,7 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
             })),
           };
         } catch {
-          // Listing is a convenience: a refused or failed read lists no containers rather than failing the list.
+          // Listing is a convenience: a failed read lists no containers rather than failing the list.
           return { resources: [] };
         }
       },
@@ -76,11 +76,11 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
         "A container's current state as markdown: status, readiness for pickup, last free day and urgency, holds, fees, rail and shipment. `{id}` is the container id (a container number also works).",
       mimeType: "text/markdown",
     },
-    async (uri, variables, extra) => {
+    async (uri, variables) => {
       const raw = Array.isArray(variables.id) ? variables.id[0] : variables.id;
       const value = decodeId(raw ?? "", uri.href);
       try {
-        const api = await deps.resolveApi({ kind: "resource", headers: extra.requestInfo?.headers });
+        const api = await deps.resolveApi();
         const id = await resolveContainerId(api, value);
         const details = await api.getContainer(id, ["shipment", "pod_terminal"]);
         const text = containerMarkdown(containerSnapshot(details, deps.clock.now()));

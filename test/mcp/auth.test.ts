@@ -385,6 +385,99 @@ describe("rate limit shared with REST (default bucket, 100 per minute)", () => {
     }
   });
 
+  /**
+   * Asserts that `request` was refused for the spent bucket as the protocol refuses a request: a JSON-RPC error
+   * -32000 whose message is a tool's rate-limit text (`Rate limited: … Retry after N seconds.`) and whose data gives
+   * the same seconds.
+   */
+  async function expectRateLimited(request: Promise<unknown>, what: string): Promise<void> {
+    const error = await request.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error, what).toBeInstanceOf(McpError);
+    const { code, message, data } = error as McpError;
+    expect(code, what).toBe(-32000);
+    const seconds = Number(/Rate limited: .* Retry after (\d+) seconds?\.$/.exec(message)?.[1]);
+    expect(seconds, what).toBeGreaterThanOrEqual(1);
+    expect(seconds, what).toBeLessThanOrEqual(60);
+    expect(data, what).toMatchObject({ retry_after_seconds: seconds });
+  }
+
+  it("exhausted: completions, resource lists and reads and prompts are refused like a tool call (issue 23 §4)", async () => {
+    const account = await createAccount();
+    const { client } = await connectMcp(account.key); // 1
+    try {
+      expect(new Set(await restReads(account.key, 99))).toEqual(new Set([200])); // 100
+      expect((await api("/shipping_lines", { key: account.key })).status).toBe(429);
+      const box = crypto.randomUUID();
+      await expectRateLimited(
+        client.complete({
+          ref: { type: "ref/prompt", name: "check-demurrage" },
+          argument: { name: "container_id", value: "" },
+        }),
+        "completion/complete of a prompt argument",
+      );
+      await expectRateLimited(
+        client.complete({
+          ref: { type: "ref/resource", uri: "svc://container/{id}" },
+          argument: { name: "id", value: "" },
+        }),
+        "completion/complete of a template variable",
+      );
+      await expectRateLimited(client.listResources(), "resources/list");
+      await expectRateLimited(
+        client.getPrompt({ name: "check-demurrage", arguments: { container_id: box } }),
+        "prompts/get with an id",
+      );
+      await expectRateLimited(
+        client.getPrompt({ name: "track-shipment", arguments: { container_number: "MSCU1234566" } }),
+        "prompts/get that reads nothing",
+      );
+      await expectRateLimited(client.readResource({ uri: "svc://docs/milestone-glossary" }), "static resources/read");
+      await expectRateLimited(client.readResource({ uri: `svc://container/${box}` }), "container resources/read");
+      // What reads no account data stays available.
+      await expect(client.ping()).resolves.toEqual({});
+      expect((await client.listTools()).tools).toHaveLength(10);
+      expect((await client.listPrompts()).prompts).toHaveLength(3);
+      expect((await client.listResourceTemplates()).resourceTemplates).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("under the limit, each completion, resource list or read and prompt is answered and draws exactly one", async () => {
+    const account = await createAccount();
+    const { client } = await connectMcp(account.key); // 1
+    try {
+      const carriers = await client.complete({
+        ref: { type: "ref/prompt", name: "track-shipment" },
+        argument: { name: "carrier", value: "ma" },
+      }); // 2
+      expect(carriers.completion.values).toContain("MAEU");
+      const { resources } = await client.listResources(); // 3
+      expect(resources.map((r) => r.uri)).toContain("svc://docs/milestone-glossary");
+      // The prompt looks the number up in the account: still one.
+      const prompt = await client.getPrompt({ name: "check-demurrage", arguments: { container_id: "MSCU1234566" } }); // 4
+      expect(prompt.messages).toHaveLength(1);
+      const glossary = await client.readResource({ uri: "svc://docs/milestone-glossary" }); // 5
+      expect((glossary.contents[0] as { text: string }).text).toContain("## Typical sequences");
+      const missing = await client
+        .readResource({ uri: `svc://container/${crypto.randomUUID()}` })
+        .catch((e: unknown) => e); // 6
+      expect((missing as McpError).code).toBe(-32002);
+      // Free: ping and the listings of tools, prompts and templates.
+      await client.ping();
+      await client.listTools();
+      await client.listPrompts();
+      await client.listResourceTemplates();
+      expect(new Set(await restReads(account.key, 94))).toEqual(new Set([200])); // 100
+      expect((await api("/shipping_lines", { key: account.key })).status).toBe(429);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("MCP tool calls count against the REST limit", async () => {
     const account = await createAccount();
     const { client } = await connectMcp(account.key); // 1

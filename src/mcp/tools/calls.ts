@@ -264,7 +264,7 @@ async function callTool(registry: Registry, deps: McpDeps, params: unknown, extr
       return errorResult(`Invalid argument ${describeIssues(parsed.error.issues, normalized.args, sentAs)}`);
     }
     await progress.step(`${name} started`);
-    const api = await deps.resolveApi({ kind: "tool", headers: extra.requestInfo?.headers });
+    const api = await deps.resolveApi();
     const log = async (level: LoggingLevel, message: string) => {
       if (!deps.logging.enabled(level)) return;
       // On the request's own stream (related to this call), so clients without a standalone stream get it too.
@@ -289,7 +289,8 @@ async function callTool(registry: Registry, deps: McpDeps, params: unknown, extr
   }
 }
 
-function errorResult(text: string): CallToolResult {
+/** A tool's error result: `isError` and one text block (MCP "Tools": errors the model should see and act on). */
+export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
@@ -456,14 +457,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * What every MCP answer over the account's limit says (a tool's error text, the message of a refused request's
+ * JSON-RPC error): `Rate limited: … Retry after N seconds.`, `seconds` whole and at least 1.
+ */
+export function rateLimitedMessage(seconds: number): string {
+  return `Rate limited: this account's request limit (shared with the REST API) is used up. Retry after ${seconds} second${seconds === 1 ? "" : "s"}.`;
+}
+
 /** The safe text of an error (shared by tools, prompts and resources); see {@link McpDeps.reportError}. */
 export function errorMessage(err: unknown, deps: Pick<McpDeps, "reportError">, where: string): string {
   if (err instanceof TrackingApiError) {
     switch (err.kind) {
-      case "rate_limited": {
-        const s = err.retryAfterSeconds ?? 60;
-        return `Rate limited: this account's request limit (shared with the REST API) is used up. Retry after ${s} second${s === 1 ? "" : "s"}.`;
-      }
+      case "rate_limited":
+        return rateLimitedMessage(err.retryAfterSeconds ?? 60);
       case "not_found":
         return `Not found: ${err.message}`;
       case "invalid_argument":

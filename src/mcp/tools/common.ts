@@ -1,5 +1,5 @@
 /**
- * What every MCP tool shares: the request scope and API resolver, the registration helper (input/output schemas,
+ * What every MCP tool shares: the API resolver, the registration helper (input/output schemas,
  * annotations, text + structured result), safe and specific tool errors (MCP.md §1.9 gap 1), id-or-number
  * resolution, and the summary schemas list results reuse.
  */
@@ -11,22 +11,12 @@ import type { ContainerRecord, ShipmentRecord, TrackingApi, TrackingRequestRecor
 import { TrackingApiError } from "../api";
 import { type ArgumentAlias, addTool, errorMessage, FULL_SCHEMA_IN, type ToolContext, type ToolOutput } from "./calls";
 
-/** Which kind of MCP request is asking for the API (the Worker counts `tool`, `resource` and `prompt` reads). */
-export type McpRequestKind = "tool" | "resource" | "resource_list" | "prompt" | "completion";
-
-/** The request an API is resolved for: its kind and, over HTTP, the live request headers. */
-export interface McpRequestScope {
-  kind: McpRequestKind;
-  /** Headers of the live HTTP request (lower-case names), when the transport has them. */
-  headers?: Record<string, string | string[] | undefined>;
-}
-
 /**
- * Resolves the caller's `TrackingApi` for one request. The Worker re-checks the live `Authorization` header
- * against the session and draws from the account's default rate bucket here; it rejects with
- * `TrackingApiError` (`unauthorized`, `rate_limited`).
+ * Resolves the caller's `TrackingApi` for one request; rejects with `TrackingApiError` `unauthorized` when the
+ * session has no owner. It draws from no rate bucket: the Worker's agent counts each request that may read account
+ * data before the server handles it (`METERED_METHODS`, src/mcp/agent.ts).
  */
-export type ApiResolver = (scope: McpRequestScope) => Promise<TrackingApi>;
+export type ApiResolver = () => Promise<TrackingApi>;
 
 /** What `registerAll` hands every tool, prompt and resource. */
 export interface McpDeps {
