@@ -185,6 +185,54 @@ describe("GET /containers", () => {
     expect(port?.attributes).toMatchObject({ code: "USLAX", time_zone: "America/Los_Angeles" });
   });
 
+  describe("nested include back to containers (issue 23 §5)", () => {
+    /** Keys (`type:id`) of a document's included resources, sorted. */
+    const includedKeys = (doc: Doc) => (doc.included ?? []).map((r) => `${r.type}:${r.id}`).sort();
+
+    it("shipment.containers: every container of the shipment is in data or included, none twice", async () => {
+      const { account, shipment, containerIds } = await tracked();
+      // The whole account on one page: the shipment's containers are the primary data, which JSON:API does not
+      // repeat in `included`; the included shipment's linkage resolves against `data`.
+      const { res, json } = await apiJson<Many>("/containers?include=shipment.containers", { key: account.key });
+      expect(res.status).toBe(200);
+      expect(includedKeys(json)).toEqual([`shipment:${shipment.id}`]);
+      const linked = toMany(
+        json.included?.find((r) => r.type === "shipment"),
+        "containers",
+      ).map((r) => r.id);
+      expect(linked.sort()).toEqual([...containerIds].sort());
+      expect(json.data.map((c) => c.id).sort()).toEqual([...containerIds].sort());
+
+      // One container per page: its sibling is not primary data, so it is included.
+      const [older, newer] = containerIds;
+      const paged = await apiJson<Many>("/containers?page[size]=1&include=shipment.containers", { key: account.key });
+      expect(paged.json.data.map((c) => c.id)).toEqual([newer]);
+      expect(includedKeys(paged.json)).toEqual([`container:${older}`, `shipment:${shipment.id}`].sort());
+
+      const one = await apiJson<One>(`/containers/${older}?include=shipment.containers`, { key: account.key });
+      expect(includedKeys(one.json)).toEqual([`container:${newer}`, `shipment:${shipment.id}`].sort());
+    });
+
+    it("a relationship included at the top and again below shipment.containers is loaded for each level", async () => {
+      const { account, shipment, containerIds } = await tracked();
+      const [older, newer] = containerIds;
+      // Only the older container has a pickup facility; the newer one is the primary resource.
+      await env.DB.prepare("UPDATE containers SET pickup_facility_id = ?1 WHERE id = ?2").bind(FENIX_ID, older).run();
+      const include = "include=pickup_facility,shipment.containers.pickup_facility";
+      const expected = [`container:${older}`, `shipment:${shipment.id}`, `terminal:${FENIX_ID}`].sort();
+
+      const one = await apiJson<One>(`/containers/${newer}?${include}`, { key: account.key });
+      expect(one.res.status).toBe(200);
+      expect(toOne(one.json.data, "pickup_facility")).toBeNull();
+      expect(includedKeys(one.json)).toEqual(expected);
+
+      const page = await apiJson<Many>(`/containers?page[size]=1&${include}`, { key: account.key });
+      expect(page.res.status).toBe(200);
+      expect(page.json.data.map((c) => c.id)).toEqual([newer]);
+      expect(includedKeys(page.json)).toEqual(expected);
+    });
+  });
+
   it("unknown include → 400 naming the container serializer", async () => {
     const account = await createAccount();
     const { res, json } = await apiJson<Doc>("/containers?include=vessel", { key: account.key });

@@ -148,7 +148,10 @@ export function parseInclude(raw: string | null | undefined, root: ResourceType<
 
 /**
  * Loads every included resource of `tree` for the primary `rows`, level by level (one query per
- * relationship per level), de-duplicated by (type, id) and never repeating a primary resource.
+ * relationship per level), de-duplicated by (type, id) and never repeating a primary resource (JSON:API: one
+ * resource object per type and id in a document; a related resource that is primary data is found in `data`).
+ * `prefetched` holds the first-level relationships of the primary rows only: a nested path that comes back to the
+ * root's type (`shipment.containers.pickup_facility` under containers) loads its own, for its own parents (issue 23 §5).
  */
 export async function resolveIncluded<Row>(
   ctx: LoadContext,
@@ -160,14 +163,18 @@ export async function resolveIncluded<Row>(
 ): Promise<ResourceObject[]> {
   const seen = new Set(primary.map((r) => `${r.type}:${r.id}`));
   const included: ResourceObject[] = [];
-  // biome-ignore lint/suspicious/noExplicitAny: walks across resource types
-  const walk = async (type: ResourceType<any>, parents: unknown[], node: IncludeTree): Promise<void> => {
+  const walk = async (
+    // biome-ignore lint/suspicious/noExplicitAny: walks across resource types
+    type: ResourceType<any>,
+    parents: unknown[],
+    node: IncludeTree,
+    ready: PrefetchedIncludes,
+  ): Promise<void> => {
     for (const [name, children] of node) {
       const rel = type.relationships[name];
       if (!rel || parents.length === 0) continue;
       const target = rel.target();
-      const ready = type === root ? prefetched.get(name) : undefined;
-      let related = ready ?? (await rel.load(ctx, parents));
+      let related = ready.get(name) ?? (await rel.load(ctx, parents));
       if (target.hydrate) related = await target.hydrate(ctx, related);
       for (const row of related) {
         const resource = target.serialize(row);
@@ -176,9 +183,9 @@ export async function resolveIncluded<Row>(
         seen.add(key);
         included.push(resource);
       }
-      if (children.size > 0) await walk(target, related, children);
+      if (children.size > 0) await walk(target, related, children, new Map());
     }
   };
-  await walk(root, rows, tree);
+  await walk(root, rows, tree, prefetched);
   return included;
 }
