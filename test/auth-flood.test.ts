@@ -13,16 +13,20 @@ import { initializeBody } from "./mcp/helpers";
 // lookups go through a D1 that counts every `SELECT … FROM api_keys`. The suite runs with AUTH_CACHE_TTL_SECONDS=0 and
 // the throttle off (vitest.config.ts); these tests set both explicitly.
 
-const KEY_LOOKUP = /^\s*SELECT\b[\s\S]*\bFROM api_keys\b/i;
+const KEY_LOOKUP = /^\s*SELECT\b[\s\S]*\bFROM api_keys\b[\s\S]*\bkey_hash = \?/i;
+/** The read of the active keys' hash prefixes (src/middleware/active-key-index.ts): one scan, not per key. */
+const INDEX_LOAD = /^\s*SELECT substr\(key_hash\b[\s\S]*\bFROM api_keys\b/i;
 
-/** The real D1 wrapped so that every API key lookup prepared through it is counted. */
-function countingD1(db: D1Database): { db: D1Database; keyLookups: () => number } {
+/** The real D1 wrapped so that every API key lookup and index load prepared through it is counted. */
+function countingD1(db: D1Database): { db: D1Database; keyLookups: () => number; indexLoads: () => number } {
   let lookups = 0;
+  let loads = 0;
   const wrapped = new Proxy(db, {
     get(target, property) {
       if (property === "prepare") {
         return (sql: string) => {
           if (KEY_LOOKUP.test(sql)) lookups++;
+          if (INDEX_LOAD.test(sql)) loads++;
           return target.prepare(sql);
         };
       }
@@ -30,7 +34,7 @@ function countingD1(db: D1Database): { db: D1Database; keyLookups: () => number 
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { db: wrapped, keyLookups: () => lookups };
+  return { db: wrapped, keyLookups: () => lookups, indexLoads: () => loads };
 }
 
 /**
@@ -66,6 +70,27 @@ async function send(workerEnv: Env, key: string, address?: string, path = "/ship
   if (address) headers.set("CF-Connecting-IP", address);
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(`${BASE}${path}`, { headers }), workerEnv, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+/** POSTs an MCP `initialize` to `/mcp` with `key` from `address` through the Worker's own fetch handler. */
+async function mcpInitialize(workerEnv: Env, key: string, address: string) {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request("http://localhost:8787/mcp", {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${key}`,
+        "CF-Connecting-IP": address,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify(initializeBody()),
+    }),
+    workerEnv,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -239,7 +264,7 @@ describe("a flood of bad keys through the Worker", () => {
     expect(counted.keyLookups()).toBe(1 + badKeys.length);
   });
 
-  it("an address with 20 failures in a minute gets 429 with Retry-After, before any hashing or D1", async () => {
+  it("an address with 20 failures in a minute gets 429 with Retry-After, with no key lookup in D1", async () => {
     const counted = countingD1(env.DB);
     const workerEnv: Env = { ...env, DB: counted.db, AUTH_CACHE_TTL_SECONDS: "0", AUTH_FAILURES_PER_MINUTE: "20" };
     const attacker = "2001:db8:abcd:1:0:0:0:10";
@@ -257,9 +282,11 @@ describe("a flood of bad keys through the Worker", () => {
     expect(await refused.json()).toEqual({
       errors: [{ status: "429", title: "Too Many Requests", detail: THROTTLED_DETAIL }],
     });
-    // Another host of the same IPv6 /64 is the same client; the refusals reached D1 not once.
+    // Another host of the same IPv6 /64 is the same client; the refusals looked no key up in D1 (each read the index
+    // of active keys, once: test/auth-flood.test.ts "a flood ... behind a throttled address" counts those).
     expect((await send(workerEnv, generateApiKey("test"), "2001:db8:abcd:1:ffff::2")).status).toBe(429);
     expect(counted.keyLookups()).toBe(20);
+    expect(counted.indexLoads()).toBe(2);
 
     // Another address is not affected.
     expect((await send(workerEnv, generateApiKey("test"), "2001:db8:abcd:2::10")).status).toBe(401);
@@ -268,7 +295,7 @@ describe("a flood of bad keys through the Worker", () => {
     expect((await send(workerEnv, "not-a-key", attacker)).status).toBe(401);
   });
 
-  it("behind a throttled address, a key that authenticated before still works; a key never seen is refused", async () => {
+  it("behind a throttled address, every valid key works, seen before or not; revoked or guessed keys are refused", async () => {
     const counted = countingD1(env.DB);
     // TTL 0: nothing is served from the cache, so the known key is checked against D1 every time.
     const workerEnv: Env = { ...env, DB: counted.db, AUTH_CACHE_TTL_SECONDS: "0", AUTH_FAILURES_PER_MINUTE: "3" };
@@ -281,41 +308,51 @@ describe("a flood of bad keys through the Worker", () => {
     const before = counted.keyLookups();
     expect((await send(workerEnv, colleague.key, shared)).status).toBe(200);
     expect(counted.keyLookups()).toBe(before + 1);
-    // A real key this isolate never saw is indistinguishable from a guess: refused until the window passes.
+    // Issue 23 §2: a real key this isolate never saw, created after the address was throttled, is not refused for
+    // the other keys' failures, on REST and on /mcp.
     const newcomer = await createAccount();
-    expect((await send(workerEnv, newcomer.key, shared)).status).toBe(429);
-    expect(counted.keyLookups()).toBe(before + 1);
+    expect((await send(workerEnv, newcomer.key, shared)).status).toBe(200);
+    expect(counted.keyLookups()).toBe(before + 2);
+    const latecomer = await createAccount();
+    expect((await mcpInitialize(workerEnv, latecomer.key, shared)).status).toBe(200);
     // Revoked, the once-known key is checked once more (401) and from then on throttled like any other.
     await env.DB.prepare("UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2")
       .bind(new Date().toISOString(), colleague.apiKeyId)
       .run();
     expect((await send(workerEnv, colleague.key, shared)).status).toBe(401);
+    const lookups = counted.keyLookups();
     expect((await send(workerEnv, colleague.key, shared)).status).toBe(429);
-    expect(counted.keyLookups()).toBe(before + 2);
+    expect(counted.keyLookups()).toBe(lookups);
+  });
+
+  it("a flood of guessed keys behind a throttled address: all 429, no key lookup, the index read about once a second", async () => {
+    const counted = countingD1(env.DB);
+    const workerEnv: Env = { ...env, DB: counted.db, AUTH_CACHE_TTL_SECONDS: "0", AUTH_FAILURES_PER_MINUTE: "2" };
+    const office = "198.51.100.99";
+    for (let i = 0; i < 2; i++) expect((await send(workerEnv, generateApiKey("test"), office)).status).toBe(401);
+    const lookups = counted.keyLookups();
+    const loads = counted.indexLoads();
+    const started = Date.now();
+    const statuses = await inBatches(
+      Array.from({ length: 120 }, () => generateApiKey("test")),
+      40,
+      async (key) => (await send(workerEnv, key, office)).status,
+    );
+    const seconds = (Date.now() - started) / 1000;
+    expect(new Set(statuses)).toEqual(new Set([429]));
+    expect(counted.keyLookups()).toBe(lookups);
+    // Three waves of 40 share a load each (a wave's misses wait for the next one), loads at least a second apart.
+    expect(counted.indexLoads() - loads).toBeGreaterThanOrEqual(1);
+    expect(counted.indexLoads() - loads).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    // The colleague's key still gets in from the same address.
+    const colleague = await createAccount();
+    expect((await send(workerEnv, colleague.key, office)).status).toBe(200);
   });
 
   it("/mcp shares the throttle: 429 JSON-RPC error with Retry-After", async () => {
     const workerEnv: Env = { ...env, AUTH_CACHE_TTL_SECONDS: "0", AUTH_FAILURES_PER_MINUTE: "2" };
     const address = "203.0.113.201";
-    const mcp = async (key: string) => {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(
-        new Request("http://localhost:8787/mcp", {
-          method: "POST",
-          headers: {
-            Authorization: `Bearer ${key}`,
-            "CF-Connecting-IP": address,
-            "Content-Type": "application/json",
-            Accept: "application/json, text/event-stream",
-          },
-          body: JSON.stringify(initializeBody()),
-        }),
-        workerEnv,
-        ctx,
-      );
-      await waitOnExecutionContext(ctx);
-      return res;
-    };
+    const mcp = (key: string) => mcpInitialize(workerEnv, key, address);
     expect((await mcp(generateApiKey("test"))).status).toBe(401);
     // Failures on REST and /mcp count together.
     expect((await send(workerEnv, generateApiKey("test"), address)).status).toBe(401);

@@ -4,6 +4,7 @@ import type { AppEnv, Env, Principal } from "../env";
 import { API_KEY_PATTERN, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { executionContextOf } from "../lib/http";
+import { ActiveKeyIndex, loadActiveKeyHashPrefixes } from "./active-key-index";
 import { AuthFailureThrottle, authFailureLimit, clientAddress } from "./auth-throttle";
 import { ApiKeyCache, KEY_CACHE_MAX_ENTRIES } from "./key-cache";
 
@@ -42,6 +43,8 @@ export function fingerprintOfKeyHash(keyHash: string): string {
 const keyCache = new ApiKeyCache();
 /** The per-isolate failure throttle shared by REST and `/mcp` (src/middleware/auth-throttle.ts). */
 const failureThrottle = new AuthFailureThrottle();
+/** The per-isolate index of active keys' hash prefixes the throttle consults (src/middleware/active-key-index.ts). */
+const activeKeys = new ActiveKeyIndex();
 /** `last_used_at` is written at most this often per key (ms), off the request path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** API key id → when (ms since epoch) this isolate last wrote its `last_used_at`. */
@@ -86,8 +89,10 @@ export type AuthSettings = Pick<Env, "DB" | "AUTH_CACHE_TTL_SECONDS" | "AUTH_FAI
  * Checks a well-formed API key presented from a client address (issue 11 §3), for REST and `/mcp` alike:
  * 1. a key cached as valid answers at once (no hashing, no D1, no throttle);
  * 2. an address with `AUTH_FAILURES_PER_MINUTE` failures in the last 60 s is refused (`throttled`, with whole seconds
- *    for `Retry-After`) before any hashing or D1, unless the key authenticated in this isolate before (a holder of a
- *    real key behind a shared address keeps working; a guessed key never was valid, so guessing stays refused);
+ *    for `Retry-After`) with no D1 read per request, unless the key authenticated in this isolate before or its hash
+ *    is among the active keys' hash prefixes ({@link ActiveKeyIndex}, loaded at most once a second and only for such
+ *    addresses): a valid key behind a shared address is never refused for others' failures (issue 23 §2), while a
+ *    guessed key, whose hash prefix no active key has, stays refused;
  * 3. otherwise `authenticate` (negative cache, else D1); a key found unknown or revoked counts one failure.
  * `clientAddress` is only computed when needed (a thunk), so the cached hot path never parses `CF-Connecting-IP`.
  */
@@ -103,11 +108,15 @@ export async function checkApiKey(
   const address = clientAddress();
   if (!keyCache.isKnownValid(key)) {
     const retryAfterSeconds = failureThrottle.retryAfterSeconds(address, nowMs, limit);
-    if (retryAfterSeconds > 0) return { outcome: "throttled", retryAfterSeconds };
+    if (retryAfterSeconds > 0) {
+      const mayBeActive = await activeKeys.mayHold(await sha256Hex(key), () => loadActiveKeyHashPrefixes(settings.DB));
+      if (!mayBeActive) return { outcome: "throttled", retryAfterSeconds };
+    }
   }
   const principal = await authenticate(settings.DB, key, nowMs, authCacheTtl(settings.AUTH_CACHE_TTL_SECONDS));
   if (principal) return { outcome: "authenticated", principal };
   failureThrottle.recordFailure(address, nowMs, limit);
+  if (limit > 0 && activeKeys.size > 0) activeKeys.forget(await sha256Hex(key));
   return { outcome: "unauthorized" };
 }
 
