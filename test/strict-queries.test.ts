@@ -361,6 +361,155 @@ describe("free text refuses C0 control characters and DEL", () => {
   });
 });
 
+/**
+ * Strings a JSON body can spell with `\uXXXX` escapes that are no Unicode text: a surrogate without its pair
+ * (`JSON.stringify` writes each as an escape, as a hostile client would). D1 cannot store them (issue 23 §6).
+ */
+const UNPAIRED: [label: string, value: string][] = [
+  ["lone high surrogate", "x\uD800y"],
+  ["lone low surrogate", "x\uDC00y"],
+  ["pair reversed", "x\uDFFF\uD800y"],
+  ["high surrogate at the end", "PO-1\uD83D"],
+];
+
+/** Strings of the write bodies that are not free text, with the pointer of each. */
+const OTHER_STRINGS: FreeTextField[] = [
+  {
+    name: "POST /tracking_requests request_number",
+    setup: async () => ({ method: "POST", path: "/tracking_requests" }),
+    body: (v) => trackingRequestBody({ request_number: v, scac: "TEST" }),
+    pointer: "/data/attributes/request_number",
+  },
+  {
+    name: "POST /tracking_requests scac",
+    setup: async () => ({ method: "POST", path: "/tracking_requests" }),
+    body: (v) => trackingRequestBody({ request_number: uniqueNumber(), scac: v }),
+    pointer: "/data/attributes/scac",
+  },
+  {
+    name: "POST /tracking_requests initial_custom_fields value",
+    setup: async () => ({ method: "POST", path: "/tracking_requests" }),
+    body: (v) =>
+      trackingRequestBody({ request_number: uniqueNumber(), scac: "TEST", initial_custom_fields: { po: v } }),
+    pointer: "/data/attributes/initial_custom_fields/po",
+  },
+  {
+    name: "POST /webhooks url",
+    setup: async () => ({ method: "POST", path: "/webhooks" }),
+    body: (v) => ({
+      data: {
+        type: "webhook",
+        attributes: { url: `https://hooks.example.com/${v}`, events: ["container.transport.vessel_arrived"] },
+      },
+    }),
+    pointer: "/data/attributes/url",
+  },
+  {
+    name: "POST /webhooks events",
+    setup: async () => ({ method: "POST", path: "/webhooks" }),
+    body: (v) => ({
+      data: {
+        type: "webhook",
+        attributes: { url: "https://hooks.example.com/receive", events: ["container.transport.vessel_arrived", v] },
+      },
+    }),
+    pointer: "/data/attributes/events/1",
+  },
+];
+
+describe("body strings refuse unpaired UTF-16 surrogates (issue 23 §6)", () => {
+  it.each([...FIELDS, ...OTHER_STRINGS].map((f) => [f.name, f] as const))(
+    "%s → 422 unpaired_surrogate at its pointer, nothing written",
+    async (_n, f) => {
+      const account = await createAccount();
+      const { method, path } = await f.setup(account);
+      const before = await snapshot(account.accountId);
+      for (const [label, value] of UNPAIRED) {
+        const res = await api(path, { key: account.key, method, body: f.body(value) });
+        const errors = await expectError(res, 422, label);
+        expect(
+          errors.map((e) => [e.source?.pointer, e.code]),
+          label,
+        ).toEqual([[f.pointer, "unpaired_surrogate"]]);
+      }
+      expect(await snapshot(account.accountId)).toBe(before);
+    },
+  );
+
+  it("POST /parties: the party is not created, so no list or read shows it", async () => {
+    const account = await createAccount();
+    const res = await api("/parties", {
+      key: account.key,
+      body: { data: { type: "party", attributes: { company_name: "x\uD800y" } } },
+    });
+    const errors = await expectError(res, 422);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        source: { pointer: "/data/attributes/company_name" },
+        code: "unpaired_surrogate",
+        detail: expect.stringContaining("Company name"),
+      }),
+    ]);
+    const { json } = await apiJson<{ data: unknown[]; meta: { total: number } }>("/parties", { key: account.key });
+    expect(json.data).toEqual([]);
+    expect(json.meta.total).toBe(0);
+    // A surrogate pair (an astral character) is well-formed and round-trips.
+    const ship = await apiJson<{ data: { id: string; attributes: { company_name: string } } }>("/parties", {
+      key: account.key,
+      body: { data: { type: "party", attributes: { company_name: "x\uD83D\uDEA2y" } } },
+    });
+    expect(ship.res.status).toBe(201);
+    const read = await apiJson<{ data: { attributes: { company_name: string } } }>(`/parties/${ship.json.data.id}`, {
+      key: account.key,
+    });
+    expect(read.json.data.attributes.company_name).toBe("x🚢y");
+  });
+
+  it("a member name is checked too: its pointer names it", async () => {
+    const account = await createAccount();
+    const before = await snapshot(account.accountId);
+    const res = await api("/tracking_requests", {
+      key: account.key,
+      body: trackingRequestBody({
+        request_number: uniqueNumber(),
+        scac: "TEST",
+        initial_custom_fields: { "a\uD800": 1 },
+      }),
+    });
+    const errors = await expectError(res, 422);
+    expect(errors.map((e) => [e.source?.pointer, e.code])).toEqual([
+      ["/data/attributes/initial_custom_fields/a\uD800", "unpaired_surrogate"],
+    ]);
+    expect(await snapshot(account.accountId)).toBe(before);
+  });
+
+  it("PATCH /shipments/{id} ref_numbers and tags", async () => {
+    const account = await createAccount();
+    const shipmentId = crypto.randomUUID();
+    await env.DB.prepare(
+      `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?3, 'TEST', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
+    )
+      .bind(shipmentId, account.accountId, uniqueNumber())
+      .run();
+    const before = await snapshot(account.accountId);
+    for (const attribute of ["ref_numbers", "tags"]) {
+      for (const [label, value] of UNPAIRED) {
+        const res = await api(`/shipments/${shipmentId}`, {
+          key: account.key,
+          method: "PATCH",
+          body: { data: { type: "shipment", attributes: { [attribute]: ["PO-1", value] } } },
+        });
+        const errors = await expectError(res, 422, `${attribute} ${label}`);
+        expect(errors.map((e) => [e.source?.pointer, e.code])).toEqual([
+          [`/data/attributes/${attribute}/1`, "unpaired_surrogate"],
+        ]);
+      }
+    }
+    expect(await snapshot(account.accountId)).toBe(before);
+  });
+});
+
 describe("the reference's other list parameters are implemented, not ignored", () => {
   /** Two shipments of one account, the first with a customer, a reference number and a container. */
   async function seeded() {

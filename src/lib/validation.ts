@@ -32,6 +32,79 @@ export function freeText(maxLength: number) {
     });
 }
 
+/** The `code` of a 422 for a body string holding an unpaired UTF-16 surrogate. */
+export const UNPAIRED_SURROGATE_CODE = "unpaired_surrogate";
+
+/**
+ * True when `value` is not well-formed UTF-16: it holds a surrogate (U+D800–U+DFFF) without its pair. JSON's `\uXXXX`
+ * escapes can spell one (`"x\ud800y"` parses), but it is no Unicode character: D1 stores text as UTF-8, which cannot
+ * encode it, so it came back as U+FFFD (issue 23 §6). Characters outside the BMP (a surrogate pair, 🚢) are fine.
+ */
+export function hasUnpairedSurrogate(value: string): boolean {
+  return !value.isWellFormed();
+}
+
+/** RFC 6901 JSON Pointer of a path: `~` → `~0`, `/` → `~1`; the whole document is "" ("/" names an empty key). */
+export function jsonPointer(path: readonly PropertyKey[]): string {
+  return path.map((p) => `/${String(p).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+}
+
+/** Most unpaired-surrogate errors reported for one body: enough to fix it, bounded for a hostile one. */
+const MAX_UNPAIRED_SURROGATE_ERRORS = 100;
+
+/** A value met while walking a body: its member name or index, and the value that holds it (null at the root). */
+interface BodyNode {
+  value: unknown;
+  key: string | number | null;
+  parent: BodyNode | null;
+}
+
+/**
+ * The 422 errors of a parsed JSON request body for every string in it, member names included and at any depth,
+ * that holds an unpaired surrogate (`hasUnpairedSurrogate`): one error per string (at most
+ * `MAX_UNPAIRED_SURROGATE_ERRORS`), `source.pointer` at it (a bad member name is named by its own pointer and its
+ * value is not looked into), code `unpaired_surrogate`. Checking the whole document, not chosen fields, is what keeps
+ * every string of every body from being stored or echoed corrupted. The walk keeps its own stack and builds a path
+ * only for an error, so a body nested a million levels deep costs neither recursion nor a copy of the path per level.
+ * @returns `[]` when every string is well-formed.
+ */
+export function unpairedSurrogateErrors(body: unknown): Omit<ErrorObject, "status" | "title">[] {
+  const errors: Omit<ErrorObject, "status" | "title">[] = [];
+  const fail = (node: BodyNode, what?: string) => {
+    const path: (string | number)[] = [];
+    for (let n: BodyNode | null = node; n !== null && n.key !== null; n = n.parent) path.push(n.key);
+    path.reverse();
+    errors.push({
+      detail: `${what ?? fieldName(path)} must not contain an unpaired surrogate (U+D800–U+DFFF without its pair).`,
+      source: { pointer: jsonPointer(path) },
+      code: UNPAIRED_SURROGATE_CODE,
+    });
+  };
+  const stack: BodyNode[] = [{ value: body, key: null, parent: null }];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (errors.length >= MAX_UNPAIRED_SURROGATE_ERRORS) break;
+    const { value } = node;
+    if (typeof value === "string") {
+      if (hasUnpairedSurrogate(value)) fail(node);
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: node });
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, member] of Object.entries(value).reverse()) {
+        const child = { value: member, key, parent: node };
+        if (hasUnpairedSurrogate(key)) fail(child, "A member name");
+        else stack.push(child);
+      }
+    }
+  }
+  return errors.slice(0, MAX_UNPAIRED_SURROGATE_ERRORS);
+}
+
+/** The field a path names, as `detail` words it: its last member name (`ref_numbers/1` → `Ref numbers`). */
+function fieldName(path: readonly PropertyKey[]): string {
+  const named = [...path].reverse().find((p) => typeof p === "string");
+  return humanizeField(named === undefined ? "body" : String(named));
+}
+
 /** `request_number` → `Request number` (the reference service's Rails-style field names in `detail`). */
 export function humanizeField(name: string): string {
   const words = name.replaceAll("_", " ");
@@ -46,12 +119,10 @@ function issueToError(
   const last = path.length > 0 ? String(path[path.length - 1]) : "body";
   const field = humanizeField(last);
   if (issue.code === "custom" && issue.params?.code === CONTROL_CHARACTER_CODE) {
-    // An item of a list (`ref_numbers/1`) is named by its list.
-    const named = [...path].reverse().find((p) => typeof p === "string");
-    const name = humanizeField(named === undefined ? "body" : String(named));
     return [
       {
-        detail: `${name} must not contain control characters (U+0000–U+001F, U+007F).`,
+        // An item of a list (`ref_numbers/1`) is named by its list.
+        detail: `${fieldName(path)} must not contain control characters (U+0000–U+001F, U+007F).`,
         source: pointerOf(path),
         code: CONTROL_CHARACTER_CODE,
       },
@@ -86,12 +157,7 @@ function issueToError(
  */
 export function validationError(error: z.ZodError, target: string): ApiError {
   if (target === "json") {
-    const errors = error.issues.flatMap((issue) =>
-      issueToError(issue, (path) => ({
-        // RFC 6901: the whole document is "", while "/" would name a member with an empty key.
-        pointer: path.map((p) => `/${String(p).replaceAll("~", "~0").replaceAll("/", "~1")}`).join(""),
-      })),
-    );
+    const errors = error.issues.flatMap((issue) => issueToError(issue, (path) => ({ pointer: jsonPointer(path) })));
     return new ApiError(422, errors);
   }
   if (target === "param") return ApiError.notFound(error.issues[0]?.message);

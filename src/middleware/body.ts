@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { BODY_TOO_LARGE, readBodyUpTo } from "../lib/request-body";
+import { unpairedSurrogateErrors } from "../lib/validation";
 
 /** Largest request body accepted (DECISIONS.md §Wire format: 413 over 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -10,9 +11,10 @@ const JSON_MEDIA_TYPES = new Set(["application/json", "application/vnd.api+json"
 
 /**
  * Guards request bodies of POST/PATCH/PUT before any handler reads them: a body must be JSON
- * (`application/json` or `application/vnd.api+json`, else 415), at most 1 MiB (else 413) and parse
- * (else 400). Bodiless PATCH actions (refresh, stop/resume tracking) pass with no body, with or without a
- * JSON content type.
+ * (`application/json` or `application/vnd.api+json`, else 415), at most 1 MiB (else 413), parse
+ * (else 400) and hold no string with an unpaired surrogate (else 422 with the pointer of each,
+ * `unpairedSurrogateErrors`, issue 23 §6). Bodiless PATCH actions (refresh, stop/resume tracking) pass with no body,
+ * with or without a JSON content type.
  * The parsed body is left in Hono's body cache for the validators.
  */
 export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -34,11 +36,14 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.req.raw = new Request(c.req.raw.url, { method: method, headers });
     return next();
   }
+  let parsed: unknown;
   try {
-    JSON.parse(raw);
+    parsed = JSON.parse(raw);
   } catch {
     throw new ApiError(400, [{ detail: "Request body is not valid JSON.", source: { pointer: "" } }]);
   }
+  const malformed = unpairedSurrogateErrors(parsed);
+  if (malformed.length > 0) throw new ApiError(422, malformed);
   await next();
 };
 
