@@ -10,7 +10,14 @@ import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { isUniqueViolation } from "../tracking-requests/service";
 import { batchWithNotifications } from "../webhooks/outbox";
 import { benchEngineMode } from "./bench-trace";
-import { markRequestCreated, recordLookupFailure, trackingRequestDraft, writeLookupRows } from "./persist";
+import {
+  claimLookup,
+  markRequestCreated,
+  recordLookupFailure,
+  releaseLookup,
+  trackingRequestDraft,
+  writeLookupRows,
+} from "./persist";
 import { type SourceRegistry, sourcesFor } from "./sources";
 import type {
   ContainerFacts,
@@ -148,16 +155,36 @@ async function attachTrackers(
  *   `failed_reason`, and a new message after a backoff; after 14 tries `failed` (`retries_exhausted`);
  * - no SCAC (auto-detect found none) or no source for it → `failed` (`scac_auto_detect_failed` /
  *   `shipping_line_unreachable`).
- * A request no longer pending or awaiting its manifest is left alone, so redelivered messages are harmless.
+ * A request no longer pending or awaiting its manifest is left alone, and one another consumer holds or that is not
+ * due yet is left to that consumer or to its own later message (`claimLookup`, issue 23 §3), so redelivered and
+ * re-queued messages never run a lookup twice at once. A lookup that throws gives its hold back (`releaseLookup`), so
+ * the message's retry finds the request due.
  */
 export async function processTrackingRequest(deps: TrackingDeps, message: TrackingRequestMessage): Promise<void> {
   const db = createDatabase(deps.env.DB);
   const request = await loadRequest(db, message);
   if (!request) return;
-  const clock = deps.clock ?? systemClock;
-  const registry = deps.sources ?? sourcesFor(deps.env);
   if (request.status !== "pending" && request.status !== "awaiting_manifest") return;
-  const nowMs = clock.now();
+  const nowMs = (deps.clock ?? systemClock).now();
+  const heldUntil = await claimLookup(db, request, nowMs);
+  if (!heldUntil) return;
+  try {
+    await lookUpRequest(deps, db, request, message, nowMs);
+  } catch (err) {
+    await releaseLookup(db, request.id, heldUntil, request.nextAttemptAt);
+    throw err;
+  }
+}
+
+/** One lookup of a request this consumer holds (`processTrackingRequest`), and what follows from its answer. */
+async function lookUpRequest(
+  deps: TrackingDeps,
+  db: Database,
+  request: TrackingRequestRow,
+  message: TrackingRequestMessage,
+  nowMs: number,
+): Promise<void> {
+  const registry = deps.sources ?? sourcesFor(deps.env);
   const now = toIsoSeconds(nowMs);
   const createdAtMs = Date.parse(request.createdAt);
   let scac = request.lineScac ?? request.scac;

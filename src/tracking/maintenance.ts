@@ -21,6 +21,15 @@ import { trackerName } from "./tracker";
 const BATCH = 100;
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
+/**
+ * A tracking request this long past its `next_attempt_at` (or, never tried, past its `updated_at`) has lost its
+ * message, or the consumer holding it died (seconds; issue 23 §3). Its message is sent again and `next_attempt_at`
+ * set to now, so the next run re-queues it only if that message is lost too. A message that was only slow is harmless:
+ * the consumer's hold (`claimLookup`, src/tracking/persist.ts) lets one lookup run at a time and drops the other
+ * message. With the 60 s hold (`LOOKUP_HOLD_S`) and the every-minute cron, a request a crash interrupted resumes at
+ * most 60 + 30 + 60 s after its lookup started; one whose message was lost, at most 90 s after it was sent.
+ */
+export const LOST_LOOKUP_GRACE_S = 30;
 /** Tracking stops this long after arrival without a pickup, or without any update (DECISIONS.md). */
 export const STOP_AFTER_MS = 56 * DAY_MS;
 
@@ -128,7 +137,8 @@ export async function stopShipmentTracking(
 
 /**
  * The every-minute repair job (DESIGN.md §1 cron): re-arms Trackers whose poll is overdue (a lost alarm),
- * re-queues tracking requests whose next lookup is overdue (a lost message), expires requests awaiting their
+ * re-queues tracking requests whose next lookup is {@link LOST_LOOKUP_GRACE_S} overdue (a lost message, or a consumer
+ * that died holding it), expires requests awaiting their
  * manifest for more than 7 days, and stops tracking shipments whose containers were all returned empty, that
  * arrived 56 days ago with a container never picked up, or that had no update for 56 days, and re-queues webhook
  * notifications whose queue message was lost (`sweepWebhookOutbox`), and clears rotated-away webhook secrets whose
@@ -160,7 +170,7 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
 
   report.requestsExpired = await expireAwaitingManifest(env, db, nowMs);
 
-  const stale = toIsoSeconds(nowMs - 10 * MINUTE_MS);
+  const stale = toIsoSeconds(nowMs - LOST_LOOKUP_GRACE_S * 1000);
   const lost = await db
     .select({ id: trackingRequests.id, accountId: trackingRequests.accountId })
     .from(trackingRequests)
@@ -181,7 +191,7 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
   if (lost.length > 0) {
     await db
       .update(trackingRequests)
-      .set({ nextAttemptAt: toIsoSeconds(nowMs + 10 * MINUTE_MS) })
+      .set({ nextAttemptAt: toIsoSeconds(nowMs) })
       .where(
         inArray(
           trackingRequests.id,

@@ -1,7 +1,8 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lte, or } from "drizzle-orm";
 import type { ContainerRow } from "../containers/serializer";
 import type { Database } from "../db/client";
 import { containers, shipments, subscriptions, trackedEquipment, trackingRequests } from "../db/schema";
+import { toIsoSeconds } from "../lib/clock";
 import { bumpCount } from "../lib/counts";
 import { deterministicId } from "../lib/ids";
 import { ownedBy } from "../lib/tenant";
@@ -12,6 +13,62 @@ import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { batchWithNotifications, type NotificationDraft, type WebhookDeliveryMessage } from "../webhooks/outbox";
 import { type TrackingRequestEvent, trackingRequestIncluded } from "../webhooks/payloads";
 import type { ShipmentFacts } from "./sources/types";
+
+/**
+ * How long a consumer holds a tracking request while it looks it up (seconds): the carrier lookup's own timeouts
+ * (30 s, `SOURCE_TIMEOUT_MS`) plus the writes and Tracker calls after it, with room to spare. While held, another
+ * message for the request is dropped (the holder schedules what comes next); when the holder dies, the request is due
+ * again at the end of the hold and the every-minute repair re-queues it (src/tracking/maintenance.ts).
+ */
+export const LOOKUP_HOLD_S = 60;
+
+/** A delayed message may arrive this early (seconds) and still find its request due. */
+const DUE_TOLERANCE_S = 5;
+
+/**
+ * Takes tracking request `request` for one lookup at `nowMs` (issue 23 §3): in one UPDATE, a request still pending or
+ * awaiting its manifest whose `next_attempt_at` is unset or due (within {@link DUE_TOLERANCE_S}) gets
+ * `next_attempt_at` = now + {@link LOOKUP_HOLD_S}. `updated_at` is left alone: holding is not a change the API shows.
+ * @returns the hold (UTC ISO seconds), to {@link releaseLookup} on failure; null when the request is held by another
+ *   consumer, not due yet (a duplicate message: the due one comes later) or no longer waiting for a lookup.
+ */
+export async function claimLookup(db: Database, request: TrackingRequestRow, nowMs: number): Promise<string | null> {
+  const heldUntil = toIsoSeconds(nowMs + LOOKUP_HOLD_S * 1000);
+  const due = toIsoSeconds(nowMs + DUE_TOLERANCE_S * 1000);
+  const claimed = await db
+    .update(trackingRequests)
+    .set({ nextAttemptAt: heldUntil })
+    .where(
+      and(
+        eq(trackingRequests.id, request.id),
+        inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
+        or(isNull(trackingRequests.nextAttemptAt), lte(trackingRequests.nextAttemptAt, due)),
+      ),
+    )
+    .returning({ id: trackingRequests.id });
+  return claimed.length > 0 ? heldUntil : null;
+}
+
+/**
+ * Gives back a hold taken by {@link claimLookup} whose lookup threw, so the message's retry (in 30 s and more) finds
+ * the request due: `next_attempt_at` returns to `previous`, if the hold is still this one. Never throws (the lookup's
+ * own error is what the caller reports; an expired hold is due anyway).
+ */
+export async function releaseLookup(
+  db: Database,
+  requestId: string,
+  heldUntil: string,
+  previous: string | null,
+): Promise<void> {
+  try {
+    await db
+      .update(trackingRequests)
+      .set({ nextAttemptAt: previous })
+      .where(and(eq(trackingRequests.id, requestId), eq(trackingRequests.nextAttemptAt, heldUntil)));
+  } catch (err) {
+    console.error("tracking-requests: could not release a lookup hold", requestId, String(err));
+  }
+}
 
 /** A container row created for a lookup, with what its Tracker needs. */
 export interface CreatedContainer {

@@ -43,11 +43,20 @@ import { parseAllowInsecureHosts } from "./ssrf";
  * sent before the crash but not recorded is sent again, with the same id.
  */
 
-/** Seconds a claimed notification is reserved for the consumer that claimed it: the send timeout plus a margin. */
-export const DELIVERY_LEASE_S = Math.ceil(WEBHOOK_TIMEOUT_MS / 1000) + 45;
+/**
+ * Seconds a claimed notification is reserved for the consumer that claimed it: the send timeout (15 s) plus 30 s for
+ * recording the batch's outcomes.
+ */
+export const DELIVERY_LEASE_S = Math.ceil(WEBHOOK_TIMEOUT_MS / 1000) + 30;
 
-/** A pending notification this long past its `next_attempt_at` has lost its message; the sweep re-queues it. */
-export const SWEEP_GRACE_S = 120;
+/**
+ * A pending notification this long past its `next_attempt_at` has lost its message, or the consumer holding its claim
+ * died (seconds); the sweep re-queues it. With the lease and the every-minute cron, a delivery a crash interrupted is
+ * tried again at most 45 + 60 + 60 s after it was claimed, and one whose message was lost at most 120 s after it was
+ * written (issue 23 §3: under three minutes after a restart). A message that was only slow is harmless: the claim
+ * lets one consumer send at a time, and the other message waits for the lease to end.
+ */
+export const SWEEP_GRACE_S = 60;
 
 /** Notifications the sweep re-queues per run (the rest wait for the next minute). */
 export const SWEEP_BATCH = 500;

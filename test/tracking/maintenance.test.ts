@@ -1,9 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { TrackingRequestMessage } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
-import { runMaintenance } from "../../src/tracking/maintenance";
+import { LOST_LOOKUP_GRACE_S, runMaintenance } from "../../src/tracking/maintenance";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import type { Milestone } from "../../src/tracking/sources/types";
 import type { Tracker } from "../../src/tracking/tracker";
@@ -195,11 +195,13 @@ describe("runMaintenance: tracking requests", () => {
     const now = FUTURE_T0;
     const insert = (number: string, status: string, nextAttemptAtMs: number | null, updatedAtMs = now) =>
       insertRequest(account, { number, scac: SCAC, status, createdAtMs: now - DAY_MS, nextAttemptAtMs, updatedAtMs });
-    const overdue = await insert("OVERDUE", "pending", now - 20 * MINUTE_MS);
-    const lostFirst = await insert("NEVER-TRIED", "pending", null, now - 30 * MINUTE_MS);
+    const grace = LOST_LOOKUP_GRACE_S * 1000;
+    const overdue = await insert("OVERDUE", "pending", now - grace - 1000);
+    const lostFirst = await insert("NEVER-TRIED", "pending", null, now - grace - 1000);
     const awaiting = await insert("AWAITING", "awaiting_manifest", now - HOUR_MS);
     const notYet = await insert("NOT-YET", "pending", now + 5 * MINUTE_MS);
-    const justDue = await insert("JUST-DUE", "pending", now - 5 * MINUTE_MS);
+    const justDue = await insert("JUST-DUE", "pending", now - grace);
+    const justSent = await insert("JUST-SENT", "pending", null, now - grace);
     const failed = await insert("FAILED", "failed", now - DAY_MS);
 
     const { env: maintenance, queue } = maintenanceEnv();
@@ -207,17 +209,105 @@ describe("runMaintenance: tracking requests", () => {
     const mine = queue.sent.filter((m) => m.body.accountId === account.accountId).map((m) => m.body.trackingRequestId);
     expect(mine.sort()).toEqual([overdue, lostFirst, awaiting].sort());
     expect(report.requestsRequeued).toBeGreaterThanOrEqual(3);
-    for (const id of [overdue, lostFirst, awaiting]) {
-      expect((await requestRow(id)).next_attempt_at).toBe(iso(now + 10 * MINUTE_MS));
-    }
+    // Due now: the message just sent finds them due; the next run re-queues them only if it is lost too.
+    for (const id of [overdue, lostFirst, awaiting]) expect((await requestRow(id)).next_attempt_at).toBe(iso(now));
     expect((await requestRow(notYet)).next_attempt_at).toBe(iso(now + 5 * MINUTE_MS));
-    expect((await requestRow(justDue)).next_attempt_at).toBe(iso(now - 5 * MINUTE_MS));
+    expect((await requestRow(justDue)).next_attempt_at).toBe(iso(now - grace));
+    expect((await requestRow(justSent)).next_attempt_at).toBeNull();
     expect((await requestRow(failed)).status).toBe("failed");
 
-    // The next run (a minute later) does not send them again: their next attempt is now in the future.
+    // The next run (a minute later) does not send them again: they have been due for less than the grace.
     const again = maintenanceEnv();
-    await runMaintenance(again.env, new FakeClock(now + MINUTE_MS));
-    expect(again.queue.sent.filter((m) => m.body.accountId === account.accountId)).toEqual([]);
+    await runMaintenance(again.env, new FakeClock(now + grace));
+    const resent = again.queue.sent.filter((m) => m.body.accountId === account.accountId).map((m) => m.body);
+    expect(resent.map((m) => m.trackingRequestId).sort()).toEqual([justDue, justSent].sort());
+  });
+
+  it("after a crash, a lookup in flight and a lost message resume within 3 minutes, and no lookup runs twice", async () => {
+    const account = await createAccount();
+    const t0 = FUTURE_T0;
+    const inFlight = await insertRequest(account, {
+      number: "CRASH-IN-FLIGHT",
+      scac: SCAC,
+      requestType: "container",
+      createdAtMs: t0,
+    });
+    const lost = await insertRequest(account, {
+      number: "CRASH-LOST",
+      scac: SCAC,
+      requestType: "container",
+      createdAtMs: t0,
+    });
+    // The consumer takes `inFlight` and its carrier never answers: the process dies with the lookup in flight. The
+    // message of `lost` was still on the queue and died with it.
+    const hung = new FakeCarrier(SCAC, () => new Promise<never>(() => {}));
+    const abandoned = processTrackingRequest(
+      { env: envWithQueue(recordingQueue()), clock: new FakeClock(t0), sources: registryOf([hung]) },
+      { trackingRequestId: inFlight, accountId: account.accountId },
+    );
+    await vi.waitUntil(() => hung.calls.length === 1);
+    void abandoned;
+
+    // After the restart: a redelivered copy of the in-flight message does not look it up a second time.
+    const carrier = new FakeCarrier(SCAC, () => ({ kind: "not_found" }));
+    const process = (id: string, atMs: number) =>
+      processTrackingRequest(
+        { env: envWithQueue(recordingQueue()), clock: new FakeClock(atMs), sources: registryOf([carrier]) },
+        { trackingRequestId: id, accountId: account.accountId },
+      );
+    await process(inFlight, t0 + 10_000);
+    expect(carrier.calls).toHaveLength(0);
+    expect((await requestRow(inFlight)).status).toBe("pending");
+
+    // The every-minute cron: each request is re-queued once, within 3 minutes, and then looked up once.
+    const requeuedAt = new Map<string, number>();
+    for (let minute = 1; minute <= 3; minute++) {
+      const atMs = t0 + minute * MINUTE_MS;
+      const run = maintenanceEnv();
+      await runMaintenance(run.env, new FakeClock(atMs));
+      for (const m of run.queue.sent) {
+        const id = m.body.trackingRequestId;
+        if (id !== inFlight && id !== lost) continue;
+        expect(requeuedAt.has(id), `${id} re-queued twice`).toBe(false);
+        requeuedAt.set(id, atMs);
+        await process(id, atMs);
+      }
+    }
+    expect([...requeuedAt.keys()].sort()).toEqual([inFlight, lost].sort());
+    for (const id of [inFlight, lost]) {
+      expect((requeuedAt.get(id) ?? Number.POSITIVE_INFINITY) - t0).toBeLessThanOrEqual(3 * MINUTE_MS);
+      expect(await requestRow(id)).toMatchObject({ status: "failed", failed_reason: "not_found" });
+    }
+    expect(carrier.calls.map((c) => c.number).sort()).toEqual(["CRASH-IN-FLIGHT", "CRASH-LOST"]);
+  });
+});
+
+describe("a tracking request's lookup hold (issue 23 §3)", () => {
+  it("a lookup that throws gives its hold back, so the message's retry 30 s later looks it up", async () => {
+    const account = await createAccount();
+    const t0 = FUTURE_T0;
+    const id = await insertRequest(account, {
+      number: "THROWS-ONCE",
+      scac: SCAC,
+      requestType: "container",
+      createdAtMs: t0,
+    });
+    let fail = true;
+    const carrier = new FakeCarrier(SCAC, () => {
+      if (fail) throw new Error("D1 went away mid-lookup");
+      return { kind: "not_found" };
+    });
+    const process = (atMs: number) =>
+      processTrackingRequest(
+        { env: envWithQueue(recordingQueue()), clock: new FakeClock(atMs), sources: registryOf([carrier]) },
+        { trackingRequestId: id, accountId: account.accountId },
+      );
+    await expect(process(t0)).rejects.toThrow("D1 went away");
+    expect((await requestRow(id)).next_attempt_at).toBeNull();
+    fail = false;
+    await process(t0 + 30_000);
+    expect(carrier.calls).toHaveLength(2);
+    expect(await requestRow(id)).toMatchObject({ status: "failed", failed_reason: "not_found" });
   });
 });
 

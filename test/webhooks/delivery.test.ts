@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import fc from "fast-check";
 import { Webhook } from "standardwebhooks";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
@@ -472,6 +472,36 @@ describe("crashes, duplicates, the DLQ and the sweep", () => {
     const receiver = new RecordingReceiver(() => 200);
     await runDeliveryBatch([lost.id], { clock: new FakeClock(nowMs), fetch: receiver.fetch });
     expect((await notificationRow(lost.id)).delivery_status).toBe("succeeded");
+  });
+
+  it("a delivery a crash interrupted is sent again within 3 minutes of its claim, once (issue 23 §3)", async () => {
+    const { notifications } = await setup(1, T0);
+    const [interrupted] = notifications;
+    if (!interrupted) throw new Error("setup");
+    // The consumer claims it and the process dies while the receiver has not answered.
+    let asked = 0;
+    const hanging: typeof fetch = () => {
+      asked++;
+      return new Promise<never>(() => {});
+    };
+    void runDeliveryBatch([interrupted.id], { clock: new FakeClock(T0), fetch: hanging });
+    await vi.waitUntil(() => asked === 1);
+    expect((await notificationRow(interrupted.id)).attempts).toBe(1);
+
+    const receiver = new RecordingReceiver(() => 200);
+    const requeuedAt: number[] = [];
+    for (let minute = 1; minute <= 3; minute++) {
+      const atMs = T0 + minute * 60_000;
+      const queue = recordingQueue<WebhookDeliveryMessage>();
+      await sweepWebhookOutbox({ ...env, WEBHOOK_DELIVERIES_QUEUE: queue }, atMs);
+      if (!queue.sent.some((m) => m.body.notificationId === interrupted.id)) continue;
+      requeuedAt.push(atMs);
+      await runDeliveryBatch([interrupted.id], { clock: new FakeClock(atMs), fetch: receiver.fetch });
+    }
+    expect(requeuedAt).toHaveLength(1);
+    expect((requeuedAt[0] ?? Number.POSITIVE_INFINITY) - T0).toBeLessThanOrEqual(3 * 60_000);
+    expect(receiver.for(interrupted.id)).toHaveLength(1);
+    expect(await notificationRow(interrupted.id)).toMatchObject({ delivery_status: "succeeded", attempts: 2 });
   });
 
   it("the DLQ consumer puts a pending notification back on schedule, fails an exhausted one, ignores done ones", async () => {
