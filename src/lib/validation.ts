@@ -18,9 +18,11 @@ export function hasControlCharacter(value: string): boolean {
 }
 
 /**
- * A free-text string of a request body (reference numbers, tags, company names, webhook URLs and header values): at
- * most `maxLength` characters and no control character (`hasControlCharacter`). The one refinement every free-text
- * field uses; a violation is a 422 with the field's `source.pointer` and code `control_character`.
+ * A free-text string of a request body or an MCP tool's arguments (reference numbers, tags, company names, webhook
+ * URLs and header values): at most `maxLength` characters, no control character (`hasControlCharacter`, code
+ * `control_character`) and no unpaired surrogate (`hasUnpairedSurrogate`, code `unpaired_surrogate`; REST bodies are
+ * refused for one before validation, `unpairedSurrogateErrors`, but MCP arguments reach their schema directly). The
+ * one refinement every free-text field uses; over REST a violation is a 422 with the field's `source.pointer`.
  */
 export function freeText(maxLength: number) {
   return z
@@ -29,6 +31,10 @@ export function freeText(maxLength: number) {
     .refine((value) => !hasControlCharacter(value), {
       error: "must not contain control characters (U+0000–U+001F, U+007F)",
       params: { code: CONTROL_CHARACTER_CODE },
+    })
+    .refine((value) => !hasUnpairedSurrogate(value), {
+      error: "must not contain an unpaired surrogate (U+D800–U+DFFF without its pair)",
+      params: { code: UNPAIRED_SURROGATE_CODE },
     });
 }
 

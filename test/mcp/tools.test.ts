@@ -442,6 +442,28 @@ describe("track_container", () => {
     }
   });
 
+  it("refuses reference numbers REST would refuse (a control character, an unpaired surrogate): nothing created", async () => {
+    const account = await createAccount();
+    const { client: c } = await connectMcp(account.key);
+    try {
+      for (const bad of ["PO\u00001", "PO\n1", "x\ud800y"]) {
+        const text = errorText(
+          await call(c, "track_container", {
+            number: "TEST-TR-FAILED",
+            scac: "TEST",
+            numberType: "bill_of_lading",
+            refNumbers: ["PO-1", bad],
+          }),
+        );
+        expect(text, JSON.stringify(bad)).toMatch(/refNumbers/);
+        expect(text).toMatch(/control characters|unpaired surrogate/);
+      }
+      expect(await requestCount(account.key)).toBe(0);
+    } finally {
+      await c.close();
+    }
+  });
+
   it("at log level warning the info message is not sent", async () => {
     const account = await createAccount();
     const { client: c } = await connectMcp(account.key);

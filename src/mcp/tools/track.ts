@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { classifyNumber, InvalidReferenceNumber } from "../../infer/classify";
 import { computeCheckDigit } from "../../infer/iso6346";
+import { freeText } from "../../lib/validation";
 import type { CreateTrackingRequestInput, InferNumberResult } from "../api";
 import {
   ContainerSummary,
@@ -104,7 +105,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
         .describe("What the number is; inferred when omitted (container numbers look like ABCU1234567)."),
       scac: scacArg.optional().describe("SCAC of the shipping line (e.g. MAEU); inferred when omitted."),
       refNumbers: z
-        .array(z.string().min(1).max(255))
+        .array(freeText(255).min(1))
         .max(50)
         .optional()
         .describe("Your own reference numbers to attach (PO, job numbers)."),
