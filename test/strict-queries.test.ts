@@ -315,6 +315,18 @@ async function snapshot(accountId: string): Promise<string> {
   return JSON.stringify(rows.map((r) => r.results));
 }
 
+/** A shipment row of `accountId` written straight to D1 (for the PATCH /shipments/{id} cases); its id. */
+async function insertShipment(accountId: string): Promise<string> {
+  const shipmentId = crypto.randomUUID();
+  await env.DB.prepare(
+    `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?3, 'TEST', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
+  )
+    .bind(shipmentId, accountId, uniqueNumber())
+    .run();
+  return shipmentId;
+}
+
 describe("free text refuses C0 control characters and DEL", () => {
   it.each(FIELDS.map((f) => [f.name, f] as const))("%s → 422 control_character, nothing written", async (_n, f) => {
     const account = await createAccount();
@@ -336,13 +348,7 @@ describe("free text refuses C0 control characters and DEL", () => {
 
   it("PATCH /shipments/{id} ref_numbers and tags", async () => {
     const account = await createAccount();
-    const shipmentId = crypto.randomUUID();
-    await env.DB.prepare(
-      `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?3, 'TEST', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
-    )
-      .bind(shipmentId, account.accountId, uniqueNumber())
-      .run();
+    const shipmentId = await insertShipment(account.accountId);
     const before = await snapshot(account.accountId);
     for (const attribute of ["ref_numbers", "tags"]) {
       for (const [label, value] of CONTROLS) {
@@ -485,13 +491,7 @@ describe("body strings refuse unpaired UTF-16 surrogates (issue 23 §6)", () => 
 
   it("PATCH /shipments/{id} ref_numbers and tags", async () => {
     const account = await createAccount();
-    const shipmentId = crypto.randomUUID();
-    await env.DB.prepare(
-      `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?3, 'TEST', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
-    )
-      .bind(shipmentId, account.accountId, uniqueNumber())
-      .run();
+    const shipmentId = await insertShipment(account.accountId);
     const before = await snapshot(account.accountId);
     for (const attribute of ["ref_numbers", "tags"]) {
       for (const [label, value] of UNPAIRED) {
