@@ -15,8 +15,8 @@ export interface Env {
    * provider, shared by every isolate.
    */
   PROVIDER_GATE: DurableObjectNamespace<import("./tracking/sources/terminals/provider-gate").ProviderGate>;
-  TRACKING_REQUESTS_QUEUE: Queue<TrackingRequestMessage>;
-  TERMINAL_POLLS_QUEUE: Queue<TerminalPollMessage>;
+  TRACKING_REQUESTS_QUEUE: Queue<import("./tracking-requests/queue-message").TrackingRequestMessage>;
+  TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
   WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
   RATE_LIMIT_DEFAULT?: string;
   RATE_LIMIT_CREATE_TRACKING_REQUEST?: string;
@@ -77,18 +77,6 @@ export interface Env {
    * `npm run bench -- engine`; unset everywhere else, where it changes nothing.
    */
   BENCH_ENGINE?: string;
-}
-
-/** Message on the `tracking-requests` queue: look up this tracking request at its carrier. */
-export interface TrackingRequestMessage {
-  trackingRequestId: string;
-  accountId: string;
-}
-
-/** Message on the `terminal-polls` queue: poll the box with this SCAC and container number now. */
-export interface TerminalPollMessage {
-  scac: string;
-  number: string;
 }
 
 /** The authenticated caller, set by the auth middleware. */

@@ -1,11 +1,13 @@
 import { createApp } from "./app";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
-import type { Env, TerminalPollMessage, TrackingRequestMessage } from "./env";
+import type { Env } from "./env";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 import { benchEngineRequest } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
+import type { TerminalPollMessage } from "./tracking/terminal-poll-message";
+import type { TrackingRequestMessage } from "./tracking-requests/queue-message";
 import { consumeWebhookDeliveries, consumeWebhookDeliveriesDlq } from "./webhooks/delivery";
 import type { WebhookDeliveryMessage } from "./webhooks/outbox";
 

@@ -1,7 +1,6 @@
 import { and, eq, gte, inArray, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { parties, trackingRequests } from "../db/schema";
-import type { TrackingRequestMessage } from "../env";
 import type { Clock } from "../lib/clock";
 import { toIsoSeconds } from "../lib/clock";
 import { bumpCount } from "../lib/counts";
@@ -13,6 +12,7 @@ import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { CONTAINER_OWNERS } from "../reference/generated/container-prefixes";
 import { findShippingLine } from "../reference/shipping-lines";
+import type { TrackingRequestMessage } from "./queue-message";
 import { REQUEST_TYPES, TRACKING_REQUEST_STATUSES } from "./schemas";
 import type { TrackingRequestRow } from "./serializer";
 

@@ -1,4 +1,5 @@
-import type { Env, TerminalPollMessage } from "../env";
+import type { Env } from "../env";
+import type { TerminalPollMessage } from "./terminal-poll-message";
 
 /**
  * Bench instrumentation of the poll path, for `npm run bench -- engine` only (bench/engine, bench/README.md).

@@ -3,9 +3,10 @@ import { subscribeTrackedBoxes } from "../callbacks/lifecycle";
 import { subscribePortOfVirginiaBoxes } from "../callbacks/port-of-virginia";
 import { createDatabase, type Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
-import type { Env, TerminalPollMessage, TrackingRequestMessage } from "../env";
+import type { Env } from "../env";
 import { inferNumber } from "../infer/service";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
+import type { TrackingRequestMessage } from "../tracking-requests/queue-message";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { isUniqueViolation } from "../tracking-requests/service";
 import { batchWithNotifications } from "../webhooks/outbox";
@@ -28,6 +29,7 @@ import type {
   TerminalQuery,
   TerminalSource,
 } from "./sources/types";
+import type { TerminalPollMessage } from "./terminal-poll-message";
 import { type BoxIdentity, type PollPlan, type PollResults, trackerName } from "./tracker";
 
 const MINUTE_S = 60;

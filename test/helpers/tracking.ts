@@ -1,7 +1,8 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, type QueueResult } from "cloudflare:test";
-import type { Env, TrackingRequestMessage } from "../../src/env";
+import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { newId } from "../../src/lib/ids";
+import type { TrackingRequestMessage } from "../../src/tracking-requests/queue-message";
 import { apiJson, type TestAccount, trackingRequestBody } from "./api";
 
 /** A JSON:API resource object as the tests read it. */

@@ -7,12 +7,13 @@ import {
   sweepUpstreamSubscriptions,
 } from "../../src/callbacks/lifecycle";
 import { decryptSecret, subscriptionKeyFrom } from "../../src/callbacks/secrets";
-import type { Env, TerminalPollMessage } from "../../src/env";
+import type { Env } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { nextPollDelayMs } from "../../src/tracking/schedule";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import { createDcsaSource, parseDcsaSources } from "../../src/tracking/sources/dcsa";
+import type { TerminalPollMessage } from "../../src/tracking/terminal-poll-message";
 import { PUSH_POLL_INTERVAL_FACTOR } from "../../src/tracking/tracker";
 import { WEBHOOK_EVENTS } from "../../src/webhooks/catalog";
 import { BOX_A, CALLS, equipmentEvent, JOURNEY_BL, transportEvent } from "../fixtures/dcsa-events";

@@ -1,12 +1,12 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import type { TrackingRequestMessage } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { LOST_LOOKUP_GRACE_S, runMaintenance } from "../../src/tracking/maintenance";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import type { Milestone } from "../../src/tracking/sources/types";
 import type { Tracker } from "../../src/tracking/tracker";
+import type { TrackingRequestMessage } from "../../src/tracking-requests/queue-message";
 import { createAccount, type TestAccount } from "../helpers/api";
 import {
   boxNumbers,

@@ -1,6 +1,5 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { TrackingRequestMessage } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import {
@@ -8,6 +7,7 @@ import {
   SANDBOX_LIFECYCLE_CONTAINER_NUMBERS,
   SANDBOX_UNREACHABLE_ATTEMPTS,
 } from "../../src/tracking/sources/sandbox";
+import type { TrackingRequestMessage } from "../../src/tracking-requests/queue-message";
 import { apiJson, createAccount, type TestAccount } from "../helpers/api";
 import {
   containersOfShipment,
