@@ -1,7 +1,6 @@
 import { createApp } from "./app";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
-import type { Env } from "./env";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 import { benchEngineRequest } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";

@@ -1,6 +1,5 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../src/env";
 import worker from "../src/index";
 import { generateApiKey, sha256Hex } from "../src/lib/crypto";
 import { authenticate, THROTTLED_DETAIL } from "../src/middleware/auth";

@@ -1,13 +1,9 @@
-// Types of `env` (cloudflare:test) and `exports` (cloudflare:workers) in tests: the Worker's own bindings plus
-// the test-only TEST_MIGRATIONS binding set in vitest.config.ts.
-type WorkerEnvForTests = import("../src/env").Env;
+// Types of `env` (cloudflare:test) in tests: the Worker's own bindings (`Cloudflare.Env`, worker-configuration.d.ts
+// and src/bindings.d.ts) plus the test-only TEST_MIGRATIONS binding set in vitest.config.ts. `exports`
+// (cloudflare:workers) is typed by the generated `Cloudflare.GlobalProps`.
 
 declare namespace Cloudflare {
-  interface Env extends WorkerEnvForTests {
+  interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
-  }
-  interface GlobalProps {
-    mainModule: typeof import("../src/index");
-    durableNamespaces: "RateLimiter";
   }
 }

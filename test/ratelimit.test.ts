@@ -1,7 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import type { Env } from "../src/env";
 import { generateApiKey, sha256Hex } from "../src/lib/crypto";
 import { BUCKET_MESSAGES, bucketFor, limitFor } from "../src/ratelimit/buckets";
 import { api, apiJson, BASE, createAccount, trackingRequestBody } from "./helpers/api";

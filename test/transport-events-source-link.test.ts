@@ -1,6 +1,5 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../src/env";
 import worker from "../src/index";
 import { FakeClock } from "../src/lib/clock";
 import { generateApiKey, sha256Hex } from "../src/lib/crypto";

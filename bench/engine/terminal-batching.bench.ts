@@ -1,6 +1,5 @@
 import { env } from "cloudflare:test";
 import { expect, it, vi } from "vitest";
-import type { Env } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
 import { type SourceRegistry, sourcesFor } from "../../src/tracking/sources";

@@ -33,7 +33,6 @@ import {
   upstreamCallbackReceipts,
   upstreamSubscriptions,
 } from "../db/schema";
-import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { BODY_TOO_LARGE, type PendingBody } from "../lib/request-body";

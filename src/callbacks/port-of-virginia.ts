@@ -27,7 +27,6 @@
 import { and, eq, inArray, like, sql } from "drizzle-orm";
 import { createDatabase, type Database } from "../db/client";
 import { trackedEquipment, upstreamSubscriptions } from "../db/schema";
-import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { toHex } from "../lib/crypto";
 import { newId } from "../lib/ids";

@@ -3,7 +3,6 @@ import type { Database } from "../db/client";
 import { placeholder, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
-import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { type IncludeTree, type PrefetchedIncludes, prefetchPlan } from "../lib/jsonapi/include";

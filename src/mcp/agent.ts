@@ -2,7 +2,6 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { McpAgent, RPCServerTransport } from "agents/mcp";
 import { createDatabase } from "../db/client";
-import type { Env } from "../env";
 import { systemClock } from "../lib/clock";
 import { type TrackingApi, TrackingApiError } from "./api";
 import { registerAll, SERVER_INFO, SERVER_INSTRUCTIONS } from "./register";

@@ -30,7 +30,6 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { RPC_DO_PREFIX } from "agents/mcp";
 import ipaddr from "ipaddr.js";
-import type { Env } from "../env";
 import { checkApiKey, parseAuthorization } from "../middleware/auth";
 import { clientAddress } from "../middleware/auth-throttle";
 import type { McpExchangeResult } from "./agent";

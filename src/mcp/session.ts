@@ -4,7 +4,6 @@
  * draws from `default`).
  */
 
-import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import { fingerprintOfKeyHash } from "../middleware/auth";
 import type { BucketName } from "../ratelimit/buckets";

@@ -4,7 +4,6 @@ import { containerResource } from "../containers/serializer";
 import { getContainerView, listContainers } from "../containers/service";
 import type { Database } from "../db/client";
 import { containers } from "../db/schema";
-import type { Env } from "../env";
 import { InvalidReferenceNumber } from "../infer/classify";
 import { inferNumber } from "../infer/service";
 import type { Clock } from "../lib/clock";

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { LRUCache } from "lru-cache";
-import type { AppEnv, Env, Principal } from "../env";
+import type { AppEnv, Principal } from "../env";
 import { API_KEY_PATTERN, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { executionContextOf } from "../lib/http";

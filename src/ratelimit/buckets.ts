@@ -1,5 +1,3 @@
-import type { Env } from "../env";
-
 /** Rate buckets of SPEC.md §8; each has its own rolling 60 s window per account. */
 export type BucketName = "default" | "create_tracking_request" | "infer_number" | "refresh_container";
 

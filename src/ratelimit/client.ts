@@ -1,4 +1,3 @@
-import type { Env } from "../env";
 import { type BucketName, limitFor, WINDOW_MS } from "./buckets";
 import type { LeaseGrant, LeaseSettlement } from "./leases";
 import type { HitManyOptions, RateLimitDecision, RateLimitHit } from "./rate-limiter";

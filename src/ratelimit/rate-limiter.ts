@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../env";
 import { WINDOW_MS } from "./buckets";
 import { type LeaseGrant, type LeaseSettlement, leaseCredits, leaseDurationMs, leaseWanted } from "./leases";
 import { SqlLogStore } from "./log-store";

@@ -3,7 +3,6 @@ import type { Database } from "../db/client";
 import { placeholder, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
 import { containers, shipments, trackingRequests } from "../db/schema";
-import type { Env } from "../env";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { parseBooleanFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";

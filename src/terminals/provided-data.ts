@@ -1,5 +1,4 @@
 import { env } from "cloudflare:workers";
-import type { Env } from "../env";
 import { facilityCodeOf, findTerminalById } from "../reference/locations";
 import { type SourceRegistry, sourcesFor } from "../tracking/sources";
 import type { TerminalProvider } from "../tracking/sources/terminals";
@@ -125,7 +124,7 @@ let memo: { registry: SourceRegistry; served: ServedFacility } | null = null;
  * configuration), memoised per registry (`sourcesFor` caches one per configuration).
  */
 export function isServedTerminal(terminal: TerminalCodes): boolean {
-  const registry = sourcesFor(env as unknown as Env);
+  const registry = sourcesFor(env);
   if (memo?.registry !== registry) memo = { registry, served: servedFacilities(registry) };
   return memo.served(terminal);
 }
@@ -154,7 +153,7 @@ export function providerServiceAt(
  * with a note that the terminal is not connected (production without `TERMINAL_SOURCES` for it).
  */
 export function providedDataOf(terminal: TerminalCodes): Record<string, boolean | string> {
-  const registry = sourcesFor(env as unknown as Env);
+  const registry = sourcesFor(env);
   const service = providerServiceAt(registry, terminal);
   if (service) return terminalProvidedData(terminal, service);
   if (isServedTerminal(terminal)) return terminalProvidedData(terminal, true);

@@ -1,4 +1,3 @@
-import type { Env } from "../env";
 import type { TerminalPollMessage } from "./terminal-poll-message";
 
 /**

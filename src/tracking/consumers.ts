@@ -3,7 +3,6 @@ import { subscribeTrackedBoxes } from "../callbacks/lifecycle";
 import { subscribePortOfVirginiaBoxes } from "../callbacks/port-of-virginia";
 import { createDatabase, type Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
-import type { Env } from "../env";
 import { inferNumber } from "../infer/service";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import type { TrackingRequestMessage } from "../tracking-requests/queue-message";

@@ -1,7 +1,6 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { createDatabase, type Database } from "../db/client";
 import { containers, shipments, trackedEquipment, trackingRequests } from "../db/schema";
-import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { ownedBy } from "../lib/tenant";
 import { loadShipmentViews } from "../shipments/serializer";

@@ -3,7 +3,6 @@ import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase } from "../db/client";
 import { containers, shipments, trackedEquipment } from "../db/schema";
-import type { Env } from "../env";
 import { toIsoSeconds } from "../lib/clock";
 import { enqueueNotifications } from "../webhooks/outbox";
 import { benchEngineMode, countingD1, type D1Counter } from "./bench-trace";

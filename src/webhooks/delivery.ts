@@ -2,7 +2,6 @@ import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from "drizzle-orm"
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase, type Database } from "../db/client";
 import { webhookDeliveries, webhookNotifications, webhooks } from "../db/schema";
-import type { Env } from "../env";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { enqueueNotifications, type WebhookDeliveryMessage } from "./outbox";

@@ -1,5 +1,4 @@
 import { env } from "cloudflare:test";
-import type { Env } from "../../src/env";
 import { withCheckDigit } from "../../src/infer/iso6346";
 import { toIsoSeconds } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";

@@ -1,5 +1,4 @@
 import { env } from "cloudflare:test";
-import type { Env } from "../../src/env";
 import type { Clock } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
 import { consumeWebhookDeliveries, type DeliveryDeps } from "../../src/webhooks/delivery";

@@ -1,5 +1,4 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, type QueueResult } from "cloudflare:test";
-import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { newId } from "../../src/lib/ids";
 import type { TrackingRequestMessage } from "../../src/tracking-requests/queue-message";

@@ -7,7 +7,6 @@ import {
   sweepUpstreamSubscriptions,
 } from "../../src/callbacks/lifecycle";
 import { decryptSecret, subscriptionKeyFrom } from "../../src/callbacks/secrets";
-import type { Env } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { nextPollDelayMs } from "../../src/tracking/schedule";

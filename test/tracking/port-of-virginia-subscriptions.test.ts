@@ -4,7 +4,6 @@ import { createApp } from "../../src/app";
 import { MAX_CALLBACK_BODY_BYTES } from "../../src/callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "../../src/callbacks/port-of-virginia";
 import { decryptSecret, subscriptionKeyFrom } from "../../src/callbacks/secrets";
-import type { Env } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { createPortOfVirginiaSource } from "../../src/tracking/sources/terminals/port-of-virginia";

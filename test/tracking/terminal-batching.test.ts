@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import {
   pollBox,

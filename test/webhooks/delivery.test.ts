@@ -2,7 +2,6 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import fc from "fast-check";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
 import {

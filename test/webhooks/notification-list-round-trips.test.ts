@@ -3,7 +3,6 @@ import { desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDatabase } from "../../src/db/client";
 import { webhookNotifications } from "../../src/db/schema";
-import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { listDocument } from "../../src/lib/jsonapi/document";
 import { parseInclude } from "../../src/lib/jsonapi/include";

@@ -3,7 +3,6 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { createDatabase } from "../../src/db/client";
-import type { Env } from "../../src/env";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
 import { loadAttemptLogs } from "../../src/webhook-notifications/service";
 import { deliverNotification, dropExpiredWebhookSecrets, MAX_LOGGED_ATTEMPTS } from "../../src/webhooks/delivery";

@@ -2,7 +2,6 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabase } from "../../src/db/client";
-import type { Env } from "../../src/env";
 import { FakeClock } from "../../src/lib/clock";
 import { loadBoxWebhookContext } from "../../src/tracking/box-writes";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";

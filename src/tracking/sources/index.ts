@@ -1,4 +1,3 @@
-import type { Env } from "../../env";
 import { SANDBOX_SCAC } from "../../reference/shipping-lines";
 import { tokenBrokerFor } from "./credentials";
 import { createDcsaSource, parseDcsaSources } from "./dcsa";

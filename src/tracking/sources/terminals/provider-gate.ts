@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../../env";
 import {
   memoryBackoffStore,
   nextBackoff,

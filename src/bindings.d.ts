@@ -1,0 +1,57 @@
+// The Worker's `Env` is generated from wrangler.toml by `npm run types` (wrangler types → worker-configuration.d.ts,
+// committed; `npm run types:check` in CI fails when it is stale). This file adds, by declaration merging, what
+// wrangler.toml cannot tell it:
+//
+// - Secrets, and the one variable only ever passed with `--var`. Each is optional: the Worker runs without it (a
+//   carrier or terminal that is not configured is not served; no push subscription is made), and the code checks
+//   for it. wrangler types would take secret names from whoever's .dev.vars happens to exist and type them as
+//   required, so `npm run types` reads the empty worker-configuration.env instead and they are declared here.
+// - The message type of each queue: wrangler types a queue as `Queue` (of unknown), which would let a producer send
+//   anything. The message types live beside their producers and consumers.
+//
+// `[vars]` of wrangler.toml are generated as `string`, present: wrangler always binds them (the hand-written Env
+// before issue 24 called them optional; code that falls back when one is empty still does).
+//
+// The generated file declares two interfaces: `Cloudflare.Env` (the `env` of `cloudflare:workers` and of the tests)
+// and the global `Env` the code names. Both extend the generated bindings, so a queue's narrower type has to be
+// declared in each (TypeScript refuses a merge that would inherit two different types for one member).
+
+/** Worker secrets and `--var`-only variables: not in wrangler.toml, all optional. */
+interface WorkerSecrets {
+  /**
+   * Worker secret: JSON object of DCSA Track & Trace sources per SCAC, `{"MAEU":{"baseUrl":"https://…","auth":{…}}}`
+   * (src/tracking/sources/dcsa.ts `parseDcsaSources`; README "Connecting a real carrier").
+   */
+  DCSA_SOURCES?: string;
+  /**
+   * Worker secret: base64 of 32 random bytes, the AES-GCM key the signing secrets of upstream push subscriptions are
+   * stored under (src/callbacks/secrets.ts). Unset: no subscription is created.
+   */
+  UPSTREAM_SUBSCRIPTION_KEY?: string;
+  /**
+   * Worker secret: JSON object of terminal operators' APIs by provider (`apmt`, `lbct`, `port_of_virginia`),
+   * `{"apmt":{"baseUrl":"https://…","auth":{…},"facilities":{"W185":"USLAX"}}}` (src/tracking/sources/terminals/index.ts
+   * `parseTerminalSources`; README "Connecting a real terminal"). A terminal configured here is polled by its
+   * provider's adapter; an unconfigured one by nothing (the simulator never answers for a configured terminal).
+   */
+  TERMINAL_SOURCES?: string;
+  /**
+   * Bench instrumentation of the poll path (`trace` or `noop`, src/tracking/bench-trace.ts), set only by
+   * `npm run bench -- engine` (`--var`); unset everywhere else, where it changes nothing. Never in wrangler.toml.
+   */
+  BENCH_ENGINE?: string;
+}
+
+declare namespace Cloudflare {
+  interface Env extends WorkerSecrets {
+    TRACKING_REQUESTS_QUEUE: Queue<import("./tracking-requests/queue-message").TrackingRequestMessage>;
+    TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
+    WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
+  }
+}
+
+interface Env extends WorkerSecrets {
+  TRACKING_REQUESTS_QUEUE: Queue<import("./tracking-requests/queue-message").TrackingRequestMessage>;
+  TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
+  WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
+}
