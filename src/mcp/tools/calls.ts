@@ -32,7 +32,7 @@ import { z } from "zod";
 import type { Clock } from "../../lib/clock";
 import type { TrackingApi } from "../api";
 import { TrackingApiError } from "../api";
-import type { McpDeps } from "./common";
+import type { McpDeps } from "./deps";
 
 /** JSON-RPC "Invalid params" (MCP: malformed request, unknown tool). */
 export const INVALID_PARAMS = -32602;

@@ -4,32 +4,13 @@
  * resolution, and the summary schemas list results reuse.
  */
 
-import type { LoggingLevel, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Clock } from "../../lib/clock";
 import type { ContainerRecord, ShipmentRecord, TrackingApi, TrackingRequestRecord } from "../api";
 import { TrackingApiError } from "../api";
 import { type ArgumentAlias, addTool, errorMessage, FULL_SCHEMA_IN, type ToolContext, type ToolOutput } from "./calls";
 
-/**
- * Resolves the caller's `TrackingApi` for one request; rejects with `TrackingApiError` `unauthorized` when the
- * session has no owner. It draws from no rate bucket: the Worker's agent counts each request that may read account
- * data before the server handles it (`METERED_METHODS`, src/mcp/agent.ts).
- */
-export type ApiResolver = () => Promise<TrackingApi>;
-
-/** What `registerAll` hands every tool, prompt and resource. */
-export interface McpDeps {
-  resolveApi: ApiResolver;
-  clock: Clock;
-  /**
-   * Called with every unexpected error (not a `TrackingApiError`) and the reference given to the client, so it
-   * can be logged server-side; the client only sees the reference.
-   */
-  reportError: (err: unknown, reference: string, where: string) => void;
-  /** The client's log level (`logging/setLevel`): whether a message of a level is sent. */
-  logging: { enabled: (level: LoggingLevel) => boolean };
-}
+export type { ApiResolver, McpDeps } from "./deps";
 
 /** Read-only, private-account tools (MCP.md §1.3). */
 export const READ_ONLY: ToolAnnotations = {
