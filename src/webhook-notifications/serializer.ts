@@ -1,24 +1,11 @@
 import { and, inArray } from "drizzle-orm";
-import { type webhookDeliveries, type webhookNotifications, webhooks } from "../db/schema";
+import { webhooks } from "../db/schema";
 import type { ResourceType } from "../lib/jsonapi/include";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
 import { webhookResource } from "../webhooks/serializer";
+import type { WebhookNotificationLogRow, WebhookNotificationView } from "./rows";
 import { loadAttemptLogs, loadReferenceObjects } from "./service";
-
-/** A `webhook_notifications` row as drizzle returns it. */
-export type WebhookNotificationRow = typeof webhookNotifications.$inferSelect;
-
-/** A `webhook_deliveries` row (one delivery attempt) as drizzle returns it. */
-export type WebhookNotificationLogRow = typeof webhookDeliveries.$inferSelect;
-
-/**
- * A notification with its attempt log, oldest first (`logs`, filled by `hydrate` or by the read that found the
- * notification; absent until then).
- */
-export interface WebhookNotificationView extends WebhookNotificationRow {
-  logs?: WebhookNotificationLogRow[];
-}
 
 /**
  * Serialises one delivery attempt as a `webhook_notification_log` (the reference names the relationship but shows

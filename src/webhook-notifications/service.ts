@@ -28,8 +28,8 @@ import {
   serializeEstimatedEvent,
   type WebhookPayloadDocument,
 } from "../webhooks/payloads";
+import type { WebhookNotificationLogRow, WebhookNotificationRow, WebhookNotificationView } from "./rows";
 import { DELIVERY_STATUSES } from "./schemas";
-import type { WebhookNotificationLogRow, WebhookNotificationRow, WebhookNotificationView } from "./serializer";
 
 /** Notification ids per attempt-log query: D1 binds at most 100 parameters per statement (the account is one). */
 const LOG_IDS_PER_STATEMENT = 80;
