@@ -2,6 +2,8 @@ import { createApp } from "./app";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
+// Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
+import "./resource-types";
 import { benchEngineRequest } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";

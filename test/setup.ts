@@ -1,6 +1,8 @@
 import { applyD1Migrations, env } from "cloudflare:test";
 import { setShapeVerification } from "../src/db/query-shapes";
 import { seedReferenceData } from "../src/reference/seed";
+// Every resource type registered for `include`, as the Worker's entry point does, for tests that serialize directly.
+import "../src/resource-types";
 
 // Every test file starts from the real schema (migrations/ as drizzle-kit wrote them) and the reference data.
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

@@ -13,12 +13,13 @@
  */
 
 import type { z } from "@hono/zod-openapi";
+import type { ports } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { deterministicId } from "../lib/ids";
+import { resourceTypeNamed } from "../lib/jsonapi/include-registry";
 import type { JsonApiDocument, Linkage, ResourceObject } from "../lib/jsonapi/types";
-import { type PortRow, serializePort } from "../ports/serializer";
 import { findPortByLocode } from "../reference/locations";
-import { vesselIdForImo } from "../vessels/serializer";
+import { vesselIdForImo } from "../vessels/identity";
 import type { ContainerRoute, RouteLeg, VesselRef } from "./route";
 import type { RouteAttributes, RouteLocationAttributes, VesselAttributes } from "./route-schemas";
 
@@ -95,7 +96,7 @@ export function parseRouteInclude(raw: string | null | undefined): RouteInclude 
 export interface LoadedRoute {
   route: ContainerRoute;
   /** Ports whose `code` is the locode of a stop; stops without one link to no port. */
-  ports: PortRow[];
+  ports: (typeof ports.$inferSelect)[];
   /** `created_at` of the route: when its container was created (UTC ISO 8601). */
   createdAt: string;
   /** `updated_at` of the route: the later of its container's and its shipment's last change (UTC ISO 8601). */
@@ -192,7 +193,7 @@ export async function routeDocument(
         const port = stop.locode ? portOf(stop.locode) : undefined;
         if (!port || seen.has(port.id)) continue;
         seen.add(port.id);
-        included.push(serializePort(port));
+        included.push(resourceTypeNamed("port").serialize(port));
       }
     }
     if (include.vessels) {

@@ -2,19 +2,10 @@ import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { idList, MAX_SHAPED_IDS, shaped } from "../db/query-shapes";
 import { type ReadItem, readMany } from "../db/read-batch";
-import { containers, rawEvents, shipments, terminals, transportEvents } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { containers, rawEvents, transportEvents } from "../db/schema";
+import { type PrefetchContext, registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
-import {
-  loadShipmentViews,
-  type ShipmentRow,
-  shipmentLinkageQueries,
-  shipmentResource,
-  withShipmentLinkage,
-} from "../shipments/serializer";
-import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
-import { transportEventResource } from "../transport-events/serializer";
 
 /** A `containers` row as drizzle returns it. */
 export type ContainerRow = typeof containers.$inferSelect;
@@ -158,35 +149,23 @@ export function withContainerLinkage(rows: ContainerRow[], events: unknown[], ra
 }
 
 /**
- * The prefetch of a container → terminal relationship (`pod_terminal`, `pickup_facility`): the terminals named by
- * `column` of the parent containers, in the containers' own D1 round trip. Terminals are reference data shared by
- * every account, so only the containers (already scoped to the account by the parent query) are filtered.
+ * The ids a container → terminal relationship (`pod_terminal`, `pickup_facility`) names in `column`, for containers
+ * given by a subquery, so the terminals are read in the containers' own D1 round trip. Terminals are reference data
+ * shared by every account, so only the containers (already scoped to the account by the parent query) are filtered.
  */
-function terminalPrefetch(column: typeof containers.podTerminalId | typeof containers.pickupFacilityId) {
-  return {
-    size: 1,
-    queries: (ctx: { db: Database }, containerIds: SQLWrapper) => [
-      ctx.db
-        .select()
-        .from(terminals)
-        .where(
-          inArray(
-            terminals.id,
-            ctx.db.select({ id: column }).from(containers).where(inArray(containers.id, containerIds)),
-          ),
-        ),
-    ],
-    rows: ([rows = []]: unknown[][]) => rows,
-  };
+function terminalIdsIn(column: typeof containers.podTerminalId | typeof containers.pickupFacilityId) {
+  return (ctx: PrefetchContext, containerIds: SQLWrapper) =>
+    ctx.db.select({ id: column }).from(containers).where(inArray(containers.id, containerIds));
 }
 
 /**
  * JSON:API type `container`; includable: `shipment`, `pod_terminal`, `pickup_facility`, `transport_events`
  * (R §0.4). `hydrate` loads the linkage of rows that do not have it yet (one D1 batch for all of them, a cached
  * query shape keyed by the number of ids up to `MAX_SHAPED_IDS`); rows read together with their linkage
- * (`listContainers`, `getContainerView`) pass through untouched.
+ * (`listContainers`, `getContainerView`) pass through untouched. Read by id (`loadContainersByIds`) for the
+ * `container` of events.
  */
-export const containerResource: ResourceType<ContainerView> = {
+export const containerResource = registerResourceType<ContainerView>({
   type: "container",
   serializerName: "V2::ContainerSerializer",
   hydrate: async (ctx, rows) => {
@@ -211,51 +190,23 @@ export const containerResource: ResourceType<ContainerView> = {
   serialize: serializeContainer,
   relationships: {
     shipment: {
-      target: () => shipmentResource,
-      load: (ctx, parents) =>
-        loadShipmentViews(
-          ctx.db,
-          ctx.accountId,
-          parents.map((c) => c.shipmentId),
-        ),
-      prefetch: {
-        size: 3,
-        queries: (ctx, containerIds) => {
-          const shipmentIds = ctx.db
-            .select({ id: containers.shipmentId })
-            .from(containers)
-            .where(inArray(containers.id, containerIds));
-          return [
-            ctx.db
-              .select()
-              .from(shipments)
-              .where(and(ownedBy(shipments.accountId, ctx.accountId), inArray(shipments.id, shipmentIds))),
-            ...shipmentLinkageQueries(ctx.db, ctx.accountId, shipmentIds),
-          ];
-        },
-        rows: ([rows = [], found = [], customers = []]) => withShipmentLinkage(rows as ShipmentRow[], found, customers),
-      },
+      target: "shipment",
+      idOf: (c) => c.shipmentId,
+      prefetchIds: (ctx, containerIds) =>
+        ctx.db.select({ id: containers.shipmentId }).from(containers).where(inArray(containers.id, containerIds)),
     },
     pod_terminal: {
-      target: () => terminalResource,
-      load: (ctx, parents) =>
-        loadTerminalsByIds(
-          ctx.db,
-          parents.map((c) => c.podTerminalId),
-        ),
-      prefetch: terminalPrefetch(containers.podTerminalId),
+      target: "terminal",
+      idOf: (c) => c.podTerminalId,
+      prefetchIds: terminalIdsIn(containers.podTerminalId),
     },
     pickup_facility: {
-      target: () => terminalResource,
-      load: (ctx, parents) =>
-        loadTerminalsByIds(
-          ctx.db,
-          parents.map((c) => c.pickupFacilityId),
-        ),
-      prefetch: terminalPrefetch(containers.pickupFacilityId),
+      target: "terminal",
+      idOf: (c) => c.pickupFacilityId,
+      prefetchIds: terminalIdsIn(containers.pickupFacilityId),
     },
     transport_events: {
-      target: () => transportEventResource,
+      target: "transport_event",
       load: async (ctx, parents) => {
         if (parents.length === 0) return [];
         return ctx.db
@@ -274,4 +225,10 @@ export const containerResource: ResourceType<ContainerView> = {
       },
     },
   },
-};
+  loadByIds: (ctx, ids) =>
+    loadContainersByIds(
+      ctx.db,
+      ctx.accountId,
+      ids.filter((id): id is string => !!id),
+    ),
+});

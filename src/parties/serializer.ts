@@ -1,5 +1,5 @@
 import type { parties } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
 
 /** A `parties` row as drizzle returns it. */
@@ -16,9 +16,9 @@ export function serializeParty(row: PartyRow): ResourceObject {
 }
 
 /** JSON:API type `party`. */
-export const partyResource: ResourceType<PartyRow> = {
+export const partyResource = registerResourceType<PartyRow>({
   type: "party",
   serializerName: "V2::PartySerializer",
   serialize: serializeParty,
   relationships: {},
-};
+});

@@ -1,8 +1,8 @@
 import { and, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import type { Database } from "../db/client";
 import { ports, terminals } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { terminalResource } from "../terminals/serializer";
 
 /**
  * The terminals listed under ports: those of `portIds` still valid today (SMDG `Valid to` absent or not past, by the
@@ -44,8 +44,11 @@ export function serializePort(row: PortView): ResourceObject {
   return resource;
 }
 
-/** JSON:API type `port`; includable: `terminals`. */
-export const portResource: ResourceType<PortView> = {
+/**
+ * JSON:API type `port`; includable: `terminals`. Read by id (`loadPortsByIds`) for the ports that shipments, events
+ * and terminals name.
+ */
+export const portResource = registerResourceType<PortView>({
   type: "port",
   serializerName: "V2::PortSerializer",
   hydrate: async (ctx, rows) => {
@@ -59,7 +62,7 @@ export const portResource: ResourceType<PortView> = {
   serialize: serializePort,
   relationships: {
     terminals: {
-      target: () => terminalResource,
+      target: "terminal",
       load: async (ctx, parents) => {
         if (parents.length === 0) return [];
         return ctx.db
@@ -69,10 +72,11 @@ export const portResource: ResourceType<PortView> = {
       },
     },
   },
-};
+  loadByIds: (ctx, ids) => loadPortsByIds(ctx.db, ids),
+});
 
 /** Ports by id (reference data: not account-scoped). */
-export async function loadPortsByIds(db: import("../db/client").Database, ids: (string | null)[]): Promise<PortRow[]> {
+export async function loadPortsByIds(db: Database, ids: readonly (string | null)[]): Promise<PortRow[]> {
   const unique = [...new Set(ids.filter((id): id is string => !!id))];
   if (unique.length === 0) return [];
   return db.select().from(ports).where(inArray(ports.id, unique));

@@ -1,11 +1,9 @@
-import { containerResource, loadContainersByIds } from "../containers/serializer";
 import type { rawEvents } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { loadPortsByIds, portResource } from "../ports/serializer";
 import { findPortByLocode } from "../reference/locations";
 import { findShippingLine } from "../reference/shipping-lines";
-import { vesselLinkage, vesselsOfEvents, vesselType } from "../vessels/serializer";
+import { vesselLinkage, vesselsOfEvents } from "../vessels/identity";
 
 /** A `raw_events` row as drizzle returns it. */
 export type RawEventRow = typeof rawEvents.$inferSelect;
@@ -124,27 +122,16 @@ export function serializeRawEvent(row: RawEventView): ResourceObject {
 }
 
 /** JSON:API type `raw_event`; includable: `location` (port), `vessel` and `container`. */
-export const rawEventResource: ResourceType<RawEventView> = {
+export const rawEventResource = registerResourceType<RawEventView>({
   type: "raw_event",
   serializerName: "V2::RawEventSerializer",
   serialize: serializeRawEvent,
   relationships: {
     vessel: {
-      target: () => vesselType,
+      target: "vessel",
       load: async (_ctx, parents) => vesselsOfEvents(parents),
     },
-    location: {
-      target: () => portResource,
-      load: (ctx, parents) => loadPortsByIds(ctx.db, parents.map(locationId)),
-    },
-    container: {
-      target: () => containerResource,
-      load: (ctx, parents) =>
-        loadContainersByIds(
-          ctx.db,
-          ctx.accountId,
-          parents.map((e) => e.containerId),
-        ),
-    },
+    location: { target: "port", idOf: locationId },
+    container: { target: "container", idOf: (e) => e.containerId },
   },
-};
+});

@@ -1,15 +1,12 @@
 import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
-import { containerResource } from "../containers/serializer";
 import type { Database } from "../db/client";
 import { idList, MAX_SHAPED_IDS, placeholder, shaped } from "../db/query-shapes";
 import { type ReadItem, readMany } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
-import { loadPortsByIds, portResource } from "../ports/serializer";
 import { allShippingLines } from "../reference/shipping-lines";
-import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
 
 /** A `shipments` row as drizzle returns it. */
 export type ShipmentRow = typeof shipments.$inferSelect;
@@ -79,12 +76,6 @@ export function serializeShipment(row: ShipmentView): ResourceObject {
     links: { self: `/v2/shipments/${row.id}` },
   };
 }
-
-const portLoader = (pick: (s: ShipmentView) => string | null) => ({
-  target: () => portResource,
-  load: (ctx: import("../lib/jsonapi/include").LoadContext, parents: ShipmentView[]) =>
-    loadPortsByIds(ctx.db, parents.map(pick)),
-});
 
 /**
  * The queries that complete shipments for serialization — their container ids (linkage, oldest first) and their
@@ -189,9 +180,11 @@ function linkageReads(db: Database, accountId: string, ids: string[]): ReadItem[
 
 /**
  * JSON:API type `shipment`; includable: `containers`, `pod_terminal`, `port_of_lading`,
- * `port_of_discharge`, `destination`, `destination_terminal` (R §0.4).
+ * `port_of_discharge`, `destination`, `destination_terminal` (R §0.4). Read by id, completed with their linkage
+ * (`loadShipmentViews`, or as queries that join another read's round trip), for the `shipment` of containers and
+ * events and the `tracked_object` of tracking requests.
  */
-export const shipmentResource: ResourceType<ShipmentView> = {
+export const shipmentResource = registerResourceType<ShipmentView>({
   type: "shipment",
   serializerName: "V2::ShipmentSerializer",
   hydrate: async (ctx, rows) => {
@@ -209,7 +202,7 @@ export const shipmentResource: ResourceType<ShipmentView> = {
   serialize: serializeShipment,
   relationships: {
     containers: {
-      target: () => containerResource,
+      target: "container",
       load: async (ctx, parents) => {
         if (parents.length === 0) return [];
         return ctx.db
@@ -227,24 +220,27 @@ export const shipmentResource: ResourceType<ShipmentView> = {
           .orderBy(containers.createdAt, containers.id);
       },
     },
-    pod_terminal: {
-      target: () => terminalResource,
-      load: (ctx, parents) =>
-        loadTerminalsByIds(
-          ctx.db,
-          parents.map((s) => s.podTerminalId),
-        ),
-    },
-    port_of_lading: portLoader((s) => s.portOfLadingId),
-    port_of_discharge: portLoader((s) => s.portOfDischargeId),
-    destination: portLoader((s) => s.destinationId),
-    destination_terminal: {
-      target: () => terminalResource,
-      load: (ctx, parents) =>
-        loadTerminalsByIds(
-          ctx.db,
-          parents.map((s) => s.destinationTerminalId),
-        ),
-    },
+    pod_terminal: { target: "terminal", idOf: (s) => s.podTerminalId },
+    port_of_lading: { target: "port", idOf: (s) => s.portOfLadingId },
+    port_of_discharge: { target: "port", idOf: (s) => s.portOfDischargeId },
+    destination: { target: "port", idOf: (s) => s.destinationId },
+    destination_terminal: { target: "terminal", idOf: (s) => s.destinationTerminalId },
   },
-};
+  loadByIds: (ctx, ids) =>
+    loadShipmentViews(
+      ctx.db,
+      ctx.accountId,
+      ids.filter((id): id is string => !!id),
+    ),
+  byIdsQueries: {
+    size: 3,
+    queries: (ctx, shipmentIds) => [
+      ctx.db
+        .select()
+        .from(shipments)
+        .where(and(ownedBy(shipments.accountId, ctx.accountId), inArray(shipments.id, shipmentIds))),
+      ...shipmentLinkageQueries(ctx.db, ctx.accountId, shipmentIds),
+    ],
+    rows: ([rows = [], found = [], customers = []]) => withShipmentLinkage(rows as ShipmentRow[], found, customers),
+  },
+});

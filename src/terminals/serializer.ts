@@ -1,8 +1,8 @@
 import { inArray } from "drizzle-orm";
+import type { Database } from "../db/client";
 import { terminals } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
-import { loadPortsByIds, portResource } from "../ports/serializer";
 import { providedDataOf } from "./provided-data";
 
 /** A `terminals` row as drizzle returns it. */
@@ -43,28 +43,27 @@ export function serializeTerminal(row: TerminalRow): ResourceObject {
 }
 
 /** Terminals by id (reference data: not account-scoped). */
-export async function loadTerminalsByIds(
-  db: import("../db/client").Database,
-  ids: (string | null)[],
-): Promise<TerminalRow[]> {
+export async function loadTerminalsByIds(db: Database, ids: readonly (string | null)[]): Promise<TerminalRow[]> {
   const unique = [...new Set(ids.filter((id): id is string => !!id))];
   if (unique.length === 0) return [];
   return db.select().from(terminals).where(inArray(terminals.id, unique));
 }
 
-/** JSON:API type `terminal`; includable: `port`. */
-export const terminalResource: ResourceType<TerminalRow> = {
+/**
+ * JSON:API type `terminal`; includable: `port`. Read by id (`loadTerminalsByIds`, or as a query that joins another
+ * read's round trip) for the terminals that containers, shipments and events name.
+ */
+export const terminalResource = registerResourceType<TerminalRow>({
   type: "terminal",
   serializerName: "V2::TerminalSerializer",
   serialize: serializeTerminal,
   relationships: {
-    port: {
-      target: () => portResource,
-      load: (ctx, parents) =>
-        loadPortsByIds(
-          ctx.db,
-          parents.map((t) => t.portId),
-        ),
-    },
+    port: { target: "port", idOf: (t) => t.portId },
   },
-};
+  loadByIds: (ctx, ids) => loadTerminalsByIds(ctx.db, ids),
+  byIdsQueries: {
+    size: 1,
+    queries: (ctx, terminalIds) => [ctx.db.select().from(terminals).where(inArray(terminals.id, terminalIds))],
+    rows: ([rows = []]) => rows,
+  },
+});

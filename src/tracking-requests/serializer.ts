@@ -1,10 +1,8 @@
 import { and, inArray } from "drizzle-orm";
 import { parties, type trackingRequests } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
-import { partyResource } from "../parties/serializer";
-import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
 
 /** A `tracking_requests` row as drizzle returns it. */
 export type TrackingRequestRow = typeof trackingRequests.$inferSelect;
@@ -37,20 +35,14 @@ export function serializeTrackingRequest(row: TrackingRequestRow): ResourceObjec
 }
 
 /** JSON:API type `tracking_request`; includable: `tracked_object` (the default include, R §0.4), `customer`. */
-export const trackingRequestResource: ResourceType<TrackingRequestRow> = {
+export const trackingRequestResource = registerResourceType<TrackingRequestRow>({
   type: "tracking_request",
   serializerName: "V2::TrackingRequestSerializer",
   serialize: serializeTrackingRequest,
   relationships: {
-    tracked_object: {
-      target: () => shipmentResource,
-      load: async (ctx, parents) => {
-        const ids = parents.map((t) => t.shipmentId).filter((id): id is string => !!id);
-        return loadShipmentViews(ctx.db, ctx.accountId, ids);
-      },
-    },
+    tracked_object: { target: "shipment", idOf: (t) => t.shipmentId },
     customer: {
-      target: () => partyResource,
+      target: "party",
       load: async (ctx, parents) => {
         const ids = [...new Set(parents.map((t) => t.customerId).filter((id): id is string => !!id))];
         if (ids.length === 0) return [];
@@ -61,4 +53,4 @@ export const trackingRequestResource: ResourceType<TrackingRequestRow> = {
       },
     },
   },
-};
+});

@@ -1,13 +1,9 @@
 import { and, inArray } from "drizzle-orm";
-import { containerResource, loadContainersByIds } from "../containers/serializer";
 import { rawEvents, type transportEvents } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
-import { loadPortsByIds, portResource } from "../ports/serializer";
-import { loadShipmentViews, shipmentResource } from "../shipments/serializer";
-import { loadTerminalsByIds, terminalResource } from "../terminals/serializer";
-import { vesselLinkage, vesselsOfEvents, vesselType } from "../vessels/serializer";
+import { vesselLinkage, vesselsOfEvents } from "../vessels/identity";
 
 /** A `transport_events` row as drizzle returns it. */
 export type TransportEventRow = typeof transportEvents.$inferSelect;
@@ -73,8 +69,11 @@ export function serializeTransportEvent(row: TransportEventView): ResourceObject
   };
 }
 
-/** JSON:API type `transport_event` (targets are late-bound: the resource types refer to each other); includable: `location`, `terminal`, `shipment`, `container`, `vessel` (built from the events' vessel name and IMO). */
-export const transportEventResource: ResourceType<TransportEventView> = {
+/**
+ * JSON:API type `transport_event`; includable: `location`, `terminal`, `shipment`, `container`, `vessel` (built from
+ * the events' vessel name and IMO).
+ */
+export const transportEventResource = registerResourceType<TransportEventView>({
   type: "transport_event",
   serializerName: "V2::TransportEventSerializer",
   // The link is on the row (`raw_event_id`, written with the raw event): no read. Only a carrier event left without
@@ -119,42 +118,12 @@ export const transportEventResource: ResourceType<TransportEventView> = {
   serialize: serializeTransportEvent,
   relationships: {
     vessel: {
-      target: () => vesselType,
+      target: "vessel",
       load: async (_ctx, parents) => vesselsOfEvents(parents),
     },
-    location: {
-      target: () => portResource,
-      load: (ctx, parents) =>
-        loadPortsByIds(
-          ctx.db,
-          parents.map((e) => e.locationId),
-        ),
-    },
-    terminal: {
-      target: () => terminalResource,
-      load: (ctx, parents) =>
-        loadTerminalsByIds(
-          ctx.db,
-          parents.map((e) => e.terminalId),
-        ),
-    },
-    shipment: {
-      target: () => shipmentResource,
-      load: (ctx, parents) =>
-        loadShipmentViews(
-          ctx.db,
-          ctx.accountId,
-          parents.map((e) => e.shipmentId),
-        ),
-    },
-    container: {
-      target: () => containerResource,
-      load: (ctx, parents) =>
-        loadContainersByIds(
-          ctx.db,
-          ctx.accountId,
-          parents.map((e) => e.containerId),
-        ),
-    },
+    location: { target: "port", idOf: (e) => e.locationId },
+    terminal: { target: "terminal", idOf: (e) => e.terminalId },
+    shipment: { target: "shipment", idOf: (e) => e.shipmentId },
+    container: { target: "container", idOf: (e) => e.containerId },
   },
-};
+});

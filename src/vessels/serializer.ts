@@ -1,22 +1,11 @@
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
+import { type VesselRef, vesselIdForImo } from "./identity";
 
-/** A vessel as events and routes know it: its name and IMO number (7 digits), either possibly unknown. */
-export interface VesselRef {
-  id: string;
-  name: string | null;
-  imo: string | null;
-}
-
-/**
- * The id of the `vessel` resource of an IMO number: a UUID (version 8, "custom") that spells the 7-digit IMO number
- * in its last group, so REST documents, webhook bodies and routes name a vessel the same way without a vessels
- * table. Null without a valid IMO number.
- */
-export function vesselIdForImo(imo: string | null | undefined): string | null {
-  if (!imo || !/^\d{7}$/.test(imo)) return null;
-  return `7e55e100-0000-8000-8000-${imo.padStart(12, "0")}`;
-}
+// A vessel's identity (its id from the IMO number, the linkage of an event, the vessels of event rows) is in
+// identity.ts, which the serializers of events use without importing this one; re-exported for the modules that
+// build documents from here.
+export { vesselIdForImo } from "./identity";
 
 /** Serialises a vessel (R §1.11) from what we know of it; positions and AIS fields are not tracked (null). */
 export function serializeVessel(v: VesselRef): ResourceObject {
@@ -42,26 +31,10 @@ export function vesselResource(name: string | null, imo: string | null): Resourc
   return id ? serializeVessel({ id, name, imo }) : null;
 }
 
-/** The `vessel` linkage of an event row: `{id, type}` for a valid IMO number, else null (R §1.9, §1.10). */
-export function vesselLinkage(row: { vesselImo: string | null }): { id: string; type: "vessel" } | null {
-  const id = vesselIdForImo(row.vesselImo);
-  return id ? { id, type: "vessel" } : null;
-}
-
-/** The distinct vessels of event rows (those with a valid IMO number), for `include=vessel`. */
-export function vesselsOfEvents(rows: { vesselName: string | null; vesselImo: string | null }[]): VesselRef[] {
-  const byId = new Map<string, VesselRef>();
-  for (const row of rows) {
-    const id = vesselIdForImo(row.vesselImo);
-    if (id && !byId.has(id)) byId.set(id, { id, name: row.vesselName, imo: row.vesselImo });
-  }
-  return [...byId.values()];
-}
-
 /** JSON:API type `vessel` (R §1.11): only ever included, built from the events that name it; no relationships. */
-export const vesselType: ResourceType<VesselRef> = {
+export const vesselType = registerResourceType<VesselRef>({
   type: "vessel",
   serializerName: "V2::VesselSerializer",
   serialize: serializeVessel,
   relationships: {},
-};
+});

@@ -1,9 +1,8 @@
 import { and, inArray } from "drizzle-orm";
 import { webhooks } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
-import { webhookResource } from "../webhooks/serializer";
 import type { WebhookNotificationLogRow, WebhookNotificationView } from "./rows";
 import { loadAttemptLogs, loadReferenceObjects } from "./service";
 
@@ -30,12 +29,12 @@ export function serializeWebhookNotificationLog(row: WebhookNotificationLogRow):
 }
 
 /** JSON:API type `webhook_notification_log`: one delivery attempt; nothing to include below it. */
-export const webhookNotificationLogResource: ResourceType<WebhookNotificationLogRow> = {
+export const webhookNotificationLogResource = registerResourceType<WebhookNotificationLogRow>({
   type: "webhook_notification_log",
   serializerName: "V2::WebhookNotificationLogSerializer",
   serialize: serializeWebhookNotificationLog,
   relationships: {},
-};
+});
 
 /**
  * Serialises a notification as the reference service lists it (R §1.14): attributes `id` (repeated), `event`,
@@ -75,12 +74,12 @@ export function serializeWebhookNotification(row: WebhookNotificationView): Reso
  * `container_created_event`, `container_pod_terminal_changed_event`), so serialising is the identity. Nothing
  * below it can be included.
  */
-export const referenceObjectResource: ResourceType<ResourceObject> = {
+export const referenceObjectResource = registerResourceType<ResourceObject>({
   type: "reference_object",
   serializerName: "V2::ReferenceObjectSerializer",
   serialize: (resource) => resource,
   relationships: {},
-};
+});
 
 /**
  * JSON:API type `webhook_notification`; includable: `webhook`, `reference_object` (R §3.16–3.17) and
@@ -88,7 +87,7 @@ export const referenceObjectResource: ResourceType<ResourceObject> = {
  * list and the single read bring them with their own batch (`listWebhookNotifications`, `getWebhookNotification`), so
  * it reads nothing for them.
  */
-export const webhookNotificationResource: ResourceType<WebhookNotificationView> = {
+export const webhookNotificationResource = registerResourceType<WebhookNotificationView>({
   type: "webhook_notification",
   serializerName: "V2::WebhookNotificationSerializer",
   hydrate: async (ctx, rows) => {
@@ -100,7 +99,7 @@ export const webhookNotificationResource: ResourceType<WebhookNotificationView> 
   serialize: serializeWebhookNotification,
   relationships: {
     webhook_notification_logs: {
-      target: () => webhookNotificationLogResource,
+      target: "webhook_notification_log",
       load: async (ctx, parents) => {
         const missing = parents.filter((p) => p.logs === undefined).map((p) => p.id);
         const loaded = missing.length > 0 ? await loadAttemptLogs(ctx, missing) : new Map();
@@ -108,7 +107,7 @@ export const webhookNotificationResource: ResourceType<WebhookNotificationView> 
       },
     },
     webhook: {
-      target: () => webhookResource,
+      target: "webhook",
       load: async (ctx, parents) => {
         const ids = [...new Set(parents.map((n) => n.webhookId))];
         if (ids.length === 0) return [];
@@ -119,8 +118,8 @@ export const webhookNotificationResource: ResourceType<WebhookNotificationView> 
       },
     },
     reference_object: {
-      target: () => referenceObjectResource,
+      target: "reference_object",
       load: (ctx, parents) => loadReferenceObjects(ctx, parents),
     },
   },
-};
+});

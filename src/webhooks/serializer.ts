@@ -1,5 +1,5 @@
 import type { webhooks } from "../db/schema";
-import type { ResourceType } from "../lib/jsonapi/include";
+import { registerResourceType } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { WEBHOOK_EVENT_CATALOG } from "./catalog";
 
@@ -32,12 +32,12 @@ export function serializeWebhook(row: WebhookRow): ResourceObject {
 }
 
 /** JSON:API type `webhook`; nothing to include. */
-export const webhookResource: ResourceType<WebhookRow> = {
+export const webhookResource = registerResourceType<WebhookRow>({
   type: "webhook",
   serializerName: "V2::WebhookSerializer",
   serialize: serializeWebhook,
   relationships: {},
-};
+});
 
 /** `GET /webhooks/events` (R §1.16, §3.14): the catalog as `webhook_event_category` resources. */
 export function serializeEventCatalog(): ResourceObject[] {

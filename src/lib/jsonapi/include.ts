@@ -1,54 +1,22 @@
-import type { Placeholder, SQLWrapper } from "drizzle-orm";
+import type { SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { ApiError } from "../errors";
+import {
+  type ByIdsQueries,
+  type LoadContext,
+  type PrefetchContext,
+  type Relationship,
+  type ResourceType,
+  resourceTypeNamed,
+  type ToOneRelationship,
+} from "./include-registry";
 import type { ResourceObject } from "./types";
 
-/** What relationship loaders need: the database, the account every query must be scoped to, and the base URL. */
-export interface LoadContext {
-  db: import("../../db/client").Database;
-  accountId: string;
-}
+// The types of resource types live in the registry (include-registry.ts), which serializers import to register;
+// re-exported here for the readers of documents.
+export type { LoadContext, PrefetchContext, Relationship, ResourceType } from "./include-registry";
 
-/**
- * A JSON:API resource type: how one row becomes a resource object and how each relationship is loaded
- * for `include`. `hydrate` (optional) completes rows with what their linkage needs (e.g. event ids of a
- * container) in one query for all rows; it runs before `serialize` wherever rows come from.
- */
-export interface ResourceType<Row> {
-  type: string;
-  /** Name used in the reference service's 400 text: `<name> is not specified as a relationship on <serializerName>`. */
-  serializerName: string;
-  hydrate?: (ctx: LoadContext, rows: Row[]) => Promise<Row[]>;
-  serialize: (row: Row) => ResourceObject;
-  relationships: Record<string, RelationshipLoader<Row>>;
-}
-
-/** Loads the related rows of a set of parent rows (one query for all parents, scoped by account). */
-export interface RelationshipLoader<Row> {
-  // biome-ignore lint/suspicious/noExplicitAny: the target type's row shape is its own business
-  target: () => ResourceType<any>;
-  load: (ctx: LoadContext, parents: Row[]) => Promise<unknown[]>;
-  /**
-   * Optional: the same rows as `load`, for parents given by a subquery selecting their ids, as queries that can
-   * join the D1 round trip that reads the parents (`prefetch` turns their results into the related rows). The
-   * queries are part of the parents' query shape (src/db/query-shapes.ts): `queries` must always return `size`
-   * queries whose SQL depends on nothing but its arguments, and take the account from `ctx.accountId` (a
-   * placeholder there), never from a value it closes over.
-   */
-  prefetch?: {
-    size: number;
-    queries: (ctx: PrefetchContext, parentIds: SQLWrapper) => BatchItem<"sqlite">[];
-    rows: (results: unknown[][]) => unknown[];
-  };
-}
-
-/** What prefetch queries are built with: the database and the account, as an id or a query-shape placeholder. */
-export interface PrefetchContext {
-  db: import("../../db/client").Database;
-  accountId: string | Placeholder;
-}
-
-/** Related rows already read for first-level includes, by relationship name (see `RelationshipLoader.prefetch`). */
+/** Related rows already read for first-level includes, by relationship name (see `prefetchPlan`). */
 export type PrefetchedIncludes = Map<string, unknown[]>;
 
 /**
@@ -67,21 +35,28 @@ export interface PrefetchPlan {
 }
 
 /**
- * The prefetch plan of the first-level relationships of `tree` that offer a prefetch (others are left to their
- * loaders). Works out everything but the queries without building them, so a cached query shape can be used.
+ * The prefetch plan of the first-level relationships of `tree` that can be prefetched: to-one relationships with
+ * `prefetchIds` to a type with `byIdsQueries` (others are left to their loaders). Works out everything but the queries
+ * without building them, so a cached query shape can be used.
  */
 export function prefetchPlan<Row>(root: ResourceType<Row>, tree: IncludeTree): PrefetchPlan {
-  const parts: { name: string; size: number; prefetch: NonNullable<RelationshipLoader<Row>["prefetch"]> }[] = [];
+  const parts: {
+    name: string;
+    byIds: ByIdsQueries;
+    prefetchIds: NonNullable<ToOneRelationship<Row>["prefetchIds"]>;
+  }[] = [];
   for (const name of tree.keys()) {
-    const prefetch = root.relationships[name]?.prefetch;
-    if (prefetch) parts.push({ name, size: prefetch.size, prefetch });
+    const rel = root.relationships[name];
+    const prefetchIds = rel && "idOf" in rel ? rel.prefetchIds : undefined;
+    const byIds = prefetchIds && rel ? resourceTypeNamed(rel.target).byIdsQueries : undefined;
+    if (prefetchIds && byIds) parts.push({ name, byIds, prefetchIds });
   }
   const queries = (ctx: PrefetchContext, parentIds: SQLWrapper): BatchItem<"sqlite">[] => {
     const out: BatchItem<"sqlite">[] = [];
     for (const part of parts) {
-      const q = part.prefetch.queries(ctx, parentIds);
-      if (q.length !== part.size) {
-        throw new Error(`prefetch of ${part.name} built ${q.length} queries, declared ${part.size}`);
+      const q = part.byIds.queries(ctx, part.prefetchIds(ctx, parentIds));
+      if (q.length !== part.byIds.size) {
+        throw new Error(`prefetch of ${part.name} built ${q.length} queries, declared ${part.byIds.size}`);
       }
       out.push(...q);
     }
@@ -91,14 +66,14 @@ export function prefetchPlan<Row>(root: ResourceType<Row>, tree: IncludeTree): P
     const out: PrefetchedIncludes = new Map();
     let offset = 0;
     for (const part of parts) {
-      out.set(part.name, part.prefetch.rows(results.slice(offset, offset + part.size)));
-      offset += part.size;
+      out.set(part.name, part.byIds.rows(results.slice(offset, offset + part.byIds.size)));
+      offset += part.byIds.size;
     }
     return out;
   };
   return {
     key: parts.map((p) => p.name).join(","),
-    size: parts.reduce((n, p) => n + p.size, 0),
+    size: parts.reduce((n, p) => n + p.byIds.size, 0),
     queries,
     read,
   };
@@ -116,8 +91,7 @@ const MAX_INCLUDE_DEPTH = 3;
  * against the resource types (R §0.4).
  * @throws ApiError 400 with `source.parameter: "include"` for an unknown name, as the reference service words it.
  */
-// biome-ignore lint/suspicious/noExplicitAny: any resource type may be the root
-export function parseInclude(raw: string | null | undefined, root: ResourceType<any>): IncludeTree {
+export function parseInclude(raw: string | null | undefined, root: ResourceType<unknown>): IncludeTree {
   const tree: IncludeTree = new Map();
   if (raw === null || raw === undefined || raw.trim() === "") return tree;
   if (raw.length > MAX_INCLUDE_LENGTH) throw ApiError.badParameter("include", "include is too long.");
@@ -127,8 +101,7 @@ export function parseInclude(raw: string | null | undefined, root: ResourceType<
     const names = trimmed.split(".");
     if (names.length > MAX_INCLUDE_DEPTH) throw ApiError.badParameter("include", `${trimmed} is nested too deeply.`);
     let node = tree;
-    // biome-ignore lint/suspicious/noExplicitAny: walks across resource types
-    let type: ResourceType<any> = root;
+    let type = root;
     for (const name of names) {
       const rel = Object.hasOwn(type.relationships, name) ? type.relationships[name] : undefined;
       if (!rel) {
@@ -140,10 +113,28 @@ export function parseInclude(raw: string | null | undefined, root: ResourceType<
         node.set(name, child);
       }
       node = child;
-      type = rel.target();
+      type = resourceTypeNamed(rel.target);
     }
   }
   return tree;
+}
+
+/**
+ * The related rows of `parents` through `rel`: its own loader, or the target's rows by the parents' ids.
+ * @throws Error when a to-one relationship targets a type that cannot read its rows by id.
+ */
+function loadRelated(
+  ctx: LoadContext,
+  rel: Relationship<unknown>,
+  target: ResourceType<unknown>,
+  parents: unknown[],
+): Promise<unknown[]> {
+  if ("load" in rel) return rel.load(ctx, parents);
+  if (!target.loadByIds) throw new Error(`resource type "${target.type}" cannot be loaded by id`);
+  return target.loadByIds(
+    ctx,
+    parents.map((p) => rel.idOf(p)),
+  );
 }
 
 /**
@@ -164,8 +155,7 @@ export async function resolveIncluded<Row>(
   const seen = new Set(primary.map((r) => `${r.type}:${r.id}`));
   const included: ResourceObject[] = [];
   const walk = async (
-    // biome-ignore lint/suspicious/noExplicitAny: walks across resource types
-    type: ResourceType<any>,
+    type: ResourceType<unknown>,
     parents: unknown[],
     node: IncludeTree,
     ready: PrefetchedIncludes,
@@ -173,8 +163,8 @@ export async function resolveIncluded<Row>(
     for (const [name, children] of node) {
       const rel = type.relationships[name];
       if (!rel || parents.length === 0) continue;
-      const target = rel.target();
-      let related = ready.get(name) ?? (await rel.load(ctx, parents));
+      const target = resourceTypeNamed(rel.target);
+      let related = ready.get(name) ?? (await loadRelated(ctx, rel, target, parents));
       if (target.hydrate) related = await target.hydrate(ctx, related);
       for (const row of related) {
         const resource = target.serialize(row);

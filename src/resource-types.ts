@@ -1,0 +1,18 @@
+/**
+ * Loads every resource's serializer, each of which registers its JSON:API resource type in the include registry
+ * (src/lib/jsonapi/include-registry.ts), so that `include` can reach every type whichever module a request started
+ * from. Imported for its effect by the Worker's entry point (src/index.ts) and the tests' setup; a new resource type
+ * adds its serializer here.
+ */
+
+import "./containers/serializer";
+import "./parties/serializer";
+import "./ports/serializer";
+import "./raw-events/serializer";
+import "./shipments/serializer";
+import "./terminals/serializer";
+import "./tracking-requests/serializer";
+import "./transport-events/serializer";
+import "./vessels/serializer";
+import "./webhook-notifications/serializer";
+import "./webhooks/serializer";
