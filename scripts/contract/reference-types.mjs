@@ -1,5 +1,6 @@
-// The reference service's resource schemas as written in ../shared/reference/REFERENCE-SERVICE.md §1 (tables 1.1–1.14),
-// in its own notation: `T?` = nullable (the reference's OpenAPI 3.0 `nullable: true`). `datetime` is an ISO 8601
+// The reference service's resource schemas, transcribed from its public OpenAPI description and captured responses
+// (Terminal49/API@8796ede, Apache-2.0; docs/api.md §Resources, data/reference-service/response-samples.md), in our
+// notation: `T?` = nullable (the reference's OpenAPI 3.0 `nullable: true`). `datetime` is an ISO 8601
 // date-time, `date` a YYYY-MM-DD date, `any?` a value of unknown type that is always null in the captures, an array of
 // strings an enum. scripts/contract/generate.mjs turns this into test/contract/reference.schema.json (JSON Schema,
 // OpenAPI `nullable` kept) and the ajv standalone validators test/contract/validators.generated.js. Run
