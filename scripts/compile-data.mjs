@@ -89,7 +89,7 @@ const shippingLines = carriers.map((r, i) => {
   };
 });
 if (!shippingLines.some((l) => l.scac === "TEST")) {
-  // The sandbox carrier of DECISIONS.md §Sandbox, in every environment.
+  // The sandbox carrier of docs/decisions.md §Sandbox, in every environment.
   shippingLines.push({
     id: uuidV5("shipping_line:TEST"),
     scac: "TEST",
@@ -172,8 +172,8 @@ function keepIds(what, records, codesOf, oldCode) {
 
 // ---- ISO 6346 size-type codes ----------------------------------------------------------------------------------
 // Size-type code (ISO 6346 §4: two size characters, then a type letter and digit) → the equipment fields of
-// SPEC.md §2.1, from the t49_equipment_* columns. Blank length/height are kept as null (48 ft and 53 ft boxes,
-// half-height and platform boxes have no value in the enum); every non-blank value must be in the enum.
+// docs/api.md §Container resource, from the t49_equipment_* columns. Blank length/height are kept as null (48 ft and
+// 53 ft boxes, half-height and platform boxes have no value in the enum); every non-blank value must be in the enum.
 const SIZE_TYPE = /^[0-9A-Z]{2}[A-Z][0-9]$/;
 const EQUIPMENT_LENGTHS = new Set([10, 20, 40, 45]);
 const EQUIPMENT_HEIGHTS = new Set(["standard", "high_cube"]);
