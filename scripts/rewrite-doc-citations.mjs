@@ -6,7 +6,8 @@
 //
 //   (default)   dry run: counts every citation found, says how each maps, lists what it cannot map; writes nothing
 //   --list      also prints every rewrite, file:line: old → new
-//   --write     applies the rewrites
+//   --write     applies the rewrites; a comment line made longer than 120 characters is rewrapped (its last words move
+//               to the next line of the same paragraph)
 //   --strings   also rewrites citations inside string literals under src/ (held back by default: those strings are
 //               served, as OpenAPI descriptions, MCP schema descriptions and MCP resource text); string literals
 //               elsewhere (test names, script output) are always rewritten
@@ -526,7 +527,32 @@ function scan(file, text) {
     if (!isTaken(m.index)) unmapped.push({ index: m.index, text: m[0], why: "a ../shared path no rule covers" });
 
   edits.sort((a, b) => a.start - b.start);
-  return { edits, unmapped };
+  return { edits: joinNeighbours(text, edits), unmapped, count: edits.length };
+}
+
+/**
+ * Two citations side by side (`, ` or `; ` between them) that now say the same thing become one (`SPEC.md §4.6, R
+ * §3.10` → `docs/api.md §Infer number`), and a second one in the same document drops its path (`docs/api.md §A,
+ * docs/api.md §B` → `docs/api.md §A, §B`).
+ */
+function joinNeighbours(text, edits) {
+  const out = [];
+  for (const e of edits) {
+    const prev = out.at(-1);
+    const between = prev ? text.slice(prev.end, e.start) : null;
+    if (prev?.mapped && e.mapped && (between === ", " || between === "; ")) {
+      if (e.replacement === prev.replacement || prev.replacement.endsWith(`, ${e.replacement}`)) {
+        prev.end = e.end;
+        prev.original = text.slice(prev.start, prev.end);
+        continue;
+      }
+      const doc = /^docs\/[\w-]+\.md /.exec(e.replacement)?.[0];
+      const prevDocs = prev.replacement.match(/docs\/[\w-]+\.md /g) ?? [];
+      if (between === ", " && doc && prevDocs.at(-1) === doc) e.replacement = e.replacement.slice(doc.length);
+    }
+    out.push(e);
+  }
+  return out;
 }
 
 function dataExists(rest) {
@@ -642,6 +668,108 @@ function renderChain(text, docEnd, chain, targetText, bare = false) {
   return out;
 }
 
+// ---- rewrapping ----------------------------------------------------------------------------------------------------
+
+/** Longest line a comment may have after a rewrite (Biome's line width; it formats code, not comments). */
+const WIDTH = 120;
+/** A comment line: its marker (`//`, ` *`, `#`) with the space after it, then its text. */
+const COMMENT_LINE = /^(\s*(?:\/\/|\*|#)[ \t]?)(.*)$/;
+/** The same in JavaScript and TypeScript, where a line starting with `#` is code (a private member). */
+const JS_COMMENT_LINE = /^(\s*(?:\/\/|\*)[ \t]?)(.*)$/;
+/** Text that starts a new paragraph rather than continuing one: a list item, a JSDoc tag, the end of a JSDoc block. */
+const STARTS_PARAGRAPH = /^(?:[-*] |\d+\. |@|\/|$)/;
+
+/**
+ * Comment lines a rewrite made longer than {@link WIDTH} (`touched`: offsets in `text` just after each rewrite) are
+ * rewrapped by moving their last words to the start of the next line of the same paragraph (or a new line with the
+ * same indentation), cascading down; words are never split, nor a `code span`. Code is left to Biome.
+ */
+function rewrapComments(text, touched, commentLine) {
+  const lines = text.split("\n");
+  const starts = [];
+  let at = 0;
+  for (const l of lines) {
+    starts.push(at);
+    at += l.length + 1;
+  }
+  const lineAt = (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const indexes = [...new Set(touched.map(lineAt))].sort((a, b) => b - a);
+  for (const i of indexes) {
+    // A one-line JSDoc comment that grew too long becomes a block, whose text is then rewrapped.
+    const one = /^(\s*)\/\*\* (.*) \*\/$/.exec(lines[i]);
+    if (one && lines[i].length > WIDTH) {
+      lines.splice(i, 1, `${one[1]}/**`, `${one[1]} * ${one[2]}`, `${one[1]} */`);
+      pushDown(lines, i + 1, commentLine);
+    } else pushDown(lines, i, commentLine);
+  }
+  return lines.join("\n");
+}
+
+/** Every heading of docs/, longest first: a citation `§Heading` is never split across lines. */
+const ALL_HEADINGS = [...new Set([...headings.values()].flatMap((set) => [...set]))].sort(
+  (a, b) => b.length - a.length,
+);
+
+/** [start, end) of each `docs/x.md §Heading` or `§Heading` citation in a line. */
+function citationSpans(body) {
+  const spans = [];
+  for (let at = body.indexOf("§"); at >= 0; at = body.indexOf("§", at + 1)) {
+    const heading = ALL_HEADINGS.find((h) => body.startsWith(h, at + 1));
+    if (!heading) continue;
+    const doc = /docs\/[\w-]+\.md $/.exec(body.slice(0, at));
+    spans.push([doc ? at - doc[0].length : at, at + 1 + heading.length]);
+  }
+  return spans;
+}
+
+function pushDown(lines, i, commentLine) {
+  for (let guard = 0; guard < 200 && i < lines.length; guard++) {
+    const line = lines[i];
+    if (line.length <= WIDTH) return;
+    const m = commentLine.exec(line);
+    if (!m) return;
+    const marker = m[1];
+    const body = m[2];
+    // Continuation indent: a list item's text, or the line's own leading spaces.
+    const indent = /^(?:[-*] |\d+\. )/.exec(body)?.[0].replace(/./g, " ") ?? /^ */.exec(body)[0];
+    const keep = citationSpans(body);
+    let split = -1;
+    for (let k = WIDTH - marker.length; k > indent.length; k--) {
+      if (
+        body[k] === " " &&
+        (body.slice(0, k).split("`").length - 1) % 2 === 0 &&
+        !keep.some(([a, b]) => k > a && k < b)
+      ) {
+        split = k;
+        break;
+      }
+    }
+    if (split < 0) return;
+    const overflow = body.slice(split + 1).trimEnd();
+    lines[i] = marker + body.slice(0, split).trimEnd();
+    const next = lines[i + 1];
+    const n = next === undefined ? null : commentLine.exec(next);
+    const continues =
+      n !== null &&
+      n[1] === marker &&
+      n[2].startsWith(indent) &&
+      !n[2].slice(indent.length).startsWith(" ") &&
+      !STARTS_PARAGRAPH.test(n[2].slice(indent.length));
+    if (continues) lines[i + 1] = `${marker}${indent}${overflow} ${n[2].slice(indent.length)}`;
+    else lines.splice(i + 1, 0, `${marker}${indent}${overflow}`);
+    i++;
+  }
+}
+
 // ---- files ---------------------------------------------------------------------------------------------------------
 
 const SKIP_DIRS = new Set(["node_modules", ".git", ".wrangler", "dist", "migrations", "data", "docs", "results"]);
@@ -686,19 +814,17 @@ for (const p of paths) {
   if (!existsSync(abs)) fail(`${p} does not exist`);
   for (const rel of walk(abs)) {
     const text = readFileSync(join(ROOT, rel), "utf8");
-    const { edits, unmapped } = scan(rel, text);
+    const { edits, unmapped, count } = scan(rel, text);
+    found += count + unmapped.length;
     for (const u of unmapped) unmappedAll.push(`${rel}:${lineOf(text, u.index)}: ${JSON.stringify(u.text)} (${u.why})`);
-    if (edits.length === 0) {
-      found += unmapped.length;
-      continue;
-    }
+    if (edits.length === 0) continue;
     const served = rel.startsWith("src/") && !strings ? stringRanges(rel, text) : [];
     const inString = (e) => served.some(([a, b]) => e.start >= a && e.end <= b);
     let out = "";
     let cursor = 0;
     let changed = 0;
+    const touched = [];
     for (const e of edits) {
-      found++;
       const line = lineOf(text, e.start);
       if (inString(e)) {
         held++;
@@ -708,10 +834,16 @@ for (const p of paths) {
       if (list) console.log(`${rel}:${line}: ${JSON.stringify(e.original)} → ${JSON.stringify(e.replacement)}`);
       out += text.slice(cursor, e.start) + e.replacement;
       cursor = e.end;
+      touched.push(out.length);
       changed++;
     }
     out += text.slice(cursor);
-    found += unmapped.length;
+    const literals = stringRanges(rel, out);
+    out = rewrapComments(
+      out,
+      touched.filter((at) => !literals.some(([a, b]) => at > a && at <= b)),
+      /\.(?:[cm]?[jt]s|tsx)$/.test(rel) ? JS_COMMENT_LINE : COMMENT_LINE,
+    );
     rewritten += changed;
     if (changed > 0) files++;
     if (write && changed > 0) writeFileSync(join(ROOT, rel), out);
@@ -727,8 +859,10 @@ if (unmappedAll.length > 0) {
   for (const u of unmappedAll) console.log(`  ${u}`);
 }
 console.log(
-  `\nrewrite-doc-citations: ${found} citations found, ${rewritten + held} mapped (${rewritten} ${write ? "rewritten" : "to rewrite"} in ${files} files, ${held} held back in served strings), ${unmappedAll.length} unmapped${write ? "" : " (dry run: nothing written)"}`,
+  `\nrewrite-doc-citations: ${found} citations found, ${found - unmappedAll.length} mapped, ${unmappedAll.length} unmapped; ${rewritten} rewrites ${write ? "made" : "to make"} in ${files} files (neighbouring citations that now say the same are joined), ${held} held back in served strings${write ? "" : " (dry run: nothing written)"}`,
 );
 if (write && rewritten > 0)
-  console.log("then: npm run format (a longer test name or string may need rewrapping; comments are left as they are)");
+  console.log(
+    "then: npm run format (a test name or string that grew may need rewrapping; comments were rewrapped here)",
+  );
 process.exit(unmappedAll.length > 0 ? 1 : 0);
