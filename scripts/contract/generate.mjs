@@ -251,6 +251,7 @@ writeFileSync(
 // Names in the captured samples (`### A.n` headings, each followed by one json block), per resource type:
 // attributes, one level into object-valued attributes (`provided_data.pickup_lfd`), and relationships.
 const md = readFileSync(samplesPath, "utf8");
+const sampleCount = [...md.matchAll(/^### A\.\d+/gm)].length;
 const names = {};
 const add = (type, kind, name, sample) => {
   names[type] ??= { attributes: {}, relationships: {} };
@@ -270,10 +271,16 @@ const walk = (node, sample) => {
   }
   for (const k of Object.keys(node.relationships ?? {})) add(node.type, "relationships", k, sample);
 };
-for (const m of md.matchAll(/### (A\.\d+)[^\n]*\n```json\n([\s\S]*?)\n```/g)) {
+let parsed = 0;
+for (const m of md.matchAll(/### (A\.\d+)[^\n]*\n+```json\n([\s\S]*?)\n```/g)) {
   const doc = JSON.parse(m[2]);
   walk(doc.data, m[1]);
   walk(doc.included, m[1]);
+  parsed++;
+}
+// A heading whose json block was not found would drop its sample's names silently, and the contract test with them.
+if (parsed === 0 || parsed !== sampleCount) {
+  throw new Error(`${samplesPath}: ${sampleCount} sample headings but ${parsed} json blocks read`);
 }
 writeFileSync(
   join(out, "reference-samples.generated.json"),
