@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Compiles ../shared/data/*.csv into typed modules under src/reference/generated/ (run: `npm run data`).
-// Reference data is read here, at build time, never at request time. A malformed row stops the script with
-// the file, line and reason, so bad data cannot reach the service silently.
+// Compiles data/*.csv into typed modules under src/reference/generated/ (run: `npm run data`); data/SOURCES.md says
+// where each file comes from and under which licence. Reference data is read here, at build time, never at request
+// time. A malformed row stops the script with the file, line and reason, so bad data cannot reach the service silently.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -10,8 +10,7 @@ import { parse } from "csv-parse/sync";
 import { compileLocations } from "./lib/locations.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const shared = process.env.SHARED_DIR ?? resolve(root, "..", "shared");
-const dataDir = join(shared, "data");
+const dataDir = join(root, "data");
 const outDir = join(root, "src", "reference", "generated");
 
 /** Fails loudly: which file, which line, what is wrong. */
@@ -22,7 +21,7 @@ function fail(file, line, reason) {
 
 function readCsv(relPath, requiredColumns) {
   const file = join(dataDir, relPath);
-  if (!existsSync(file)) fail(relPath, 0, "file not found (is ../shared beside the project?)");
+  if (!existsSync(file)) fail(`data/${relPath}`, 0, "file not found");
   let rows;
   try {
     rows = parse(readFileSync(file, "utf8"), { columns: true, skip_empty_lines: true, trim: true });
@@ -90,7 +89,7 @@ const shippingLines = carriers.map((r, i) => {
   };
 });
 if (!shippingLines.some((l) => l.scac === "TEST")) {
-  // The sandbox carrier of DECISIONS.md §Sandbox, in every environment.
+  // The sandbox carrier of docs/decisions.md §Sandbox, in every environment.
   shippingLines.push({
     id: uuidV5("shipping_line:TEST"),
     scac: "TEST",
@@ -173,8 +172,8 @@ function keepIds(what, records, codesOf, oldCode) {
 
 // ---- ISO 6346 size-type codes ----------------------------------------------------------------------------------
 // Size-type code (ISO 6346 §4: two size characters, then a type letter and digit) → the equipment fields of
-// SPEC.md §2.1, from the t49_equipment_* columns. Blank length/height are kept as null (48 ft and 53 ft boxes,
-// half-height and platform boxes have no value in the enum); every non-blank value must be in the enum.
+// docs/api.md §Container resource, from the t49_equipment_* columns. Blank length/height are kept as null (48 ft and
+// 53 ft boxes, half-height and platform boxes have no value in the enum); every non-blank value must be in the enum.
 const SIZE_TYPE = /^[0-9A-Z]{2}[A-Z][0-9]$/;
 const EQUIPMENT_LENGTHS = new Set([10, 20, 40, 45]);
 const EQUIPMENT_HEIGHTS = new Set(["standard", "high_cube"]);
@@ -285,7 +284,7 @@ const header = (_what, sources) =>
 const json = (v) => JSON.stringify(v, null, 1);
 writeFileSync(
   join(outDir, "shipping-lines.ts"),
-  `${header("shipping lines", "../shared/data/carriers.csv and carriers-extended.csv")}import type { ShippingLineRecord } from "../types.ts";\n\n/** Every ocean carrier we know, sorted by SCAC. */\nexport const SHIPPING_LINES: readonly ShippingLineRecord[] = ${json(shippingLines)};\n`,
+  `${header("shipping lines", "data/carriers.csv and carriers-extended.csv")}import type { ShippingLineRecord } from "../types.ts";\n\n/** Every ocean carrier we know, sorted by SCAC. */\nexport const SHIPPING_LINES: readonly ShippingLineRecord[] = ${json(shippingLines)};\n`,
 );
 // The large tables (about 1 700 ports, 1 300 terminals) are a JSON text parsed at load: V8 parses JSON about three
 // times faster than the same object literal (measured here: 51 ms against 174 ms for the terminals), which is Worker
@@ -298,8 +297,8 @@ const jsonText = (list) =>
 const LOCATION_SOURCES =
   "npm sea-ports@" +
   JSON.parse(readFileSync(join(root, "node_modules", "sea-ports", "package.json"), "utf8")).version +
-  " (MIT), ../shared/data/smdg-terminal-code-list.csv (SMDG Terminal Code List), ../shared/data/terminals.csv, " +
-  "dcsa/reference-data/sample-unlocationcodes.csv and scripts/data/inland-rail.csv; time zones computed from " +
+  " (MIT), data/smdg-terminal-code-list.csv (SMDG Terminal Code List), data/terminals.csv, " +
+  "data/dcsa/reference-data/sample-unlocationcodes.csv and data/inland-rail.csv; time zones computed from " +
   "coordinates by @photostructure/tz-lookup (scripts/lib/locations.mjs)";
 writeFileSync(
   join(outDir, "ports.ts"),
@@ -311,11 +310,11 @@ writeFileSync(
 );
 writeFileSync(
   join(outDir, "size-types.ts"),
-  `${header("size types", "../shared/data/iso6346-size-types.csv")}import type { SizeTypeRecord } from "../types.ts";\n\n/** ISO 6346 size-type codes with their equipment length, height and type, sorted by code. */\nexport const SIZE_TYPES: readonly SizeTypeRecord[] = ${json(sizeTypes)};\n`,
+  `${header("size types", "data/iso6346-size-types.csv")}import type { SizeTypeRecord } from "../types.ts";\n\n/** ISO 6346 size-type codes with their equipment length, height and type, sorted by code. */\nexport const SIZE_TYPES: readonly SizeTypeRecord[] = ${json(sizeTypes)};\n`,
 );
 writeFileSync(
   join(outDir, "container-prefixes.ts"),
-  `${header("container prefixes", "../shared/data/container-prefixes.csv and carriers-extended.csv")}import type { ContainerOwnerRecord, ContainerPrefixRecord } from "../types.ts";\n\n/** ISO 6346 owner prefixes with the SCACs of the lines using them, sorted by prefix. */\nexport const CONTAINER_PREFIXES: readonly ContainerPrefixRecord[] = ${json(containerPrefixes)};\n\n/** Owners of prefixes above whose SCAC carriers.csv does not list (never tracked: prediction candidates only), sorted by SCAC. */\nexport const CONTAINER_OWNERS: readonly ContainerOwnerRecord[] = ${json(containerOwners)};\n`,
+  `${header("container prefixes", "data/container-prefixes.csv and carriers-extended.csv")}import type { ContainerOwnerRecord, ContainerPrefixRecord } from "../types.ts";\n\n/** ISO 6346 owner prefixes with the SCACs of the lines using them, sorted by prefix. */\nexport const CONTAINER_PREFIXES: readonly ContainerPrefixRecord[] = ${json(containerPrefixes)};\n\n/** Owners of prefixes above whose SCAC carriers.csv does not list (never tracked: prediction candidates only), sorted by SCAC. */\nexport const CONTAINER_OWNERS: readonly ContainerOwnerRecord[] = ${json(containerOwners)};\n`,
 );
 for (const note of locations.notes) console.log(`compile-data: ${note}`);
 if (process.argv.includes("--matches")) for (const m of locations.matches) console.log(`  merged: ${m}`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run keys`: creates, lists and revokes API keys in the local (default) or remote D1 database
-// (DECISIONS.md §Accounts and keys). Keys are printed once, at creation; only their SHA-256 is stored.
+// (docs/decisions.md §Accounts and keys). Keys are printed once, at creation; only their SHA-256 is stored.
 import { parseArgs } from "node:util";
 import { uuidv7 } from "uuidv7";
 import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, hashApiKey, KEY_PREFIX_LENGTH } from "./lib/api-keys.mjs";

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run mcp:conformance`: the MCP server checked by real, independent clients (../shared/reference/MCP.md §2,
-// §2.6), against a throwaway `wrangler dev` (free 127.0.0.1 port, temporary state, migrations applied, one account
-// and API key; scripts/lib/local-worker.mjs):
+// `npm run mcp:conformance`: the MCP server checked by real, independent clients (docs/mcp.md §Conformance), against
+// a throwaway `wrangler dev` (free 127.0.0.1 port, temporary state, migrations applied, one account and API key;
+// scripts/lib/local-worker.mjs):
 //
 //   1. the stdio bin (dist/mcp-stdio.mjs, built first) without SVC_API_KEY exits non-zero and names the variable;
 //   2. the official suite `conformance server` (@modelcontextprotocol/conformance) on /mcp, through a small
@@ -38,7 +38,7 @@ const INSPECTOR_JS = join(
   "build",
   "index.js",
 );
-/** Scenarios meaningful for any server; they must pass (MCP.md §2.2), whatever the baseline says. */
+/** Scenarios meaningful for any server; they must pass (docs/mcp.md §Conformance), whatever the baseline says. */
 const GENERIC_SCENARIOS = [
   "server-initialize",
   "ping",
@@ -49,7 +49,7 @@ const GENERIC_SCENARIOS = [
   "dns-rebinding-protection",
   "server-sse-multiple-streams",
 ];
-/** The tools of SPEC.md §4.7; every one must be listed over HTTP and over stdio. */
+/** The tools of docs/mcp.md §Tools; every one must be listed over HTTP and over stdio. */
 const SPEC_TOOLS = [
   "search_container",
   "track_container",

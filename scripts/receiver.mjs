@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run receiver`: a local webhook receiver on 127.0.0.1 for development and the webhooks bench.
 //
-// Verifies every delivery both ways DECISIONS.md §Webhooks signs it — the plain HMAC (`X-SVC-Webhook-Signature`,
+// Verifies every delivery both ways docs/decisions.md §Webhooks signs it — the plain HMAC (`X-SVC-Webhook-Signature`,
 // lowercase hex HMAC-SHA256 of the raw body keyed with the secret string) and Standard Webhooks (`webhook-id`,
 // `webhook-timestamp`, `webhook-signature`, checked with the `standardwebhooks` library, which also refuses
 // timestamps more than 5 minutes off) — prints one line per notification, and keeps a dedup log on `data.id`: a
@@ -16,7 +16,7 @@
 //
 // Answers 200 to a verified delivery, 401 to one whose signature does not verify (so it is retried), 400 to a body
 // that is not a webhook notification. With no secret at all (none given, none learned) deliveries are accepted and
-// reported as unverified. See README.md "Webhooks" for the walkthrough with `npm start`.
+// reported as unverified. See docs/webhooks.md §Receiving locally for the walkthrough with `npm start`.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";

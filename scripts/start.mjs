@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: prepares the local D1 database (migrations, reference data, a development account and API key),
-// prints how to call the API, then runs `wrangler dev` on http://127.0.0.1:8787 (DECISIONS.md §Accounts and keys).
+// prints how to call the API, then runs `wrangler dev` on http://127.0.0.1:8787 (docs/decisions.md §Accounts and keys).
 //
 //   npm start                     reuse the dev key kept in .wrangler/dev-api-key (or make one)
 //   npm start -- --rotate-key     revoke the dev key and make a new one
@@ -209,7 +209,7 @@ function runDev(devArgs, { cron }) {
         (arg === "--var" || arg.startsWith("--var=")) && `${arg} ${devArgs[i + 1] ?? ""}`.includes(`${name}:`),
     );
   if (!setsVar("SIMULATOR_ENABLED")) args.push("--var", "SIMULATOR_ENABLED:true");
-  // Local development only (DECISIONS.md §Webhooks): webhooks may use http:// to a receiver on this machine
+  // Local development only (docs/decisions.md §Webhooks): webhooks may use http:// to a receiver on this machine
   // (`npm run receiver`); production configuration leaves WEBHOOK_ALLOW_INSECURE_HOSTS empty.
   if (!setsVar("WEBHOOK_ALLOW_INSECURE_HOSTS")) args.push("--var", "WEBHOOK_ALLOW_INSECURE_HOSTS:127.0.0.1,localhost");
   args.push(...devArgs);

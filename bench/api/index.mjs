@@ -65,7 +65,7 @@ const ACCOUNT_ID = "00000000-0000-7000-8000-00000000b0b0";
 const TARGETS = { getById: 0.4, list: 0.3, largeListLatency: 1.5, tenantsGetById: 0.5 };
 /** Containers seeded per account of the many-tenants case. */
 const TENANT_CONTAINERS = 20;
-/** The default bucket's limit the many-tenants case runs at (wrangler.toml, SPEC.md §8). */
+/** The default bucket's limit the many-tenants case runs at (wrangler.toml, docs/api.md §Rate limits). */
 const DEFAULT_LIMIT = 100;
 /** Account id of tenant `i` of the many-tenants case. */
 const tenantAccountId = (i) => `00000000-0000-7000-8001-${i.toString(16).padStart(12, "0")}`;

@@ -39,7 +39,7 @@ export const usage = `bench mcp options (or the environment variable in brackets
 const ACCOUNT_ID = "00000000-0000-7000-8000-00000000b0c0";
 /** tools/call get_container p50 ÷ REST GET /containers/{id} p50 must stay at or under this (issue 6). */
 const TARGET_P50_RATIO = 2;
-/** The protocol version the bench's client asks for (McpAgent speaks the 2025-era protocol, MCP.md §2.6). */
+/** The protocol version the bench's client asks for (McpAgent speaks the 2025-era protocol, docs/mcp.md §Conformance). */
 const PROTOCOL_VERSION = "2025-06-18";
 
 function options(argv) {

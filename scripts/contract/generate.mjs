@@ -1,12 +1,14 @@
-// Generates the contract test's artifacts from the reference service's documentation (run: npm run contract:generate):
-//   test/contract/reference.schema.json        JSON Schemas of R §1 resources, R §0.2 documents, R §3.14 and R §4
-//                                              (from scripts/contract/reference-types.mjs; OpenAPI 3.0 `nullable`)
+// Generates the contract test's artifacts from the reference service's schemas and captured responses (run: npm run
+// contract:generate; docs/api.md §Contract tests):
+//   test/contract/reference.schema.json        JSON Schemas of the reference's resources, list and single documents,
+//                                              errors and /webhooks/ips (from scripts/contract/reference-types.mjs;
+//                                              OpenAPI 3.0 `nullable`)
 //   test/contract/validators.generated.js      ajv + ajv-formats standalone validators of those schemas (workerd
 //                                              forbids the `new Function` ajv compiles with, so they are compiled here),
 //                                              with their types in validators.generated.d.ts
 //   test/contract/reference-samples.generated.json  attribute and relationship names of every resource in the
-//                                              captured samples of REFERENCE-SERVICE.md Appendix A, per type
-// The generated files are committed (the tests run in workerd, which can read neither ../shared nor this script).
+//                                              captured samples of data/reference-service/response-samples.md, per type
+// The generated files are committed (the tests run in workerd, which can read neither data/ nor this script).
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,7 +19,7 @@ import { RESOURCES } from "./reference-types.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const out = join(root, "test", "contract");
-const referencePath = join(root, "..", "shared", "reference", "REFERENCE-SERVICE.md");
+const samplesPath = join(root, "data", "reference-service", "response-samples.md");
 
 /** One attribute type of reference-types.mjs as JSON Schema. */
 function typeSchema(t) {
@@ -76,7 +78,7 @@ for (const [type, def] of Object.entries(RESOURCES)) {
   const rels = Object.keys(def.relationships);
   schemas[type] = {
     $id: type,
-    $comment: `REFERENCE-SERVICE.md §1 resource \`${type}\` (scripts/contract/reference-types.mjs)`,
+    $comment: `reference resource \`${type}\` (docs/api.md §Resources; scripts/contract/reference-types.mjs)`,
     type: "object",
     required: ["id", "type", "attributes", ...(rels.length > 0 && !def.optionalRelationships ? ["relationships"] : [])],
     properties: {
@@ -103,14 +105,14 @@ const resourceEnvelope = {
 };
 schemas.single_document = {
   $id: "single_document",
-  $comment: "REFERENCE-SERVICE.md §0.1, §3: {data, links: {self}, included?}",
+  $comment: "docs/api.md §Identifiers and links: {data, links: {self}, included?}",
   type: "object",
   required: ["data"],
   properties: { data: resourceEnvelope, included: { type: "array", items: resourceEnvelope }, links: linkObject },
 };
 schemas.list_document = {
   $id: "list_document",
-  $comment: "REFERENCE-SERVICE.md §0.2: {data: [], included?, links: {self, current, next?, last?}, meta?}",
+  $comment: "docs/api.md §Lists and pagination: {data: [], included?, links: {self, current, next?, last?}, meta?}",
   type: "object",
   required: ["data", "links"],
   properties: {
@@ -144,7 +146,7 @@ schemas.list_document = {
 };
 schemas.error_document = {
   $id: "error_document",
-  $comment: "REFERENCE-SERVICE.md §4: {errors: [{status, title, detail?, source?, code?}]}",
+  $comment: "docs/api.md §Errors: {errors: [{status, title, detail?, source?, code?}]}",
   type: "object",
   required: ["errors"],
   properties: {
@@ -167,7 +169,7 @@ schemas.error_document = {
 };
 schemas.webhook_ips = {
   $id: "webhook_ips",
-  $comment: "REFERENCE-SERVICE.md §3.14 GET /webhooks/ips",
+  $comment: "docs/webhooks.md §Sender addresses: GET /webhooks/ips",
   type: "object",
   required: ["webhook_notification_ips", "last_updated"],
   properties: {
@@ -177,14 +179,14 @@ schemas.webhook_ips = {
 };
 schemas.refresh = {
   $id: "refresh",
-  $comment: "REFERENCE-SERVICE.md §3.3 PATCH /containers/{id}/refresh",
+  $comment: "docs/api.md §Container endpoints: PATCH /containers/{id}/refresh",
   type: "object",
   required: ["message"],
   properties: { message: { type: "string" } },
 };
 schemas.infer_number_results = {
   $id: "infer_number_results",
-  $comment: "REFERENCE-SERVICE.md §1.15",
+  $comment: "docs/api.md §Infer number",
   type: "object",
   required: ["id", "type", "attributes"],
   properties: {
@@ -246,10 +248,10 @@ writeFileSync(
   ].join("\n"),
 );
 
-// Names in the captured samples (Appendix A), per resource type: attributes, one level into object-valued
-// attributes (`provided_data.pickup_lfd`), and relationships.
-const md = readFileSync(referencePath, "utf8");
-const appendix = md.slice(md.indexOf("## Appendix A."));
+// Names in the captured samples (`### A.n` headings, each followed by one json block), per resource type:
+// attributes, one level into object-valued attributes (`provided_data.pickup_lfd`), and relationships.
+const md = readFileSync(samplesPath, "utf8");
+const sampleCount = [...md.matchAll(/^### A\.\d+/gm)].length;
 const names = {};
 const add = (type, kind, name, sample) => {
   names[type] ??= { attributes: {}, relationships: {} };
@@ -269,14 +271,20 @@ const walk = (node, sample) => {
   }
   for (const k of Object.keys(node.relationships ?? {})) add(node.type, "relationships", k, sample);
 };
-for (const m of appendix.matchAll(/### (A\.\d+)[^\n]*\n```json\n([\s\S]*?)\n```/g)) {
+let parsed = 0;
+for (const m of md.matchAll(/### (A\.\d+)[^\n]*\n+```json\n([\s\S]*?)\n```/g)) {
   const doc = JSON.parse(m[2]);
   walk(doc.data, m[1]);
   walk(doc.included, m[1]);
+  parsed++;
+}
+// A heading whose json block was not found would drop its sample's names silently, and the contract test with them.
+if (parsed === 0 || parsed !== sampleCount) {
+  throw new Error(`${samplesPath}: ${sampleCount} sample headings but ${parsed} json blocks read`);
 }
 writeFileSync(
   join(out, "reference-samples.generated.json"),
-  `${JSON.stringify({ $comment: "Generated by scripts/contract/generate.mjs from REFERENCE-SERVICE.md Appendix A. Do not edit.", names }, null, 1)}\n`,
+  `${JSON.stringify({ $comment: "Generated by scripts/contract/generate.mjs from data/reference-service/response-samples.md. Do not edit.", names }, null, 1)}\n`,
 );
 console.log(
   `contract: ${Object.keys(schemas).length} schemas, ${Object.keys(names).length} sampled types, imports ${[...imports.keys()].join(", ")}`,

@@ -1,11 +1,12 @@
-// The reference service's resource schemas as written in ../shared/reference/REFERENCE-SERVICE.md §1 (tables 1.1–1.14),
-// in its own notation: `T?` = nullable (the reference's OpenAPI 3.0 `nullable: true`). `datetime` is an ISO 8601
+// The reference service's resource schemas, transcribed from its public OpenAPI description and captured responses
+// (Terminal49/API@8796ede, Apache-2.0; docs/api.md §Resources, data/reference-service/response-samples.md), in our
+// notation: `T?` = nullable (the reference's OpenAPI 3.0 `nullable: true`). `datetime` is an ISO 8601
 // date-time, `date` a YYYY-MM-DD date, `any?` a value of unknown type that is always null in the captures, an array of
 // strings an enum. scripts/contract/generate.mjs turns this into test/contract/reference.schema.json (JSON Schema,
 // OpenAPI `nullable` kept) and the ajv standalone validators test/contract/validators.generated.js. Run
 // `npm run contract:generate` after editing; the generated files are committed.
 
-/** R §2.1 container `current_status` (13 values). */
+/** Container `current_status`, the reference's 13 values (docs/api.md §Container status). */
 const CURRENT_STATUS = [
   "new",
   "on_ship",
@@ -22,7 +23,7 @@ const CURRENT_STATUS = [
   "loaded",
 ];
 
-/** R §2.5 raw event names (28), plus null. */
+/** The reference's 28 raw event names, plus null (docs/api.md §Raw event names). */
 const RAW_EVENT = [
   "empty_out",
   "full_in",
@@ -62,7 +63,7 @@ const fee = { object: { type: "string", amount: "number", currency_code: "string
  * to-many, `?` when null is allowed). Every attribute listed is required: the reference's real bodies carry them all.
  */
 export const RESOURCES = {
-  // R §1.1 (table and real attribute order); relationships from the real skeleton.
+  // docs/api.md §Container resource (table and real attribute order); relationships from the real skeleton.
   container: {
     attributes: {
       number: "string",
@@ -123,7 +124,7 @@ export const RESOURCES = {
       raw_events: ["raw_event[]"],
     },
   },
-  // R §1.2.
+  // docs/api.md §Shipment resource.
   shipment: {
     attributes: {
       created_at: "datetime",
@@ -180,7 +181,7 @@ export const RESOURCES = {
       containers: ["container[]"],
     },
   },
-  // R §1.3.
+  // docs/api.md §Tracking request resource.
   tracking_request: {
     attributes: {
       request_number: "string",
@@ -197,7 +198,7 @@ export const RESOURCES = {
     },
     relationships: { tracked_object: ["shipment?"], customer: ["party?"], user: ["user?"] },
   },
-  // R §1.4 and sample A.6.
+  // docs/api.md §Terminal resource and sample A.6.
   terminal: {
     attributes: {
       id: "string",
@@ -228,7 +229,7 @@ export const RESOURCES = {
     },
     relationships: { port: ["port?"] },
   },
-  // R §1.6 and sample A.5 (latitude/longitude are strings in real bodies).
+  // docs/api.md §Port resource and sample A.5 (latitude/longitude are strings in real bodies).
   port: {
     attributes: {
       id: "string",
@@ -244,7 +245,7 @@ export const RESOURCES = {
     relationships: { terminals: ["terminal[]"] },
     optionalRelationships: true,
   },
-  // R §1.8 and sample A.7.
+  // docs/api.md §Shipping line resource and sample A.7.
   shipping_line: {
     attributes: {
       scac: "string",
@@ -274,7 +275,7 @@ export const RESOURCES = {
     },
     relationships: {},
   },
-  // R §1.9.
+  // docs/api.md §Transport event resource.
   transport_event: {
     attributes: {
       event: "string",
@@ -297,7 +298,7 @@ export const RESOURCES = {
       terminal: ["terminal?", "rail_terminal?"],
     },
   },
-  // R §1.10 and sample A.4.
+  // docs/api.md §Raw event resource and sample A.4.
   raw_event: {
     attributes: {
       event: [...RAW_EVENT, null],
@@ -329,15 +330,15 @@ export const RESOURCES = {
       terminal: ["terminal?"],
     },
   },
-  // R §1.11 (positions only on request).
+  // docs/api.md §Vessel resource (positions only on request).
   vessel: {
     attributes: { name: "string", imo: "string?" },
     relationships: {},
     optionalRelationships: true,
   },
-  // R §1.12.
+  // docs/api.md §Party resource.
   party: { attributes: { company_name: "string" }, relationships: {} },
-  // R §1.13.
+  // docs/webhooks.md §Webhook resource.
   webhook: {
     attributes: {
       url: "string",
@@ -349,7 +350,7 @@ export const RESOURCES = {
     },
     relationships: {},
   },
-  // R §1.14.
+  // docs/webhooks.md §Notification resource.
   webhook_notification: {
     attributes: {
       id: "string",

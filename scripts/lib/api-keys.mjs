@@ -1,5 +1,5 @@
 // API key material for the scripts, in the format the Worker checks (src/lib/crypto.ts, src/middleware/auth.ts;
-// DECISIONS.md §Accounts and keys). Kept here rather than imported from src/ so the scripts do not depend on how
+// docs/decisions.md §Accounts and keys). Kept here rather than imported from src/ so the scripts do not depend on how
 // src/ is laid out; a test of the scripts' output against API_KEY_PATTERN keeps the two in step.
 import { createHash, getRandomValues } from "node:crypto";
 

@@ -1,5 +1,5 @@
 // A header-adding reverse proxy for MCP clients that cannot send an Authorization header (the conformance suite's
-// CLI, ../shared/reference/MCP.md §2.3): every request is forwarded to `target` unchanged (method, path, body, every
+// CLI, docs/mcp.md §Conformance): every request is forwarded to `target` unchanged (method, path, body, every
 // header including Host, so the server's Host/Origin guard still sees what the client sent) plus
 // `Authorization` when the client sent none. Responses, including long-lived SSE streams, are piped back
 // unbuffered. Loopback only.

@@ -2,11 +2,11 @@
 // and IANA time zones, merged from open sources, each named in the generated files.
 //
 //   ports      npm `sea-ports` (MIT; UN/LOCODE, name, city, coordinates, alternative codes such as CNSGH → CNSHA)
-//              + ../shared/data/terminals.csv (the reference service's own port names) + DCSA's UN/LOCODE sample
-//              + scripts/data/inland-rail.csv (US inland rail points) + the ports of SMDG terminals
-//   terminals  ../shared/data/smdg-terminal-code-list.csv (SMDG Terminal Code List) merged with
-//              ../shared/data/terminals.csv (FIRMS/BIC codes, nicknames) by port and name: one record per facility
-//              carrying both codes; + the rail ramps of scripts/data/inland-rail.csv
+//              + data/terminals.csv (the reference service's own port names) + DCSA's UN/LOCODE sample
+//              + data/inland-rail.csv (US inland rail points) + the ports of SMDG terminals
+//   terminals  data/smdg-terminal-code-list.csv (SMDG Terminal Code List) merged with
+//              data/terminals.csv (FIRMS/BIC codes, nicknames) by port and name: one record per facility
+//              carrying both codes; + the rail ramps of data/inland-rail.csv
 //   zones      computed from coordinates at build time by `@photostructure/tz-lookup` (never typed by hand) and
 //              checked against the country's zones (CLDR, Intl.Locale#timeZones); a source's own zone only where the
 //              computed one lies in another country or there are no coordinates (see "zones and coordinates")
@@ -180,7 +180,7 @@ function splitAddress(address) {
 
 /**
  * Compiles the ports and terminals.
- * @param {object} io `dataDir` (../shared/data), `readCsv(relPath, columns)`, `readProjectCsv(path, columns)`,
+ * @param {object} io `readCsv(relPath, columns)` (relPath under data/), `readProjectCsv(path, columns)`,
  *   `fail(file, line, reason)`, `uuidV5(name)`, `today` (YYYY-MM-DD, for the count of expired terminals only).
  * @returns {{ ports: object[], terminals: object[], notes: string[] }} sorted records and a build report.
  */
@@ -283,7 +283,7 @@ export function compileLocations(io) {
   });
 
   // ---- inland rail points and ramps (project data) -----------------------------------------------------------
-  const inlandFile = "scripts/data/inland-rail.csv";
+  const inlandFile = "data/inland-rail.csv";
   const inlandRows = readProjectCsv(inlandFile, ["kind", "code", "name", "locode", "time_zone"]);
   const ramps = [];
   inlandRows.forEach((r, i) => {
@@ -473,7 +473,7 @@ export function compileLocations(io) {
       id: uuidV5(`terminal:${key}`),
       name: r.name,
       nickname: r.rail_scac || null,
-      // No open list of rail ramps' FIRMS codes (or SPLCs) is among our sources: see scripts/data/inland-rail.csv.
+      // No open list of rail ramps' FIRMS codes (or SPLCs) is among our sources: see data/inland-rail.csv.
       firmsCode: null,
       smdgCode: null,
       bicFacilityCode: r.code,

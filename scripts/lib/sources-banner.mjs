@@ -143,7 +143,7 @@ export function sourcesBanner({ root, devArgs }) {
   lines.push(
     served.length > 0
       ? `DCSA     ${served.map((s) => `${s.scac} (${s.auth}${s.subscriptions ? ", subscriptions" : ""})`).join(", ")}   from ${origin}`
-      : 'DCSA     none (set DCSA_SOURCES in .dev.vars to track a real carrier; README "Connecting a real carrier")',
+      : "DCSA     none (set DCSA_SOURCES in .dev.vars to track a real carrier; docs/carriers.md §Connecting a carrier)",
   );
   if (served.some((s) => s.subscriptions)) {
     // Push subscriptions need both (src/callbacks/lifecycle.ts); without them the Worker polls only.
@@ -171,7 +171,7 @@ export function sourcesBanner({ root, devArgs }) {
   lines.push(
     terminals.served.length > 0
       ? `Terminals ${terminals.served.map((t) => `${t.name} ${t.facilities.join(" ")} (${t.auth}${t.subscriptions ? ", subscriptions" : ""})`).join(", ")}   from ${terminalsOrigin}; ${simulatorOn ? "the simulator plays its other terminals" : "no other terminal is polled"}`
-      : `Terminals none connected (${simulatorOn ? "the simulator plays its terminals" : "terminal fields stay null"}; set TERMINAL_SOURCES, README "Connecting a real terminal")`,
+      : `Terminals none connected (${simulatorOn ? "the simulator plays its terminals" : "terminal fields stay null"}; set TERMINAL_SOURCES, docs/terminals.md §Connecting a terminal)`,
   );
   lines.push(`Sandbox  ${SANDBOX_SCAC} (test numbers, always on)`);
   return lines.map((l) => `  ${l}`).join("\n");
