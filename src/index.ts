@@ -15,7 +15,7 @@ import type { WebhookDeliveryMessage } from "./webhooks/outbox";
 export { TrackingMcpAgent } from "./mcp/agent";
 export { RateLimiter } from "./ratelimit/rate-limiter";
 export { Credentials } from "./tracking/sources/credentials";
-export { ProviderGate } from "./tracking/sources/terminals/provider-gate";
+export { ProviderGate } from "./tracking/sources/terminal-operators/provider-gate";
 export { Tracker } from "./tracking/tracker";
 
 const app = createApp();

@@ -458,7 +458,8 @@ export async function pollBoxes(
   for (const [source, byFacility] of groups) {
     const limit = Math.max(1, Math.floor(source.maxBatchSize ?? 1));
     // One request at a time per source: a provider is never hit by a burst of a batch's chunks, and after a 429 the
-    // provider's backoff (src/tracking/sources/terminals/backoff.ts) keeps the remaining chunks from being sent.
+    // provider's backoff (src/tracking/sources/terminal-operators/backoff.ts) keeps the remaining chunks from being
+    // sent.
     let previous: Promise<unknown> = Promise.resolve();
     for (const [facilityCode, queries] of byFacility) {
       // One question per container: two lines' boxes with one number at one terminal share the answer.

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import type { TerminalProviderConfig } from "../../src/tracking/sources/terminals/config";
+import type { TerminalProviderConfig } from "../../src/tracking/sources/terminal-operators/config";
 import {
   createPortOfVirginiaSource,
   createPortOfVirginiaSubscription,
@@ -9,7 +9,7 @@ import {
   PORT_OF_VIRGINIA_BULK_LIMIT,
   PORT_OF_VIRGINIA_PROVIDED_DATA,
   parsePortOfVirginiaTime,
-} from "../../src/tracking/sources/terminals/port-of-virginia";
+} from "../../src/tracking/sources/terminal-operators/port-of-virginia";
 import type { SourceContext, TerminalObservation, TerminalQuery } from "../../src/tracking/sources/types";
 import {
   FAKE_POV_API_KEY,
