@@ -4,12 +4,12 @@ import {
   createPortOfVirginiaSource,
   createPortOfVirginiaSubscription,
   deletePortOfVirginiaSubscription,
-  localMidnightIso,
   mapPortOfVirginiaHold,
   PORT_OF_VIRGINIA_BULK_LIMIT,
   PORT_OF_VIRGINIA_PROVIDED_DATA,
   parsePortOfVirginiaTime,
 } from "../../src/tracking/sources/terminal-operators/port-of-virginia";
+import { localMidnightIso } from "../../src/tracking/sources/timestamps";
 import type { SourceContext, TerminalObservation, TerminalQuery } from "../../src/tracking/sources/types";
 import {
   FAKE_POV_API_KEY,

@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import { toIsoSeconds } from "../../lib/clock";
-import { wallClockToUtcMs } from "../../lib/time-zones";
 import { canonicalFacilityCode, findPortByLocode } from "../../reference/locations";
 import { milestoneIdentity } from "../identity";
 import {
@@ -19,6 +18,7 @@ import {
 } from "./auth";
 import { isTimeout } from "./provider-fetch";
 import { type SubscriptionCallAnswer, sendSubscriptionCall } from "./subscription-call";
+import { instantMs, parseIsoWallClock } from "./timestamps";
 import type {
   CarrierSource,
   ContainerFacts,
@@ -141,40 +141,11 @@ export function parseDcsaSources(json: string | undefined): Map<string, DcsaSour
 // ---------------------------------------------------------------------------------------------------------------
 // Wire schemas (TNT 2.2 components/schemas), only the fields we use; extra fields are allowed and ignored.
 
-/** ISO 8601 date-time; the offset is optional because `eventDateTime` is "the local date and time". */
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
-
-interface WallClock {
-  /** The written date and time read as if it were UTC, ms. */
-  fieldsMs: number;
-  /** Offset east of UTC in minutes, or null when the text carries none. */
-  offsetMinutes: number | null;
-}
-
-function parseWallClock(value: string): WallClock | null {
-  const m = DATE_TIME.exec(value.trim());
-  if (!m) return null;
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? "0"].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
-  if (h > 23 || mi > 59 || s > 60) return null;
-  const fieldsMs = Date.UTC(y, mo - 1, d, h, mi, Math.min(s, 59), ms);
-  const check = new Date(fieldsMs);
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
-  if (m[8]) return { fieldsMs, offsetMinutes: 0 };
-  if (!m[9]) return { fieldsMs, offsetMinutes: null };
-  const offsetMinutes = (m[9] === "-" ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11] ?? "0"));
-  return { fieldsMs, offsetMinutes };
-}
-
-const dateTime = z.string().refine((v) => parseWallClock(v) !== null, "not an ISO 8601 date-time");
+/**
+ * ISO 8601 date-time (src/tracking/sources/timestamps.ts); the offset is optional because `eventDateTime` is "the
+ * local date and time", the time is not.
+ */
+const dateTime = z.string().refine((v) => parseIsoWallClock(v)?.hasTime === true, "not an ISO 8601 date-time");
 const text = z.string().nullish();
 const numberText = z
   .union([z.string(), z.number()])
@@ -257,19 +228,12 @@ type TransportCall = z.infer<typeof transportCallSchema>;
 /**
  * UTC ms of a DCSA date-time. With an offset (the norm) it is exact. Without one, TNT 2.2 says the time is local
  * to where the event happens, so it is read in the IANA zone of the location's port when the reference data
- * knows it, else as UTC.
+ * knows it, else as UTC (src/tracking/sources/timestamps.ts `instantMs`).
  */
 function toUtcMs(value: string, locode: string | null): number {
-  const wall = parseWallClock(value);
+  const wall = parseIsoWallClock(value);
   if (!wall) return Number.NaN;
-  if (wall.offsetMinutes !== null) return wall.fieldsMs - wall.offsetMinutes * 60_000;
-  const timeZone = findPortByLocode(locode)?.timeZone;
-  if (!timeZone) return wall.fieldsMs;
-  try {
-    return wallClockToUtcMs(wall.fieldsMs, timeZone);
-  } catch {
-    return wall.fieldsMs;
-  }
+  return instantMs(wall, findPortByLocode(locode)?.timeZone ?? null);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
