@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { toIsoSeconds } from "../../lib/clock";
+import { decodeSizeType } from "../../reference/equipment";
 import { canonicalFacilityCode, findPortByLocode } from "../../reference/locations";
 import { milestoneIdentity } from "../identity";
 import {
@@ -616,43 +617,6 @@ function toMilestone(e: NormalisedEvent, event: MilestoneName): Milestone {
 // ---------------------------------------------------------------------------------------------------------------
 // Facts
 
-type Equipment = Pick<ContainerFacts, "equipmentType" | "equipmentLength" | "equipmentHeight">;
-
-const LENGTH_BY_CODE: Record<string, number> = { "1": 10, "2": 20, "4": 40, L: 45 };
-const HEIGHT_BY_CODE: Record<string, "standard" | "high_cube"> = {
-  "0": "standard",
-  "2": "standard",
-  C: "standard",
-  D: "standard",
-  "5": "high_cube",
-  "6": "high_cube",
-  E: "high_cube",
-  F: "high_cube",
-};
-const TYPE_BY_GROUP: Record<string, NonNullable<ContainerFacts["equipmentType"]>> = {
-  G: "dry",
-  V: "dry",
-  R: "reefer",
-  H: "reefer",
-  U: "open top",
-  P: "flat rack",
-  B: "bulk",
-  T: "tank",
-};
-
-/**
- * Equipment fields from an ISO 6346 size-type code (`22GP`, `45G1`, `L5R1`): length code, height code, type group
- * letter (as ../shared/data/iso6346-size-types.csv maps them).
- */
-function equipmentFromSizeType(code: string | null): Equipment {
-  if (code?.length !== 4) return { equipmentType: null, equipmentLength: null, equipmentHeight: null };
-  return {
-    equipmentLength: LENGTH_BY_CODE[code.charAt(0)] ?? null,
-    equipmentHeight: HEIGHT_BY_CODE[code.charAt(1)] ?? null,
-    equipmentType: TYPE_BY_GROUP[code.charAt(2)] ?? null,
-  };
-}
-
 /** The newest report (by `eventCreatedDateTime`) among `events`; later in the list wins a tie. */
 function newest(events: NormalisedEvent[]): NormalisedEvent | null {
   let found: NormalisedEvent | null = null;
@@ -832,7 +796,7 @@ function buildContainer(
     number,
     sizeTypeCode,
     sealNumber: sealed.at(-1)?.seals[0] ?? null,
-    ...equipmentFromSizeType(sizeTypeCode),
+    ...decodeSizeType(sizeTypeCode),
     weightInLbs: null,
     emptyOutAt: firstActualAt(milestones, `${T}empty_out`),
     polFullInAt: firstActualAt(milestones, `${T}full_in`),
