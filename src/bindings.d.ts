@@ -20,7 +20,7 @@
 interface WorkerSecrets {
   /**
    * Worker secret: JSON object of DCSA Track & Trace sources per SCAC, `{"MAEU":{"baseUrl":"https://…","auth":{…}}}`
-   * (src/tracking/sources/dcsa.ts `parseDcsaSources`; README "Connecting a real carrier").
+   * (src/tracking/sources/dcsa/config.ts `parseDcsaSources`; README "Connecting a real carrier").
    */
   DCSA_SOURCES?: string;
   /**

@@ -60,7 +60,7 @@ import { sendTerminalRequest } from "./http";
 
 /** Most container numbers one Cargo Search request may carry (Envase's documented limit, TERMINAL-APIS.md §2.2). */
 export const LBCT_MAX_BATCH = 20;
-/** Timeout of one Cargo Search request, ms (the same budget as a carrier page, src/tracking/sources/dcsa.ts). */
+/** Timeout of one Cargo Search request, ms (the same budget as a carrier page, src/tracking/sources/dcsa/config.ts). */
 export const LBCT_TIMEOUT_MS = 15_000;
 /** Time zone of LBCT's local times when our reference data does not know the facility (Port of Long Beach). */
 export const LBCT_DEFAULT_TIME_ZONE = "America/Los_Angeles";
