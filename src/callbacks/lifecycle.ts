@@ -22,7 +22,7 @@
  * poll instead.
  *
  * While a subscription is active, its boxes are polled {@link PUSH_POLL_INTERVAL_FACTOR} times less often
- * (src/tracking/tracker.ts). Needs `PUBLIC_BASE_URL` (the callback URL's origin) and `UPSTREAM_SUBSCRIPTION_KEY`;
+ * (src/tracking/tracker-state.ts). Needs `PUBLIC_BASE_URL` (the callback URL's origin) and `UPSTREAM_SUBSCRIPTION_KEY`;
  * without either, no subscription is created and a line in the log says why, once per isolate.
  */
 import { and, eq, inArray, isNull, like, lt, or, sql } from "drizzle-orm";
@@ -44,7 +44,7 @@ import {
   parseDcsaSources,
 } from "../tracking/sources/dcsa";
 import type { SourceContext } from "../tracking/sources/types";
-import { PUSH_POLL_INTERVAL_FACTOR, trackerName } from "../tracking/tracker";
+import { PUSH_POLL_INTERVAL_FACTOR, trackerName } from "../tracking/tracker-state";
 import { decryptSecret, encryptSecret, newSubscriptionSecret, subscriptionKeyFrom } from "./secrets";
 import { verifyDcsaNotificationSignature } from "./signatures";
 import {

@@ -29,7 +29,7 @@ import type {
   TerminalSource,
 } from "./sources/types";
 import type { TerminalPollMessage } from "./terminal-poll-message";
-import { type BoxIdentity, type PollPlan, type PollResults, trackerName } from "./tracker";
+import { type BoxIdentity, type PollPlan, type PollResults, trackerName } from "./tracker-state";
 
 const MINUTE_S = 60;
 const HOUR_S = 3600;
