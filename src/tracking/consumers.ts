@@ -9,7 +9,6 @@ import type { TrackingRequestMessage } from "../tracking-requests/queue-message"
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { isUniqueViolation } from "../tracking-requests/service";
 import { batchWithNotifications } from "../webhooks/outbox";
-import { benchEngineMode } from "./bench-trace";
 import {
   claimLookup,
   markRequestCreated,
@@ -590,11 +589,5 @@ export async function pollTerminalBatch(
 
 /** Queue consumer of `terminal-polls`: the batch's boxes polled together (`pollTerminalBatch`); a failing box is retried. */
 export async function consumeTerminalPolls(batch: MessageBatch<TerminalPollMessage>, env: Env): Promise<void> {
-  if (benchEngineMode(env) === "noop") {
-    // Bench baseline (bench/engine), inert unless BENCH_ENGINE=noop: the same consumer doing no work.
-    for (const message of batch.messages) message.ack();
-    console.warn(`bench-engine ${JSON.stringify({ noop: batch.messages.length })}`);
-    return;
-  }
   await pollTerminalBatch({ env }, batch.messages);
 }

@@ -5,7 +5,6 @@ import { createDatabase } from "../db/client";
 import { containers, shipments, trackedEquipment } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
 import { enqueueNotifications } from "../webhooks/outbox";
-import { benchEngineMode, countingD1, type D1Counter } from "./bench-trace";
 import { boxUpdateStatements, facilityAttemptColumns, loadBoxWebhookContext, type Subscription } from "./box-writes";
 import type { ContainerState, ShipmentState } from "./derive";
 import { pollRetryDelayMs, pollSlotDelaySeconds } from "./schedule";
@@ -45,7 +44,8 @@ const SNAPSHOT_KEY = "snapshot";
  * as it was, and replaying an update is harmless because event rows have derived ids.
  */
 export class Tracker extends DurableObject<Env> {
-  private snapshot: TrackerSnapshot | null | undefined;
+  /** The stored snapshot once loaded (null: never subscribed). Protected for the bench trace (bench-trace.ts). */
+  protected snapshot: TrackerSnapshot | null | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
   /** Serialises `fn` after every update already queued. */
@@ -256,7 +256,7 @@ export class Tracker extends DurableObject<Env> {
    * last checks): the subscribed container rows get them (`terminal_/rail_tracking_*`, `pod_/rail_last_tracking_request_at`),
    * their `updated_at` only when a reason changed. Both UPDATEs share one D1 round trip.
    */
-  private async reschedule(
+  protected async reschedule(
     snap: TrackerSnapshot,
     nowMs: number,
     failed: boolean,
@@ -296,17 +296,6 @@ export class Tracker extends DurableObject<Env> {
     const { delayMs, next } = rescheduleTransition(snap, nowMs, failed, this.speedUp(snap.box));
     await this.save(next);
     if (delayMs !== null) await this.ctx.storage.setAlarm(nowMs + delayMs);
-    if (benchEngineMode(this.env) === "trace") {
-      const line = {
-        box: snap.box.number,
-        joining: 0,
-        events: 0,
-        batches: writes.length > 0 ? 1 : 0,
-        statements: writes.length,
-        failed,
-      };
-      console.warn(`bench-engine ${JSON.stringify(line)}`);
-    }
     return notApplied(next, next.nextPollAt);
   }
 
@@ -316,7 +305,7 @@ export class Tracker extends DurableObject<Env> {
    * notifications after the commit, saves the snapshot and sets the alarm. Without facts to derive from, reschedules
    * the box as failed.
    */
-  private async update(
+  protected async update(
     snap: TrackerSnapshot,
     carrier: CarrierFacts | null,
     terminal: TerminalObservation | null,
@@ -339,9 +328,7 @@ export class Tracker extends DurableObject<Env> {
     const t = updateTransition(snap, input);
     if (!t) return this.reschedule(snap, nowMs, true);
     const { events, historyEvents, nextPollAt } = t;
-    // Bench instrumentation (bench/engine), inert unless BENCH_ENGINE=trace: counts this update's D1 round trips.
-    const d1Count: D1Counter | null = benchEngineMode(this.env) === "trace" ? { batches: 0, statements: 0 } : null;
-    const db = createDatabase(d1Count ? countingD1(this.env.DB, d1Count) : this.env.DB);
+    const db = createDatabase(this.env.DB);
     // Only an update that announces something reads the webhooks (and the rows their bodies include), in one round
     // trip: an unchanged poll stays at one D1 batch, a changed one at two.
     const announcing = (events.length > 0 && snap.subscriptions.length > 0) || joining.length > 0;
@@ -372,15 +359,6 @@ export class Tracker extends DurableObject<Env> {
     await this.save(next);
     if (t.delayMs === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(nowMs + t.delayMs);
-    if (d1Count) {
-      const line = {
-        box: snap.box.number,
-        joining: joining.length,
-        events: events.length + historyEvents.length,
-        ...d1Count,
-      };
-      console.warn(`bench-engine ${JSON.stringify({ ...line, snapshotBytes: JSON.stringify(next).length })}`);
-    }
     return {
       applied: true,
       events: [...events, ...historyEvents].map((e) => (e.kind === "transport_event" ? e.event : e.kind)),
