@@ -20,7 +20,7 @@
 interface WorkerSecrets {
   /**
    * Worker secret: JSON object of DCSA Track & Trace sources per SCAC, `{"MAEU":{"baseUrl":"https://…","auth":{…}}}`
-   * (src/tracking/sources/dcsa.ts `parseDcsaSources`; README "Connecting a real carrier").
+   * (src/tracking/sources/dcsa/config.ts `parseDcsaSources`; README "Connecting a real carrier").
    */
   DCSA_SOURCES?: string;
   /**
@@ -30,9 +30,10 @@ interface WorkerSecrets {
   UPSTREAM_SUBSCRIPTION_KEY?: string;
   /**
    * Worker secret: JSON object of terminal operators' APIs by provider (`apmt`, `lbct`, `port_of_virginia`),
-   * `{"apmt":{"baseUrl":"https://…","auth":{…},"facilities":{"W185":"USLAX"}}}` (src/tracking/sources/terminals/index.ts
-   * `parseTerminalSources`; README "Connecting a real terminal"). A terminal configured here is polled by its
-   * provider's adapter; an unconfigured one by nothing (the simulator never answers for a configured terminal).
+   * `{"apmt":{"baseUrl":"https://…","auth":{…},"facilities":{"W185":"USLAX"}}}`
+   * (src/tracking/sources/terminal-operators/index.ts `parseTerminalSources`; README "Connecting a real terminal"). A
+   * terminal configured here is polled by its provider's adapter; an unconfigured one by nothing (the simulator never
+   * answers for a configured terminal).
    */
   TERMINAL_SOURCES?: string;
   /**

@@ -4,7 +4,7 @@ import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 // Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
 import "./resource-types";
-import { benchEngineRequest } from "./tracking/bench-trace";
+import { withBenchEngine } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
 import type { TerminalPollMessage } from "./tracking/terminal-poll-message";
@@ -14,9 +14,10 @@ import type { WebhookDeliveryMessage } from "./webhooks/outbox";
 
 export { TrackingMcpAgent } from "./mcp/agent";
 export { RateLimiter } from "./ratelimit/rate-limiter";
+// The Tracker with the bench trace, inert unless BENCH_ENGINE=trace (src/tracking/bench-trace.ts).
+export { BenchTracedTracker as Tracker } from "./tracking/bench-trace";
 export { Credentials } from "./tracking/sources/credentials";
-export { ProviderGate } from "./tracking/sources/terminals/provider-gate";
-export { Tracker } from "./tracking/tracker";
+export { ProviderGate } from "./tracking/sources/terminal-operators/provider-gate";
 
 const app = createApp();
 
@@ -24,11 +25,9 @@ const app = createApp();
  * The Worker: HTTP (REST /v2, docs; `/mcp` goes to the MCP guard and agent, src/mcp/http.ts), queue consumers
  * and the cron trigger (DESIGN.md §1).
  */
-export default {
+const worker = {
   fetch: (request, env, ctx) =>
-    // benchEngineRequest: null (no effect) unless BENCH_ENGINE is set, as only `npm run bench -- engine` does.
-    benchEngineRequest(request, env) ??
-    (new URL(request.url).pathname === MCP_PATH ? handleMcpRequest(request, env, ctx) : app.fetch(request, env, ctx)),
+    new URL(request.url).pathname === MCP_PATH ? handleMcpRequest(request, env, ctx) : app.fetch(request, env, ctx),
   async queue(batch, env, _ctx) {
     switch (batch.queue) {
       case "tracking-requests":
@@ -56,3 +55,7 @@ export default {
     ctx.waitUntil(sweepPortOfVirginiaSubscriptions({ env }).then(() => sweepUpstreamSubscriptions({ env })));
   },
 } satisfies ExportedHandler<Env, unknown>;
+
+// The bench's entry points (src/tracking/bench-trace.ts), inert unless BENCH_ENGINE is set, as only
+// `npm run bench -- engine` does.
+export default withBenchEngine(worker);

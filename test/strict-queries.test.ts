@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ROUTING_ENTITLEMENT } from "../src/containers/route";
+import { ROUTING_ENTITLEMENT } from "../src/containers/shipping-route";
 import { api, apiJson, createAccount, type TestAccount, trackingRequestBody } from "./helpers/api";
 
 // Issue 11 §2: strict, predictable queries and methods (DECISIONS.md §Wire format, changed 2026-11-25).

@@ -70,7 +70,7 @@ export function dcsaServed(json) {
   return { served: served.sort((a, b) => a.scac.localeCompare(b.scac)) };
 }
 
-/** Keys of TERMINAL_SOURCES (src/tracking/sources/terminals/index.ts TERMINAL_PROVIDERS) and their names. */
+/** Keys of TERMINAL_SOURCES (src/tracking/sources/terminal-operators/index.ts TERMINAL_PROVIDERS) and their names. */
 const TERMINAL_PROVIDER_NAMES = { apmt: "APMT", lbct: "LBCT", port_of_virginia: "Port of Virginia" };
 
 /**

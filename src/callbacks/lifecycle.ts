@@ -9,20 +9,20 @@
  * - src/callbacks/signatures.ts: one signature check per provider scheme (DCSA `Notification-Signature`).
  * - src/callbacks/secrets.ts: random secrets, AES-GCM encrypted in D1 under `UPSTREAM_SUBSCRIPTION_KEY`.
  * - src/db/schema/upstream.ts: `upstream_subscriptions`, `upstream_callback_receipts`.
- * - src/tracking/sources/dcsa.ts: the carrier calls (`createDcsaSubscription`, `deleteDcsaSubscription`).
+ * - src/tracking/sources/dcsa/subscriptions.ts: the carrier calls (`createDcsaSubscription`, `deleteDcsaSubscription`).
  *
- * How a push lands: a verified callback's body is kept (raw) and the boxes the subscription covers are polled at
- * once through the `terminal-polls` queue, i.e. the SAME lookup → Tracker.applyPoll path as a scheduled poll. A push
- * carries only the new events while the DCSA mapping needs the whole list (which call is the POL, the POD or a
- * transshipment is decided over all events, src/tracking/sources/dcsa.ts `buildJourney`), so the pushed events are
- * not mapped on their own: the immediate poll reads the carrier's full list, which includes them. So a pushed and a
- * polled copy of an event are one event (the poll path's identity rules, src/tracking/identity.ts), a push can never
- * drop a milestone a poll had, and a push is worth one notification at most. Assumption: the carrier's `GET /v2/events`
- * serves an event once it has pushed it (DCSA publishes from one event store); if it lagged, the event lands with the
- * next scheduled poll instead.
+ * How a push lands: a verified callback's body is kept (raw) and the boxes the subscription covers are polled at once
+ * through the `terminal-polls` queue, i.e. the SAME lookup → Tracker.applyPoll path as a scheduled poll. A push carries
+ * only the new events while the DCSA mapping needs the whole list (which call is the POL, the POD or a transshipment is
+ * decided over all events, src/tracking/sources/dcsa/journey.ts `buildJourney`), so the pushed events are not mapped on
+ * their own: the immediate poll reads the carrier's full list, which includes them. So a pushed and a polled copy of an
+ * event are one event (the poll path's identity rules, src/tracking/identity.ts), a push can never drop a milestone a
+ * poll had, and a push is worth one notification at most. Assumption: the carrier's `GET /v2/events` serves an event
+ * once it has pushed it (DCSA publishes from one event store); if it lagged, the event lands with the next scheduled
+ * poll instead.
  *
  * While a subscription is active, its boxes are polled {@link PUSH_POLL_INTERVAL_FACTOR} times less often
- * (src/tracking/tracker.ts). Needs `PUBLIC_BASE_URL` (the callback URL's origin) and `UPSTREAM_SUBSCRIPTION_KEY`;
+ * (src/tracking/tracker-state.ts). Needs `PUBLIC_BASE_URL` (the callback URL's origin) and `UPSTREAM_SUBSCRIPTION_KEY`;
  * without either, no subscription is created and a line in the log says why, once per isolate.
  */
 import { and, eq, inArray, isNull, like, lt, or, sql } from "drizzle-orm";
@@ -44,7 +44,7 @@ import {
   parseDcsaSources,
 } from "../tracking/sources/dcsa";
 import type { SourceContext } from "../tracking/sources/types";
-import { PUSH_POLL_INTERVAL_FACTOR, trackerName } from "../tracking/tracker";
+import { PUSH_POLL_INTERVAL_FACTOR, trackerName } from "../tracking/tracker-state";
 import { decryptSecret, encryptSecret, newSubscriptionSecret, subscriptionKeyFrom } from "./secrets";
 import { verifyDcsaNotificationSignature } from "./signatures";
 import {

@@ -6,8 +6,8 @@
  * - Create: when tracking starts (after the first successful lookup, src/tracking/consumers.ts), for each box whose
  *   POD terminal is one `TERMINAL_SOURCES.port_of_virginia` serves with `"subscriptions": true`, one subscription at
  *   the port per box: `POST /import-availability/subscriptions` with the container, its bill of lading and our
- *   callback URL (src/tracking/sources/terminals/port-of-virginia.ts `createPortOfVirginiaSubscription`). Needs
- *   `PUBLIC_BASE_URL` and `UPSTREAM_SUBSCRIPTION_KEY`, as the carriers' subscriptions do.
+ *   callback URL (src/tracking/sources/terminal-operators/port-of-virginia.ts `createPortOfVirginiaSubscription`).
+ *   Needs `PUBLIC_BASE_URL` and `UPSTREAM_SUBSCRIPTION_KEY`, as the carriers' subscriptions do.
  * - Rows: `provider` = `port_of_virginia:<container number>` (the port subscribes boxes, not references), `scac`,
  *   `reference_type` / `reference_number` = what the box is polled by (`tracked_equipment.request_type` /
  *   `shipment_number`), so the generic store's rules (one row per provider and reference, the sweep's "no live box
@@ -33,11 +33,11 @@ import { newId } from "../lib/ids";
 import { BODY_TOO_LARGE, type PendingBody } from "../lib/request-body";
 import { resolveTerminal } from "../reference/locations";
 import { tokenBrokerFor } from "../tracking/sources/credentials";
-import { parseTerminalSources, type TerminalProviderConfig } from "../tracking/sources/terminals";
+import { parseTerminalSources, type TerminalProviderConfig } from "../tracking/sources/terminal-operators";
 import {
   createPortOfVirginiaSubscription,
   deletePortOfVirginiaSubscription,
-} from "../tracking/sources/terminals/port-of-virginia";
+} from "../tracking/sources/terminal-operators/port-of-virginia";
 import type { SourceContext } from "../tracking/sources/types";
 import { type CallbackOutcome, callbackBaseUrl, MAX_CALLBACK_BODY_BYTES } from "./lifecycle";
 import { decryptSecret, encryptSecret, subscriptionKeyFrom } from "./secrets";

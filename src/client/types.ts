@@ -2,12 +2,12 @@
 // tracking requests, transport events, raw events and infer-number results are inferred from the server's own
 // zod schemas (type-only imports: nothing of the server is bundled), so the client cannot drift from the wire.
 import type { z } from "@hono/zod-openapi";
+import type { ContainerAttributes as ContainerAttributesSchema } from "../containers/schemas";
 import type {
   RouteAttributes as RouteAttributesSchema,
   RouteLocationAttributes as RouteLocationAttributesSchema,
   VesselAttributes as VesselAttributesSchema,
-} from "../containers/route-schemas";
-import type { ContainerAttributes as ContainerAttributesSchema } from "../containers/schemas";
+} from "../containers/shipping-route-schemas";
 import type { InferNumberDocument as InferNumberDocumentSchema } from "../infer/routes";
 import type { RawEventAttributes as RawEventAttributesSchema } from "../raw-events/schemas";
 import type { ShipmentAttributes as ShipmentAttributesSchema } from "../shipments/schemas";

@@ -20,13 +20,13 @@ import { listContainerRawEvents } from "../raw-events/service";
 import { TransportEventListDocument } from "../transport-events/schemas";
 import { transportEventResource } from "../transport-events/serializer";
 import { listContainerTransportEvents } from "../transport-events/service";
-import { ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "./route";
-import { RouteDocument } from "./route-schemas";
-import { parseRouteInclude, ROUTE_INCLUDES, routeDocument } from "./route-serializer";
-import { getContainerRoute } from "./route-service";
 import { ContainerDocument, ContainerListDocument } from "./schemas";
 import { containerResource } from "./serializer";
 import { CONTAINER_STATUSES, getContainerView, listContainers, refreshContainer } from "./service";
+import { ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "./shipping-route";
+import { RouteDocument } from "./shipping-route-schemas";
+import { parseRouteInclude, ROUTE_INCLUDES, routeDocument } from "./shipping-route-serializer";
+import { getContainerRoute } from "./shipping-route-service";
 
 const tags = ["Containers"];
 const INCLUDES = ["shipment", "pod_terminal", "pickup_facility", "transport_events"];

@@ -10,7 +10,7 @@ import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { CONTAINER_STATUSES } from "../tracking/status";
-import { trackerName } from "../tracking/tracker";
+import { trackerName } from "../tracking/tracker-state";
 import {
   type ContainerRow,
   type ContainerView,

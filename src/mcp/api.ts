@@ -12,7 +12,7 @@
  * or an outage and is reported to the MCP client as a generic `upstream` error without details.
  */
 
-import type { ContainerRoute, RouteLeg, RouteStop, RouteStopRole, VesselRef } from "../containers/route";
+import type { ContainerRoute, RouteLeg, RouteStop, RouteStopRole, VesselRef } from "../containers/shipping-route";
 import type { TerminalFee, TerminalHold } from "../db/schema";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../lib/jsonapi/pagination";
 
@@ -507,7 +507,8 @@ export interface SearchResult {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Route (paid feature `routing`): the types live with the REST endpoint that serves them (src/containers/route.ts)
+// Route (paid feature `routing`): the types live with the REST endpoint that serves them
+// (src/containers/shipping-route.ts)
 // ---------------------------------------------------------------------------------------------------------------
 
 export type { ContainerRoute, RouteLeg, RouteStop, RouteStopRole, VesselRef };

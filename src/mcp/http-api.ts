@@ -53,7 +53,7 @@ import {
   toTrackingRequestRecord,
   toTransportEventRecord,
 } from "./records";
-import { type RouteDocumentLike, routeFromDocument, routingNotEnabledError } from "./route";
+import { type RouteDocumentLike, routeFromDocument, routingNotEnabledError } from "./shipping-route";
 
 /** Largest `page[size]` the API serves (DECISIONS.md §Wire format). */
 const MAX_PAGE_SIZE = 100;

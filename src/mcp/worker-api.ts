@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt } from "drizzle-orm";
-import { getContainerRoute as loadContainerRoute } from "../containers/route-service";
 import { containerResource } from "../containers/serializer";
 import { getContainerView, listContainers } from "../containers/service";
+import { getContainerRoute as loadContainerRoute } from "../containers/shipping-route-service";
 import type { Database } from "../db/client";
 import { containers } from "../db/schema";
 import { InvalidReferenceNumber } from "../infer/classify";
@@ -57,7 +57,7 @@ import {
   toTrackingRequestRecord,
   toTransportEventRecord,
 } from "./records";
-import { routingNotEnabledError } from "./route";
+import { routingNotEnabledError } from "./shipping-route";
 
 /** Base of the (unused) links of list documents built for MCP. */
 const LIST_URL = "https://mcp.invalid/list";
@@ -273,7 +273,7 @@ export class WorkerTrackingApi implements TrackingApi {
   }
 
   /**
-   * The service of `GET /v2/containers/{id}/route` (src/containers/route-service.ts); its 403 becomes
+   * The service of `GET /v2/containers/{id}/route` (src/containers/shipping-route-service.ts); its 403 becomes
    * {@link routingNotEnabledError}, as the stdio server maps the REST 403.
    */
   async getContainerRoute(containerId: string): Promise<ContainerRoute> {

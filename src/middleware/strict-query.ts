@@ -1,7 +1,12 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { queryParams } from "../lib/http";
-import { checkQueryParameters, declaredQueryParameters, matchedOperation, type RegisteredRoute } from "../lib/routing";
+import {
+  checkQueryParameters,
+  declaredQueryParameters,
+  matchedOperation,
+  type RegisteredRoute,
+} from "../lib/http-routes";
 
 /** The registry entries the check reads: `@hono/zod-openapi`'s `openAPIRegistry.definitions`. */
 export type RouteDefinitions = readonly ({ type: "route"; route: RegisteredRoute } | { type: string })[];

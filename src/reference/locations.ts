@@ -136,10 +136,11 @@ export type FacilityKeyLookup =
   | { kind: "ambiguous"; candidates: string[] };
 
 /**
- * Resolves a facility key an operator writes in `TERMINAL_SOURCES` (issue 14; src/tracking/sources/terminals/index.ts)
- * to one of our terminals: a FIRMS or BIC facility code (`W185`), or a port-qualified code (`NLRTM:NLMVII`, see
- * {@link findTerminalByCode}). A bare SMDG code or nickname (`APMT`, `NLMVII`) is `ambiguous` even when one port has
- * it today, since SMDG codes are unique only within a port: its candidates say which port-qualified key to write.
+ * Resolves a facility key an operator writes in `TERMINAL_SOURCES` (issue 14;
+ * src/tracking/sources/terminal-operators/index.ts) to one of our terminals: a FIRMS or BIC facility code (`W185`), or
+ * a port-qualified code (`NLRTM:NLMVII`, see {@link findTerminalByCode}). A bare SMDG code or nickname (`APMT`,
+ * `NLMVII`) is `ambiguous` even when one port has it today, since SMDG codes are unique only within a port: its
+ * candidates say which port-qualified key to write.
  * Case-insensitive; pure.
  */
 export function lookupFacilityKey(key: string): FacilityKeyLookup {

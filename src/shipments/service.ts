@@ -10,7 +10,7 @@ import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { stopShipmentTracking } from "../tracking/maintenance";
-import { trackerName } from "../tracking/tracker";
+import { trackerName } from "../tracking/tracker-state";
 import { normalizeRequestNumber } from "../tracking-requests/service";
 import type { ShipmentRow } from "./serializer";
 import { shipmentLinkageQueries, withShipmentLinkage } from "./serializer";

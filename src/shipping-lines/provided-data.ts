@@ -22,7 +22,7 @@ type LineField = (typeof LINE_FIELDS)[number];
 /**
  * What each source kind fills in. DCSA Track & Trace events give the moves (arrival, discharge, gate-outs, the empty
  * return), seals on equipment events and the ISO 6346 size-type code (type, length, height), but no weight and no
- * last free day (src/tracking/sources/dcsa.ts). The sandbox's static shipment has seals, weights and equipment and
+ * last free day (src/tracking/sources/dcsa/). The sandbox's static shipment has seals, weights and equipment and
  * the POD moves, but no LFD and no inland leg (src/tracking/sources/sandbox.ts). The simulator fills everything,
  * the line's LFD (`pickup_lfd_line`) included (src/tracking/simulator).
  */

@@ -1,13 +1,13 @@
 import { env } from "cloudflare:workers";
 import { facilityCodeOf, findTerminalById } from "../reference/locations";
 import { type SourceRegistry, sourcesFor } from "../tracking/sources";
-import type { TerminalProvider } from "../tracking/sources/terminals";
-import { apmtProvidedData, apmtProvidedDataNotes } from "../tracking/sources/terminals/apmt";
-import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../tracking/sources/terminals/lbct";
+import type { TerminalProvider } from "../tracking/sources/terminal-operators";
+import { apmtProvidedData, apmtProvidedDataNotes } from "../tracking/sources/terminal-operators/apmt";
+import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../tracking/sources/terminal-operators/lbct";
 import {
   PORT_OF_VIRGINIA_PROVIDED_DATA,
   PORT_OF_VIRGINIA_PROVIDED_DATA_NOTES,
-} from "../tracking/sources/terminals/port-of-virginia";
+} from "../tracking/sources/terminal-operators/port-of-virginia";
 
 /** The facility codes of a terminal a terminal source may know it by (CBP FIRMS, SMDG, BIC facility code). */
 export interface TerminalCodes {
@@ -47,7 +47,7 @@ export interface TerminalService {
 }
 
 /**
- * What each provider's adapter really fills (its own constant, src/tracking/sources/terminals/*.ts), by the
+ * What each provider's adapter really fills (its own constant, src/tracking/sources/terminal-operators/*.ts), by the
  * provider's facility code (APMT publishes less at some facilities).
  */
 const PROVIDER_SERVICE: Partial<Record<TerminalProvider, (providerFacility: string) => TerminalService>> = {

@@ -1,8 +1,13 @@
 import type { TerminalPollMessage } from "./terminal-poll-message";
+import { Tracker } from "./tracker";
+import type { UpdateOutcome } from "./tracker-state";
 
 /**
- * Bench instrumentation of the poll path, for `npm run bench -- engine` only (bench/engine, bench/README.md).
- * Everything here is inert unless the Worker variable `BENCH_ENGINE` is set, which no deployed config does:
+ * Bench instrumentation of the poll path, for `npm run bench -- engine` only (bench/engine, bench/README.md), all of
+ * it behind this module: the Worker's entry points go through {@link withBenchEngine} and the Tracker Durable Object
+ * is {@link BenchTracedTracker} (src/index.ts exports both), and nothing else knows of the bench. Everything is inert
+ * unless the Worker variable `BENCH_ENGINE` is set, which no deployed config does (it is not in wrangler.toml; the
+ * bench passes it to `wrangler dev` with `--var`; src/bindings.d.ts declares it):
  * - `BENCH_ENGINE=trace`: each Tracker update counts the D1 round trips it makes (`countingD1`) and writes one
  *   `bench-engine {...}` line to the log (console.warn, so it shows at `--log-level warn`);
  * - `BENCH_ENGINE=noop`: the `terminal-polls` consumer acks every message without polling (the bench's
@@ -83,7 +88,10 @@ export const BENCH_ENGINE_ENQUEUE_PATH = "/__bench/engine/enqueue";
  * Returns null, and the request goes on to the API as usual, unless `BENCH_ENGINE` is set and the path matches;
  * a body that is not such an array answers 400.
  */
-export function benchEngineRequest(request: Request, env: Env): Promise<Response> | null {
+export function benchEngineRequest(
+  request: Request,
+  env: Pick<Env, "TERMINAL_POLLS_QUEUE" | "BENCH_ENGINE">,
+): Promise<Response> | null {
   if (benchEngineMode(env) === null || request.method !== "POST") return null;
   if (new URL(request.url).pathname !== BENCH_ENGINE_ENQUEUE_PATH) return null;
   return (async () => {
@@ -98,4 +106,68 @@ export function benchEngineRequest(request: Request, env: Env): Promise<Response
     }
     return Response.json({ enqueued: boxes.length });
   })();
+}
+
+/** The handlers {@link withBenchEngine} wraps. */
+type BenchEntryPoints = Required<Pick<ExportedHandler<Env>, "fetch" | "queue">>;
+
+/**
+ * The Worker's handlers with the bench's entry points (inert unless `BENCH_ENGINE` is set): `fetch` answers
+ * {@link BENCH_ENGINE_ENQUEUE_PATH} before the app, and under `BENCH_ENGINE=noop` the `terminal-polls` queue is acked
+ * unread (logging `bench-engine {"noop":n}` per batch). Everything else goes to `worker` unchanged.
+ */
+export function withBenchEngine<H extends ExportedHandler<Env> & BenchEntryPoints>(worker: H): H {
+  const entryPoints: BenchEntryPoints = {
+    fetch: (request, env, ctx) => benchEngineRequest(request, env) ?? worker.fetch(request, env, ctx),
+    queue: async (batch, env, ctx) => {
+      if (batch.queue === "terminal-polls" && benchEngineMode(env) === "noop") {
+        for (const message of batch.messages) message.ack();
+        console.warn(`bench-engine ${JSON.stringify({ noop: batch.messages.length })}`);
+        return;
+      }
+      await worker.queue(batch, env, ctx);
+    },
+  };
+  return { ...worker, ...entryPoints };
+}
+
+/**
+ * The Tracker Durable Object (src/tracking/tracker.ts) with the bench's trace: under `BENCH_ENGINE=trace` its D1
+ * binding counts round trips ({@link countingD1}), and each update logs one line `bench-engine {"box", "joining",
+ * "events", "batches", "statements", "snapshotBytes"}` (an update that applied facts) or `{..., "failed"}` (a poll
+ * rescheduled without news), with that update's round trips only. Without `BENCH_ENGINE=trace` it is the Tracker.
+ */
+export class BenchTracedTracker extends Tracker {
+  /** The current update's D1 round trips; null unless `BENCH_ENGINE=trace`. */
+  private readonly d1Count: D1Counter | null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    const d1Count: D1Counter | null = benchEngineMode(env) === "trace" ? { batches: 0, statements: 0 } : null;
+    super(ctx, d1Count ? { ...env, DB: countingD1(env.DB, d1Count) } : env);
+    this.d1Count = d1Count;
+  }
+
+  protected override async update(...args: Parameters<Tracker["update"]>): Promise<UpdateOutcome> {
+    const count = this.d1Count;
+    if (!count) return super.update(...args);
+    Object.assign(count, { batches: 0, statements: 0 });
+    const outcome = await super.update(...args);
+    // An update without facts reschedules the box, which logs its own line.
+    if (outcome.applied) {
+      const [snap, , , , joining] = args;
+      const line = { box: snap.box.number, joining: joining.length, events: outcome.events.length, ...count };
+      console.warn(`bench-engine ${JSON.stringify({ ...line, snapshotBytes: JSON.stringify(this.snapshot).length })}`);
+    }
+    return outcome;
+  }
+
+  protected override async reschedule(...args: Parameters<Tracker["reschedule"]>): Promise<UpdateOutcome> {
+    const count = this.d1Count;
+    if (!count) return super.reschedule(...args);
+    Object.assign(count, { batches: 0, statements: 0 });
+    const outcome = await super.reschedule(...args);
+    const [snap, , failed] = args;
+    console.warn(`bench-engine ${JSON.stringify({ box: snap.box.number, joining: 0, events: 0, ...count, failed })}`);
+    return outcome;
+  }
 }

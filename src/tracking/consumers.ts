@@ -9,7 +9,6 @@ import type { TrackingRequestMessage } from "../tracking-requests/queue-message"
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { isUniqueViolation } from "../tracking-requests/service";
 import { batchWithNotifications } from "../webhooks/outbox";
-import { benchEngineMode } from "./bench-trace";
 import {
   claimLookup,
   markRequestCreated,
@@ -29,7 +28,7 @@ import type {
   TerminalSource,
 } from "./sources/types";
 import type { TerminalPollMessage } from "./terminal-poll-message";
-import { type BoxIdentity, type PollPlan, type PollResults, trackerName } from "./tracker";
+import { type BoxIdentity, type PollPlan, type PollResults, trackerName } from "./tracker-state";
 
 const MINUTE_S = 60;
 const HOUR_S = 3600;
@@ -458,7 +457,8 @@ export async function pollBoxes(
   for (const [source, byFacility] of groups) {
     const limit = Math.max(1, Math.floor(source.maxBatchSize ?? 1));
     // One request at a time per source: a provider is never hit by a burst of a batch's chunks, and after a 429 the
-    // provider's backoff (src/tracking/sources/terminals/backoff.ts) keeps the remaining chunks from being sent.
+    // provider's backoff (src/tracking/sources/terminal-operators/backoff.ts) keeps the remaining chunks from being
+    // sent.
     let previous: Promise<unknown> = Promise.resolve();
     for (const [facilityCode, queries] of byFacility) {
       // One question per container: two lines' boxes with one number at one terminal share the answer.
@@ -589,11 +589,5 @@ export async function pollTerminalBatch(
 
 /** Queue consumer of `terminal-polls`: the batch's boxes polled together (`pollTerminalBatch`); a failing box is retried. */
 export async function consumeTerminalPolls(batch: MessageBatch<TerminalPollMessage>, env: Env): Promise<void> {
-  if (benchEngineMode(env) === "noop") {
-    // Bench baseline (bench/engine), inert unless BENCH_ENGINE=noop: the same consumer doing no work.
-    for (const message of batch.messages) message.ack();
-    console.warn(`bench-engine ${JSON.stringify({ noop: batch.messages.length })}`);
-    return;
-  }
   await pollTerminalBatch({ env }, batch.messages);
 }

@@ -14,7 +14,7 @@ import {
 } from "../webhooks/outbox";
 import { AWAITING_MANIFEST_TTL_MS } from "./consumers";
 import { trackingRequestDraft } from "./persist";
-import { trackerName } from "./tracker";
+import { trackerName } from "./tracker-state";
 
 /** Rows each maintenance step handles per run, so one cron invocation stays short. */
 const BATCH = 100;

@@ -21,9 +21,9 @@ import { ownedBy } from "../lib/tenant";
 import { serializeTrackingRequest } from "../tracking-requests/serializer";
 import { serializeTransportEvent } from "../transport-events/serializer";
 import { EXTENSION_WEBHOOK_EVENTS, isWebhookEvent, WEBHOOK_EVENTS } from "../webhooks/catalog";
+import { examplePayload } from "../webhooks/examples";
 import { enqueueNotifications, type WebhookDeliveryMessage } from "../webhooks/outbox";
 import {
-  examplePayload,
   serializeContainerUpdatedEvent,
   serializeEstimatedEvent,
   type WebhookPayloadDocument,

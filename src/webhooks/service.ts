@@ -16,7 +16,7 @@ import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { CONTROL_CHARACTER_CODE, hasControlCharacter } from "../lib/validation";
 import { isExtensionWebhookEvent, isWebhookEvent } from "./catalog";
-import { examplePayload } from "./payloads";
+import { examplePayload } from "./examples";
 import { sendWebhook } from "./send";
 import type { WebhookRow } from "./serializer";
 import { RESERVED_HEADER_NAMES } from "./signature";

@@ -11,7 +11,7 @@ import type {
   TerminalPollResult,
   TerminalSource,
 } from "../../src/tracking/sources/types";
-import { trackerName } from "../../src/tracking/tracker";
+import { trackerName } from "../../src/tracking/tracker-state";
 import type { TestAccount } from "./api";
 
 // Test doubles and D1 readers for the tracking engine: a queue that records instead of delivering, fake

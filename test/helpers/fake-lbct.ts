@@ -3,7 +3,7 @@
 // revoked key answers 401), container numbers are comma-separated after `cargo-numbers/` (more than 20 answers 400),
 // and the answer is the Navis-style envelope of §2.3/§2.4 (`id`, `service`, `payload.search-results`,
 // `payload.orders`, `payload.containers`). Units carry the documented fields plus the unconfirmed ones the adapter
-// reads when present (src/tracking/sources/terminals/lbct.ts: `available`, `free-time-expiration`, `location`,
+// reads when present (src/tracking/sources/terminal-operators/lbct.ts: `available`, `free-time-expiration`, `location`,
 // `owed`, `list-of-flag`). Every request is recorded; the terminal can be made to fail, throttle, time out or answer
 // garbage.
 

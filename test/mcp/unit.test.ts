@@ -4,13 +4,13 @@ import {
   type RouteContainer,
   type RouteEvent,
   type RouteShipment,
-} from "../../src/containers/route";
-import { parseRouteInclude, routeDocument } from "../../src/containers/route-serializer";
+} from "../../src/containers/shipping-route";
+import { parseRouteInclude, routeDocument } from "../../src/containers/shipping-route-serializer";
 import { TrackingApiError, trackingApiErrorFromStatus } from "../../src/mcp/api";
 import { feeSummaryOf, lfdStatusOf, localTime, readinessOf } from "../../src/mcp/derive";
 import { MILESTONES, milestoneGlossaryMarkdown, phaseOf } from "../../src/mcp/glossary";
 import { toContainerRecord, toShipmentRecord, toTransportEventRecord } from "../../src/mcp/records";
-import { type RouteDocumentLike, routeFromDocument } from "../../src/mcp/route";
+import { type RouteDocumentLike, routeFromDocument } from "../../src/mcp/shipping-route";
 import { errorMessage } from "../../src/mcp/tools/common";
 
 // Pure parts of the MCP server: readiness, LFD urgency, fees, local time, the route builder, record mapping,

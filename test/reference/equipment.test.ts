@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { containerPrefixesForScac } from "../../src/reference/container-prefixes";
-import { equipmentFromSizeType, knownSizeTypeCodes } from "../../src/reference/equipment";
+import { decodeSizeType, equipmentFromSizeType, knownSizeTypeCodes } from "../../src/reference/equipment";
 import { CONTAINER_PREFIXES } from "../../src/reference/generated/container-prefixes";
 
 // ISO 6346 size-type codes → SPEC.md §2.1 equipment fields, as compiled from ../shared/data/iso6346-size-types.csv.
@@ -73,6 +73,35 @@ describe("equipmentFromSizeType", () => {
     const codes = knownSizeTypeCodes();
     expect(codes).toHaveLength(44);
     expect([...codes].sort((a, b) => a.localeCompare(b))).toEqual(codes);
+  });
+});
+
+describe("decodeSizeType", () => {
+  it("reads every code of the table as the table does", () => {
+    for (const code of knownSizeTypeCodes()) expect(decodeSizeType(code), code).toEqual(equipmentFromSizeType(code));
+  });
+
+  it("reads group codes the table does not list from their characters", () => {
+    expect(decodeSizeType("22GP")).toEqual({ equipmentType: "dry", equipmentLength: 20, equipmentHeight: "standard" });
+    expect(decodeSizeType("45RT")).toEqual({
+      equipmentType: "reefer",
+      equipmentLength: 40,
+      equipmentHeight: "high_cube",
+    });
+    expect(decodeSizeType("L5GP")).toEqual({ equipmentType: "dry", equipmentLength: 45, equipmentHeight: "high_cube" });
+    expect(decodeSizeType(" 12vh ")).toEqual({
+      equipmentType: "dry",
+      equipmentLength: 10,
+      equipmentHeight: "standard",
+    });
+  });
+
+  it("leaves a field null where its character has no value, and all three for a code that is not four characters", () => {
+    expect(decodeSizeType("34SN")).toEqual({ equipmentType: null, equipmentLength: null, equipmentHeight: null });
+    const none = { equipmentType: null, equipmentLength: null, equipmentHeight: null };
+    expect(decodeSizeType("22G")).toEqual(none);
+    expect(decodeSizeType("")).toEqual(none);
+    expect(decodeSizeType(null)).toEqual(none);
   });
 });
 

@@ -10,7 +10,7 @@ import {
   apmtProvidedData,
   apmtProvidedDataNotes,
   createApmtSource,
-} from "../../src/tracking/sources/terminals/apmt";
+} from "../../src/tracking/sources/terminal-operators/apmt";
 import type { TerminalObservation, TerminalPollResult, TerminalQuery } from "../../src/tracking/sources/types";
 import {
   type ApmtAvailabilityEntry,

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { TerminalProviderConfig } from "../../src/tracking/sources/terminals/config";
+import type { TerminalProviderConfig } from "../../src/tracking/sources/terminal-operators/config";
 import {
   createLbctSource,
   LBCT_MAX_BATCH,
   LBCT_PROVIDED_DATA,
   LBCT_PROVIDED_DATA_NOTES,
   mapLbctContainer,
-} from "../../src/tracking/sources/terminals/lbct";
+} from "../../src/tracking/sources/terminal-operators/lbct";
 import type { SourceContext, TerminalPollResult, TerminalQuery } from "../../src/tracking/sources/types";
 import { FAKE_LBCT_BASE, FAKE_LBCT_KEY, FAKE_LBCT_LIMIT, FakeLbct, lbctImportUnit } from "../helpers/fake-lbct";
 

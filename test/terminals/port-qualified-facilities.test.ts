@@ -11,9 +11,9 @@ import {
   createConfiguredTerminalSources,
   ourFacilityCode,
   parseTerminalSources,
-} from "../../src/tracking/sources/terminals";
-import { APMT_PROVIDED_DATA } from "../../src/tracking/sources/terminals/apmt";
-import { memoryBackoffStore } from "../../src/tracking/sources/terminals/backoff";
+} from "../../src/tracking/sources/terminal-operators";
+import { APMT_PROVIDED_DATA } from "../../src/tracking/sources/terminal-operators/apmt";
+import { memoryBackoffStore } from "../../src/tracking/sources/terminal-operators/backoff";
 import type { TerminalQuery, TerminalSource } from "../../src/tracking/sources/types";
 
 // Issue 14, APM Terminals outside the US: APMT selects a facility by its port's UN/LOCODE and lists non-US terminals

@@ -1,13 +1,13 @@
 import { env, evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminals";
+import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminal-operators";
 import {
   memoryBackoffStore,
   PROVIDER_BACKOFF_BASE_MS,
   ProviderBackoffError,
   providerBackoffFetch,
-} from "../../src/tracking/sources/terminals/backoff";
-import { type ProviderGate, sharedBackoffStore } from "../../src/tracking/sources/terminals/provider-gate";
+} from "../../src/tracking/sources/terminal-operators/backoff";
+import { type ProviderGate, sharedBackoffStore } from "../../src/tracking/sources/terminal-operators/provider-gate";
 import { FakeLbct, lbctImportUnit, lbctSourcesJson } from "../helpers/fake-lbct";
 import { scriptedUpstream } from "../helpers/scripted-fetch";
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sendTerminalRequest, type TerminalRequest } from "../../src/tracking/sources/terminals/http";
+import { sendTerminalRequest, type TerminalRequest } from "../../src/tracking/sources/terminal-operators/http";
 import type { SourceContext } from "../../src/tracking/sources/types";
 
-// The request and status sorting every terminal adapter shares (src/tracking/sources/terminals/http.ts).
+// The request and status sorting every terminal adapter shares (src/tracking/sources/terminal-operators/http.ts).
 
 const request: TerminalRequest = {
   url: "https://terminal.example/api/boxes?key=SECRET",

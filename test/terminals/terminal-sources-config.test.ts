@@ -7,8 +7,8 @@ import {
 } from "../../src/terminals/provided-data";
 import { sourcesFor } from "../../src/tracking/sources";
 import { SIMULATED_FACILITY_CODES, SIMULATED_SCACS } from "../../src/tracking/sources/simulator";
-import { parseTerminalSources } from "../../src/tracking/sources/terminals";
-import { APMT_PROVIDED_DATA } from "../../src/tracking/sources/terminals/apmt";
+import { parseTerminalSources } from "../../src/tracking/sources/terminal-operators";
+import { APMT_PROVIDED_DATA } from "../../src/tracking/sources/terminal-operators/apmt";
 import {
   memoryBackoffStore,
   PROVIDER_BACKOFF_BASE_MS,
@@ -16,9 +16,9 @@ import {
   ProviderBackoffError,
   type ProviderBackoffs,
   providerBackoffFetch,
-} from "../../src/tracking/sources/terminals/backoff";
-import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../../src/tracking/sources/terminals/lbct";
-import { PORT_OF_VIRGINIA_PROVIDED_DATA } from "../../src/tracking/sources/terminals/port-of-virginia";
+} from "../../src/tracking/sources/terminal-operators/backoff";
+import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../../src/tracking/sources/terminal-operators/lbct";
+import { PORT_OF_VIRGINIA_PROVIDED_DATA } from "../../src/tracking/sources/terminal-operators/port-of-virginia";
 import { scriptedUpstream } from "../helpers/scripted-fetch";
 
 // Issue 14 "Engine": the TERMINAL_SOURCES secret, the registry it configures (a configured terminal is its provider's,

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   BENCH_ENGINE_ENQUEUE_PATH,
@@ -6,6 +6,7 @@ import {
   benchEngineRequest,
   countingD1,
   type D1Counter,
+  withBenchEngine,
 } from "../../src/tracking/bench-trace";
 
 // The bench/engine instrumentation (src/tracking/bench-trace.ts): inert without BENCH_ENGINE, and its D1 counter
@@ -29,6 +30,34 @@ describe("bench-engine instrumentation", () => {
     const request = new Request(`http://localhost${BENCH_ENGINE_ENQUEUE_PATH}`, { method: "POST", body: "{" });
     const res = await benchEngineRequest(request, { ...env, BENCH_ENGINE: "noop" });
     expect(res?.status).toBe(400);
+  });
+
+  it("wraps the Worker: under noop terminal-polls are acked unread, everything else reaches the Worker", async () => {
+    const reached: string[] = [];
+    const app: Required<Pick<ExportedHandler<Env>, "fetch" | "queue">> = {
+      fetch: async () => new Response("app"),
+      queue: async (batch) => {
+        reached.push(batch.queue);
+      },
+    };
+    const worker = withBenchEngine(app);
+    const acked: string[] = [];
+    const batchOf = (queue: string) =>
+      ({ queue, messages: [{ id: "m1", ack: () => acked.push(queue) }] }) as unknown as MessageBatch;
+    const noop = { ...env, BENCH_ENGINE: "noop" } as Env;
+    await worker.queue(batchOf("terminal-polls"), noop, createExecutionContext());
+    expect(acked).toEqual(["terminal-polls"]);
+    expect(reached).toEqual([]);
+    await worker.queue(batchOf("tracking-requests"), noop, createExecutionContext());
+    await worker.queue(batchOf("terminal-polls"), env, createExecutionContext());
+    expect(reached).toEqual(["tracking-requests", "terminal-polls"]);
+    expect(acked).toEqual(["terminal-polls"]);
+    const enqueue = new Request(`http://localhost${BENCH_ENGINE_ENQUEUE_PATH}`, {
+      method: "POST",
+      body: "[]",
+    }) as Parameters<typeof worker.fetch>[0];
+    expect(await (await worker.fetch(enqueue, env, createExecutionContext())).text()).toBe("app");
+    expect(await (await worker.fetch(enqueue.clone(), noop, createExecutionContext())).json()).toEqual({ enqueued: 0 });
   });
 
   it("counts a batch as one round trip of its statements and a lone statement as one of one", async () => {

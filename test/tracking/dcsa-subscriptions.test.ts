@@ -13,7 +13,7 @@ import { nextPollDelayMs } from "../../src/tracking/schedule";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import { createDcsaSource, parseDcsaSources } from "../../src/tracking/sources/dcsa";
 import type { TerminalPollMessage } from "../../src/tracking/terminal-poll-message";
-import { PUSH_POLL_INTERVAL_FACTOR } from "../../src/tracking/tracker";
+import { PUSH_POLL_INTERVAL_FACTOR } from "../../src/tracking/tracker-state";
 import { WEBHOOK_EVENTS } from "../../src/webhooks/catalog";
 import { BOX_A, CALLS, equipmentEvent, JOURNEY_BL, transportEvent } from "../fixtures/dcsa-events";
 import { createAccount } from "../helpers/api";

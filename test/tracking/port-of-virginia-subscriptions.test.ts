@@ -6,7 +6,7 @@ import { sweepPortOfVirginiaSubscriptions } from "../../src/callbacks/port-of-vi
 import { decryptSecret, subscriptionKeyFrom } from "../../src/callbacks/secrets";
 import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
-import { createPortOfVirginiaSource } from "../../src/tracking/sources/terminals/port-of-virginia";
+import { createPortOfVirginiaSource } from "../../src/tracking/sources/terminal-operators/port-of-virginia";
 import type { LookupResult } from "../../src/tracking/sources/types";
 import type { TerminalPollMessage } from "../../src/tracking/terminal-poll-message";
 import { createAccount } from "../helpers/api";

@@ -5,7 +5,8 @@ import { FakeClock } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { deriveContainerState } from "../../src/tracking/derive";
 import { facilitiesToPoll, nextPollDelayMs } from "../../src/tracking/schedule";
-import { planJourney, realMsOf } from "../../src/tracking/simulator/journey";
+import { planJourney } from "../../src/tracking/simulator/plan";
+import { realMsOf } from "../../src/tracking/simulator/simulated-time";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import { createSimulatorSource } from "../../src/tracking/sources/simulator";
 import type {

@@ -4,18 +4,12 @@ import { toIsoSeconds } from "../../src/lib/clock";
 import { containerPrefixesForScac } from "../../src/reference/container-prefixes";
 import { equipmentFromSizeType } from "../../src/reference/equipment";
 import { findPortByLocode, findTerminalByCode } from "../../src/reference/locations";
-import {
-  demurrageAt,
-  INLAND_DESTINATIONS,
-  type Journey,
-  type JourneyContainer,
-  journeyAt,
-  journeyFromPlan,
-  planJourney,
-  realMsOf,
-  sandboxLifecycleJourney,
-  terminalAt,
-} from "../../src/tracking/simulator/journey";
+import { journeyFromPlan, planJourney } from "../../src/tracking/simulator/plan";
+import { INLAND_DESTINATIONS } from "../../src/tracking/simulator/planner-data";
+import { sandboxLifecycleJourney } from "../../src/tracking/simulator/sandbox-lifecycle";
+import { realMsOf } from "../../src/tracking/simulator/simulated-time";
+import { demurrageAt, journeyAt, terminalAt } from "../../src/tracking/simulator/state";
+import type { Journey, JourneyContainer } from "../../src/tracking/simulator/types";
 import {
   createSimulatorSource,
   parseSimulationSpeed,

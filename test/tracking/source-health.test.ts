@@ -5,7 +5,7 @@ import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { pollRetryDelayMs } from "../../src/tracking/schedule";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import { createDcsaSource, parseDcsaSources } from "../../src/tracking/sources/dcsa";
-import { queuedSourceNames } from "../../src/tracking/tracker";
+import { queuedSourceNames } from "../../src/tracking/tracker-state";
 import { BOX_A, BOX_B, JOURNEY_BL, JOURNEY_EVENTS } from "../fixtures/dcsa-events";
 import { apiJson, createAccount } from "../helpers/api";
 import {

@@ -5,8 +5,8 @@ import { findTerminalByCode } from "../../src/reference/locations";
 import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
 import { createTokenBroker } from "../../src/tracking/sources/auth";
 import { createDcsaSource, parseDcsaSources } from "../../src/tracking/sources/dcsa";
-import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminals";
-import { memoryBackoffStore } from "../../src/tracking/sources/terminals/backoff";
+import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminal-operators";
+import { memoryBackoffStore } from "../../src/tracking/sources/terminal-operators/backoff";
 import { BOX_A, CALLS, equipmentEvent, JOURNEY_BL, transportEvent } from "../fixtures/dcsa-events";
 import { createAccount } from "../helpers/api";
 import {

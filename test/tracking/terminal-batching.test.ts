@@ -13,7 +13,7 @@ import type {
   TerminalQuery,
   TerminalSource,
 } from "../../src/tracking/sources/types";
-import { trackerName } from "../../src/tracking/tracker";
+import { trackerName } from "../../src/tracking/tracker-state";
 import { createAccount } from "../helpers/api";
 import {
   boxNumbers,

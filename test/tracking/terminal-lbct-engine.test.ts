@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
 import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
-import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminals";
-import { memoryBackoffStore } from "../../src/tracking/sources/terminals/backoff";
+import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminal-operators";
+import { memoryBackoffStore } from "../../src/tracking/sources/terminal-operators/backoff";
 import type { LookupResult } from "../../src/tracking/sources/types";
 import { createAccount } from "../helpers/api";
 import {

@@ -1,15 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import type { TerminalProviderConfig } from "../../src/tracking/sources/terminals/config";
+import type { TerminalProviderConfig } from "../../src/tracking/sources/terminal-operators/config";
 import {
   createPortOfVirginiaSource,
   createPortOfVirginiaSubscription,
   deletePortOfVirginiaSubscription,
-  localMidnightIso,
   mapPortOfVirginiaHold,
   PORT_OF_VIRGINIA_BULK_LIMIT,
   PORT_OF_VIRGINIA_PROVIDED_DATA,
   parsePortOfVirginiaTime,
-} from "../../src/tracking/sources/terminals/port-of-virginia";
+} from "../../src/tracking/sources/terminal-operators/port-of-virginia";
+import { localMidnightIso } from "../../src/tracking/sources/timestamps";
 import type { SourceContext, TerminalObservation, TerminalQuery } from "../../src/tracking/sources/types";
 import {
   FAKE_POV_API_KEY,

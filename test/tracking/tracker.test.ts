@@ -14,7 +14,8 @@ import type {
   TerminalObservation,
   TerminalPollResult,
 } from "../../src/tracking/sources/types";
-import type { PollResults, Tracker } from "../../src/tracking/tracker";
+import type { Tracker } from "../../src/tracking/tracker";
+import type { PollResults } from "../../src/tracking/tracker-state";
 import { createAccount, type TestAccount } from "../helpers/api";
 import {
   boxNumbers,

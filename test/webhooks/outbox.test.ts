@@ -14,7 +14,8 @@ import type {
   TerminalObservation,
   TerminalPollResult,
 } from "../../src/tracking/sources/types";
-import type { PollResults, Tracker } from "../../src/tracking/tracker";
+import type { Tracker } from "../../src/tracking/tracker";
+import type { PollResults } from "../../src/tracking/tracker-state";
 import { WEBHOOK_EVENTS } from "../../src/webhooks/catalog";
 import type { WebhookDeliveryMessage } from "../../src/webhooks/outbox";
 import { setWebhookFetch } from "../../src/webhooks/send";

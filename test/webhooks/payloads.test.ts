@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS } from "../../src/webhooks/catalog";
-import { EXAMPLE_IDS, examplePayload, vesselIdForImo } from "../../src/webhooks/payloads";
+import { EXAMPLE_IDS, examplePayload } from "../../src/webhooks/examples";
+import { vesselIdForImo } from "../../src/webhooks/payloads";
 
 // Example payloads (GET /webhook_notifications/examples, POST /webhooks/trigger) for every catalog event, built with
 // the builders of real deliveries: the R §5.5 envelope, the reference object of R §1.14 and the `included` of R §5.5.

@@ -8,9 +8,9 @@ import {
   ourFacilityCode,
   parseTerminalSources,
   type TerminalProvider,
-} from "./terminals";
-import { isolateBackoffStore } from "./terminals/backoff";
-import { sharedBackoffStore } from "./terminals/provider-gate";
+} from "./terminal-operators";
+import { isolateBackoffStore } from "./terminal-operators/backoff";
+import { sharedBackoffStore } from "./terminal-operators/provider-gate";
 import type { CarrierSource, TerminalSource } from "./types";
 
 /** Which of our carrier sources serves a line here: the sandbox (`TEST`), a DCSA Track & Trace API, the simulator. */

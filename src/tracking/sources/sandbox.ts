@@ -1,7 +1,8 @@
 import { withCheckDigit } from "../../infer/iso6346";
 import { toIsoSeconds } from "../../lib/clock";
 import { SANDBOX_SCAC } from "../../reference/shipping-lines";
-import { journeyAt, sandboxLifecycleJourney, terminalAt } from "../simulator/journey";
+import { sandboxLifecycleJourney } from "../simulator/sandbox-lifecycle";
+import { journeyAt, terminalAt } from "../simulator/state";
 import type {
   CarrierSource,
   ContainerFacts,

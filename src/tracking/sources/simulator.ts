@@ -1,13 +1,9 @@
 import { CONTAINER_NUMBER_PATTERN, hasValidCheckDigit } from "../../infer/iso6346";
 import { allShippingLines, SANDBOX_SCAC } from "../../reference/shipping-lines";
-import {
-  INLAND_RAMP_CODES,
-  type Journey,
-  journeyAt,
-  planJourney,
-  SIMULATED_POD_TERMINAL_CODES,
-  terminalAt,
-} from "../simulator/journey";
+import { planJourney } from "../simulator/plan";
+import { INLAND_RAMP_CODES, SIMULATED_POD_TERMINAL_CODES } from "../simulator/planner-data";
+import { journeyAt, terminalAt } from "../simulator/state";
+import type { Journey } from "../simulator/types";
 import type {
   CarrierSource,
   LookupRequest,

@@ -42,10 +42,10 @@
 import { z } from "zod";
 import type { TerminalHold } from "../../../db/schema";
 import { toIsoSeconds } from "../../../lib/clock";
-import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
 import { findTerminalByCode } from "../../../reference/locations";
 import { createTokenBroker, type TokenBroker } from "../auth";
 import { type SubscriptionCallAnswer, sendSubscriptionCall } from "../subscription-call";
+import { type CalendarDate, instantMs, localDateOf, localMidnightIso, parseIsoWallClock } from "../timestamps";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { sendTerminalRequest } from "./http";
@@ -127,46 +127,22 @@ const wrapperSchema = z.object({
 // ---------------------------------------------------------------------------------------------------------------
 // Time
 
-const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
 /** A parsed provider time: the instant, and the local calendar date in the terminal's zone. */
 interface ProviderTime {
   ms: number;
   /** `[year, month (1–12), day]` of the local date. */
-  localDate: [number, number, number];
+  localDate: CalendarDate;
 }
 
 /**
  * Reads a Port of Virginia timestamp (`2022-02-15T18:16:13.973`, no offset: the terminal's wall clock; with `Z` or an
  * offset: that instant), to the second (fractions are dropped: the wire format has second precision). Null for null or
- * anything that is not such a timestamp.
+ * anything that is not such a timestamp (src/tracking/sources/timestamps.ts).
  */
 export function parsePortOfVirginiaTime(value: string | null, timeZone: string): ProviderTime | null {
-  if (value === null) return null;
-  const m = WALL_CLOCK.exec(value.trim());
-  if (!m) return null;
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((p) => Number(p ?? 0)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
-  const check = new Date(wall);
-  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;
-  const zone = m[7];
-  if (!zone) return { ms: wallClockToUtcMs(wall, timeZone), localDate: [y, mo, d] };
-  const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4] ?? "00"}:${m[5] ?? "00"}:${m[6] ?? "00"}${zone}`);
-  if (Number.isNaN(ms)) return null;
-  const local = new Date(ms + zoneOffsetMs(ms, timeZone));
-  return { ms, localDate: [local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate()] };
-}
-
-/** Local midnight of a calendar date in `timeZone`, UTC ISO at second precision (R §10.1: how LFDs are served). */
-export function localMidnightIso(date: readonly [number, number, number], timeZone: string): string {
-  return toIsoSeconds(wallClockToUtcMs(Date.UTC(date[0], date[1] - 1, date[2]), timeZone));
+  const wall = value === null ? null : parseIsoWallClock(value);
+  if (!wall) return null;
+  return { ms: Math.floor(instantMs(wall, timeZone) / 1000) * 1000, localDate: localDateOf(wall, timeZone) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * ({@link parseTerminalSources}), and the adapters it configures, each wrapped so the engine's rules hold whatever
  * the adapter does ({@link createConfiguredTerminalSources}): a source serves exactly the facilities configured for
  * it (by our facility code, however the carrier spelt it), and every request to a provider goes through that
- * provider's backoff (src/tracking/sources/terminals/backoff.ts).
+ * provider's backoff (src/tracking/sources/terminal-operators/backoff.ts).
  */
 import { z } from "zod";
 import { facilityCodeOf, findTerminalByCode, lookupFacilityKey } from "../../../reference/locations";

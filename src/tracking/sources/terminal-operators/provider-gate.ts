@@ -11,7 +11,7 @@ import {
 const STATE_KEY = "backoff";
 
 /**
- * One terminal provider's backoff (src/tracking/sources/terminals/backoff.ts), shared by every isolate: one object per
+ * One terminal provider's backoff (backoff.ts), shared by every isolate: one object per
  * provider key of `TERMINAL_SOURCES` (`apmt`, `lbct`, `port_of_virginia`), named by it. It keeps the consecutive
  * failed answers and until when (ms, the callers' clock) the provider is left alone, in memory and in its own storage
  * (written only when the state changes), so a backoff outlives both the isolate that saw the failure and the object's

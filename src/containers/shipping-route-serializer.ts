@@ -8,7 +8,7 @@
  *
  * Leg facts sit on both ends: leg `i` (from stop `i` to stop `i + 1`) is the `outbound_*` of location `i` and the
  * `inbound_*` of location `i + 1`; a stop's own times are its `inbound_eta_at`/`inbound_ata_at` and
- * `outbound_etd_at`/`outbound_atd_at`. So the route can be read back without loss (src/mcp/route.ts
+ * `outbound_etd_at`/`outbound_atd_at`. So the route can be read back without loss (src/mcp/shipping-route.ts
  * `routeFromDocument`).
  */
 
@@ -20,8 +20,8 @@ import { resourceTypeNamed } from "../lib/jsonapi/include-registry";
 import type { JsonApiDocument, Linkage, ResourceObject } from "../lib/jsonapi/types";
 import { findPortByLocode } from "../reference/locations";
 import { vesselIdForImo } from "../vessels/identity";
-import type { ContainerRoute, RouteLeg, VesselRef } from "./route";
-import type { RouteAttributes, RouteLocationAttributes, VesselAttributes } from "./route-schemas";
+import type { ContainerRoute, RouteLeg, VesselRef } from "./shipping-route";
+import type { RouteAttributes, RouteLocationAttributes, VesselAttributes } from "./shipping-route-schemas";
 
 /** Longest `include` value accepted (as src/lib/jsonapi/include.ts). */
 const MAX_INCLUDE_LENGTH = 500;

@@ -140,7 +140,7 @@ describe("GET /containers/{id}/route with the routing feature", () => {
       outbound_etd_at: null,
       outbound_atd_at: null,
     });
-    // The POD's actual arrival is the container's own milestone (src/containers/route.ts), six hours after the
+    // The POD's actual arrival is the container's own milestone (src/containers/shipping-route.ts), six hours after the
     // estimate (the fixtures stamp both from one clock read).
     const podArrivedAt = await env.DB.prepare("SELECT pod_arrived_at FROM containers WHERE id = ?1")
       .bind(id)

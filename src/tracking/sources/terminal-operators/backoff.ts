@@ -9,7 +9,7 @@
  * (`nextBackoff`).
  *
  * Where the state lives (`ProviderBackoffStore`): in production every isolate shares it through the provider's
- * `ProviderGate` Durable Object (src/tracking/sources/terminals/provider-gate.ts), so a provider that answered 429 to
+ * `ProviderGate` Durable Object (provider-gate.ts), so a provider that answered 429 to
  * one queue consumer is left alone by all of them, and a backoff survives the isolate; each request asks the gate
  * (one Durable Object call per request to the provider, which carries up to the provider's bulk limit of boxes).
  * Without the binding (unit tests), a Map in the isolate's memory. Times come from the caller's clock

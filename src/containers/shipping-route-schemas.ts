@@ -9,7 +9,7 @@
 
 import { z } from "@hono/zod-openapi";
 import { resourceSchema } from "../lib/openapi";
-import { ROUTE_LEG_MODES, ROUTE_STOP_ROLES } from "./route";
+import { ROUTE_LEG_MODES, ROUTE_STOP_ROLES } from "./shipping-route";
 
 const ts = (description: string) =>
   z.string().nullable().openapi({ format: "date-time", example: "2025-05-01T06:00:00Z", description });

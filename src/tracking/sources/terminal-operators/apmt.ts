@@ -32,9 +32,10 @@
  */
 import type { TerminalFee, TerminalHold } from "../../../db/schema";
 import { toIsoSeconds } from "../../../lib/clock";
-import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
+import { zoneOffsetMs } from "../../../lib/time-zones";
 import { findPortByLocode, findTerminalByCode } from "../../../reference/locations";
 import { createTokenBroker, type TokenBroker } from "../auth";
+import { instantMs, lastFreeDayMs, parseIsoWallClock } from "../timestamps";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { sendTerminalRequest, type TerminalRequestFailure } from "./http";
@@ -208,78 +209,25 @@ function holdsOf(entry: Entry): TerminalHold[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Time
 
-/** A provider timestamp split up: its fields as if UTC, the offset it states (minutes) if any, whether it has a time. */
-interface WallClock {
-  fieldsMs: number;
-  offsetMinutes: number | null;
-  hasTime: boolean;
-}
-
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
-
-function parseWallClock(value: string): WallClock | null {
-  const m = DATE_TIME.exec(value.trim());
-  if (!m) return null;
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => Number(v ?? 0)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
-  const fieldsMs = Date.UTC(y, mo - 1, d, h, mi, s);
-  if (new Date(fieldsMs).getUTCDate() !== d) return null;
-  const zone = m[7];
-  let offsetMinutes: number | null = null;
-  if (zone) {
-    if (zone.toUpperCase() === "Z") offsetMinutes = 0;
-    else {
-      const sign = zone.startsWith("-") ? -1 : 1;
-      const digits = zone.slice(1).replace(":", "");
-      const oh = Number(digits.slice(0, 2));
-      const om = Number(digits.slice(2));
-      if (oh > 18 || om > 59) return null;
-      offsetMinutes = sign * (oh * 60 + om);
-    }
-  }
-  return { fieldsMs, offsetMinutes, hasTime: m[4] !== undefined };
-}
-
 /**
  * A provider date-time as UTC ISO (second precision, `Z`): exact when it states an offset; else local to
- * `timeZone`; else (zone unknown) its wall-clock time as if UTC (R §10.1). Null when absent or unreadable.
+ * `timeZone`; else (zone unknown) its wall-clock time as if UTC (R §10.1; src/tracking/sources/timestamps.ts). Null
+ * when absent or unreadable.
  */
 export function apmtInstant(value: string | null, timeZone: string | null): string | null {
-  if (value === null) return null;
-  const wall = parseWallClock(value);
-  if (!wall) return null;
-  if (wall.offsetMinutes !== null) return toIsoSeconds(wall.fieldsMs - wall.offsetMinutes * 60_000);
-  return toIsoSeconds(timeZone ? wallClockToUtcMs(wall.fieldsMs, timeZone) : wall.fieldsMs);
+  const wall = value === null ? null : parseIsoWallClock(value);
+  return wall ? toIsoSeconds(instantMs(wall, timeZone)) : null;
 }
 
 /**
  * The last free day from APMT's storage-paid-through date: the terminal-local date it names, as local midnight in
  * UTC (R §10.1). A date-time with an offset is first moved to the terminal's zone (`2023-06-09T23:59:00-07:00` at
- * Pier 400 is 9 June). Without a known zone: midnight at the stated offset, else midnight as if UTC. Null when absent
- * or unreadable.
+ * Pier 400 is 9 June). Without a known zone: midnight at the stated offset, else midnight as if UTC
+ * (src/tracking/sources/timestamps.ts `lastFreeDayMs`). Null when absent or unreadable.
  */
 export function apmtLastFreeDay(value: string | null, timeZone: string | null): string | null {
-  if (value === null) return null;
-  const wall = parseWallClock(value);
-  if (!wall) return null;
-  let dateMs = wall.fieldsMs;
-  if (wall.hasTime && wall.offsetMinutes !== null && timeZone) {
-    const instant = wall.fieldsMs - wall.offsetMinutes * 60_000;
-    dateMs = instant + zoneOffsetMs(instant, timeZone);
-  }
-  const day = new Date(dateMs);
-  const midnight = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate());
-  if (timeZone) return toIsoSeconds(wallClockToUtcMs(midnight, timeZone));
-  if (wall.offsetMinutes !== null) return toIsoSeconds(midnight - wall.offsetMinutes * 60_000);
-  return toIsoSeconds(midnight);
+  const wall = value === null ? null : parseIsoWallClock(value);
+  return wall ? toIsoSeconds(lastFreeDayMs(wall, timeZone)) : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

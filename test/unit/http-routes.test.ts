@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/lib/errors";
-import { allowedMethods, checkQueryParameters, declaredQueryParameters } from "../../src/lib/routing";
+import { allowedMethods, checkQueryParameters, declaredQueryParameters } from "../../src/lib/http-routes";
 import { hasControlCharacter } from "../../src/lib/validation";
 
 /** The 400 `checkQueryParameters` throws for `query` against `declared`, or undefined when it accepts. */

@@ -3,7 +3,7 @@
  * lading (POL) through transshipment and feeder ports to the port of discharge (POD) and, for inland moves, the
  * inland destination, with the legs between them (vessel, voyage, rail carrier) and actual vs. estimated times.
  *
- * This module is the pure part, shared by `GET /v2/containers/{id}/route` (src/containers/route-service.ts,
+ * This module is the pure part, shared by `GET /v2/containers/{id}/route` (src/containers/shipping-route-service.ts,
  * route-serializer.ts) and the MCP tool `get_container_route` (src/mcp): the route's types and
  * {@link buildContainerRoute}, which reads only the container, its shipment and its transport events (estimates
  * included). No I/O.

@@ -1,7 +1,7 @@
 /**
  * Loading a container's route (`GET /v2/containers/{id}/route` and the MCP tool `get_container_route`): the
  * `routing` entitlement check, then the container, its shipment and its transport events (estimates included)
- * from D1, built into a {@link ContainerRoute} by `buildContainerRoute` (src/containers/route.ts).
+ * from D1, built into a {@link ContainerRoute} by `buildContainerRoute` (src/containers/shipping-route.ts).
  */
 
 import { and, eq, inArray, isNull } from "drizzle-orm";
@@ -10,6 +10,7 @@ import { accounts, containers, ports, shipments, transportEvents } from "../db/s
 import { ApiError } from "../lib/errors";
 import { ownedBy } from "../lib/tenant";
 import { findPortByLocode } from "../reference/locations";
+import type { ContainerRow } from "./serializer";
 import {
   buildContainerRoute,
   ROUTING_ENTITLEMENT,
@@ -17,9 +18,8 @@ import {
   type RouteContainer,
   type RouteEvent,
   type RouteShipment,
-} from "./route";
-import type { LoadedRoute } from "./route-serializer";
-import type { ContainerRow } from "./serializer";
+} from "./shipping-route";
+import type { LoadedRoute } from "./shipping-route-serializer";
 
 /** Most transport events read for one route (a container has a few dozen; this only bounds a pathological one). */
 const MAX_EVENTS = 1_000;

@@ -51,15 +51,16 @@
  * Secrets: the API key is in the URL path, so no URL is ever logged (only the origin and the HTTP status).
  */
 import type { TerminalFee, TerminalHold } from "../../../db/schema";
-import { wallClockToUtcMs, zoneOffsetMs } from "../../../lib/time-zones";
+import { toIsoSeconds } from "../../../lib/clock";
 import { findPortByLocode, findTerminalByCode } from "../../../reference/locations";
+import { instantMs, lastFreeDayMs, parseIsoWallClock, parseUsWallClock, type WallClock } from "../timestamps";
 import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQuery, TerminalSource } from "../types";
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { sendTerminalRequest } from "./http";
 
 /** Most container numbers one Cargo Search request may carry (Envase's documented limit, TERMINAL-APIS.md §2.2). */
 export const LBCT_MAX_BATCH = 20;
-/** Timeout of one Cargo Search request, ms (the same budget as a carrier page, src/tracking/sources/dcsa.ts). */
+/** Timeout of one Cargo Search request, ms (the same budget as a carrier page, src/tracking/sources/dcsa/config.ts). */
 export const LBCT_TIMEOUT_MS = 15_000;
 /** Time zone of LBCT's local times when our reference data does not know the facility (Port of Long Beach). */
 export const LBCT_DEFAULT_TIME_ZONE = "America/Los_Angeles";
@@ -185,55 +186,29 @@ async function search(
 // ---------------------------------------------------------------------------------------------------------------
 // Time
 
-/** A wall-clock time in `timeZone` as ms since the epoch (src/lib/time-zones.ts); null for a date that does not exist. */
-function localToUtcMs(y: number, mo: number, d: number, h: number, mi: number, timeZone: string): number | null {
-  const wall = Date.UTC(y, mo - 1, d, h, mi);
-  const check = new Date(wall);
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
-  return wallClockToUtcMs(wall, timeZone);
+/** A Cargo Search time as written: ISO 8601 (`time-in`, `time-out`) or US month-first (`discharged`). */
+function wallClockOf(value: unknown): { wall: WallClock; kind: "A" | "E" | null } | null {
+  const s = text(value);
+  if (!s) return null;
+  const iso = parseIsoWallClock(s);
+  if (iso) return { wall: iso, kind: null };
+  const us = parseUsWallClock(s);
+  return us ? { wall: us.wall, kind: us.marker } : null;
 }
 
-/** UTC ISO 8601, second precision, `Z` (src/tracking/sources/types.ts). */
-const isoSeconds = (ms: number) => `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
-
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
-const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?)?$/;
-const US_LOCAL = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2}))?\s*(?:\((A|E)\w*\)?)?$/i;
-
-/** A local or offset time as UTC ISO; null when unparsable. `kind` is the `(A)`/`(E)` suffix of a US-format time. */
+/**
+ * A local or offset time as UTC ISO (src/tracking/sources/timestamps.ts); null when unparsable. `kind` is the
+ * `(A)`/`(E)` suffix of a US-format time. A local time is read to the minute, as LBCT writes its own (`19:05`).
+ */
 function parseTime(
   value: unknown,
   timeZone: string,
 ): { iso: string; kind: "A" | "E" | null; dateOnly: boolean } | null {
-  const s = text(value);
-  if (!s) return null;
-  if (ISO_WITH_OFFSET.test(s)) {
-    const ms = Date.parse(s);
-    return Number.isFinite(ms) ? { iso: isoSeconds(ms), kind: null, dateOnly: false } : null;
-  }
-  let y: number;
-  let mo: number;
-  let d: number;
-  let h: string | undefined;
-  let mi: string | undefined;
-  let kind: "A" | "E" | null = null;
-  const iso = ISO_LOCAL.exec(s);
-  const us = iso ? null : US_LOCAL.exec(s);
-  if (iso) {
-    [y, mo, d] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
-    [h, mi] = [iso[4], iso[5]];
-  } else if (us) {
-    [mo, d, y] = [Number(us[1]), Number(us[2]), Number(us[3])];
-    [h, mi] = [us[4], us[5]];
-    kind = us[6] ? (us[6].toUpperCase() as "A" | "E") : null;
-  } else {
-    return null;
-  }
-  const hour = h === undefined ? 0 : Number(h);
-  const minute = mi === undefined ? 0 : Number(mi);
-  if (hour > 23 || minute > 59) return null;
-  const ms = localToUtcMs(y, mo, d, hour, minute, timeZone);
-  return ms === null ? null : { iso: isoSeconds(ms), kind, dateOnly: h === undefined };
+  const read = wallClockOf(value);
+  if (!read) return null;
+  const { wall, kind } = read;
+  const toMinute = wall.offsetMinutes === null ? { ...wall, fieldsMs: wall.fieldsMs - (wall.fieldsMs % 60_000) } : wall;
+  return { iso: toIsoSeconds(instantMs(toMinute, timeZone)), kind, dateOnly: !wall.hasTime };
 }
 
 /**
@@ -241,25 +216,8 @@ function parseTime(
  * time with an offset (its local date at the terminal).
  */
 function parseLfd(value: unknown, timeZone: string): string | null {
-  const s = text(value);
-  if (!s) return null;
-  let ymd: [number, number, number];
-  const iso = ISO_LOCAL.exec(s);
-  const us = US_LOCAL.exec(s);
-  if (ISO_WITH_OFFSET.test(s)) {
-    const ms = Date.parse(s);
-    if (!Number.isFinite(ms)) return null;
-    const local = new Date(ms + zoneOffsetMs(ms, timeZone));
-    ymd = [local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate()];
-  } else if (iso) {
-    ymd = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
-  } else if (us) {
-    ymd = [Number(us[3]), Number(us[1]), Number(us[2])];
-  } else {
-    return null;
-  }
-  const ms = localToUtcMs(ymd[0], ymd[1], ymd[2], 0, 0, timeZone);
-  return ms === null ? null : isoSeconds(ms);
+  const read = wallClockOf(value);
+  return read ? toIsoSeconds(lastFreeDayMs(read.wall, timeZone)) : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -390,7 +348,7 @@ export function mapLbctContainer(
   }
 
   return {
-    checkedAt: isoSeconds(nowMs),
+    checkedAt: toIsoSeconds(nowMs),
     availabilityKnown,
     availableForPickup,
     holds,

@@ -4,8 +4,8 @@
  * - {@link routingNotEnabledError}: the one `forbidden_feature` error for an account without the entitlement
  *   (the Worker raises it on the service's 403, the stdio server on the REST API's 403);
  * - {@link routeFromDocument}: the REST document of `GET /v2/containers/{id}/route` read back into the
- *   `ContainerRoute` the Worker builds directly (src/containers/route-serializer.ts writes it without loss).
- * The route itself is built by src/containers/route.ts.
+ *   `ContainerRoute` the Worker builds directly (src/containers/shipping-route-serializer.ts writes it without loss).
+ * The route itself is built by src/containers/shipping-route.ts.
  */
 
 import {
@@ -15,7 +15,7 @@ import {
   type RouteLeg,
   type RouteStop,
   type VesselRef,
-} from "../containers/route";
+} from "../containers/shipping-route";
 import { TrackingApiError } from "./api";
 
 /**
