@@ -20,9 +20,9 @@ import { listContainerRawEvents } from "../raw-events/service";
 import { TransportEventListDocument } from "../transport-events/schemas";
 import { transportEventResource } from "../transport-events/serializer";
 import { listContainerTransportEvents } from "../transport-events/service";
-import { ContainerDocument, ContainerListDocument } from "./schemas";
+import { ContainerDocument, ContainerListDocument, containerFilterParams, parseContainerFilters } from "./schemas";
 import { containerResource } from "./serializer";
-import { CONTAINER_STATUSES, getContainerView, listContainers, refreshContainer } from "./service";
+import { getContainerView, listContainers, refreshContainer } from "./service";
 import { ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "./shipping-route";
 import { RouteDocument } from "./shipping-route-schemas";
 import { parseRouteInclude, ROUTE_INCLUDES, routeDocument } from "./shipping-route-serializer";
@@ -49,20 +49,7 @@ const listRouteDef = createRoute({
     query: z.object({
       ...listQuery,
       include: includeQuery(INCLUDES),
-      "filter[number]": z.string().optional().openapi({ description: "Container number (ISO 6346)." }),
-      "filter[status]": z.enum(CONTAINER_STATUSES).optional().openapi({ description: "current_status" }),
-      "filter[shipment_id]": z.string().optional(),
-      "filter[pod_locode]": z.string().optional().openapi({ description: "UN/LOCODE of the port of discharge." }),
-      "filter[scac]": z.string().optional(),
-      "filter[updated_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[pickup_lfd][start]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[pickup_lfd][end]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[customer_id]": z.string().optional().openapi({ description: "Id of the shipment's customer party." }),
-      "filter[customer_name]": z
-        .string()
-        .optional()
-        .openapi({ description: "Company name of the shipment's customer party (case-insensitive)." }),
+      ...containerFilterParams,
     }),
   },
   responses: {
@@ -183,8 +170,9 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const page = parsePage(params);
     const include = parseInclude(includeParam(params), containerResource);
+    const filters = parseContainerFilters(Object.fromEntries(params));
     const ctx = loadContext(c);
-    const { rows, total, prefetched } = await listContainers(ctx.db, ctx.accountId, params, page, include);
+    const { rows, total, prefetched } = await listContainers(ctx.db, ctx.accountId, filters, page, include);
     return sendJsonApi(
       c,
       await listDocument(ctx, containerResource, rows, include, c.req.url, page, total, prefetched),

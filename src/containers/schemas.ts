@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { type FilterValues, parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
-import { CONTAINER_STATUSES } from "./service";
+import { CONTAINER_STATUSES } from "../tracking/status";
 
 const ts = () => z.string().nullable().openapi({ format: "date-time", example: "2024-06-26T15:05:18Z" });
 
@@ -103,3 +104,50 @@ export const ContainerAttributes = z
 export const ContainerResourceSchema = resourceSchema("container", ContainerAttributes, "Container");
 export const ContainerDocument = singleDocumentSchema(ContainerResourceSchema, "ContainerDocument");
 export const ContainerListDocument = listDocumentSchema(ContainerResourceSchema, "ContainerList");
+
+/**
+ * The filters of `GET /v2/containers` (DECISIONS.md §Wire format), as its OpenAPI query declares them: the route's
+ * query is `listQuery`, `include` and these.
+ */
+export const containerFilterParams = {
+  "filter[number]": z.string().optional().openapi({ description: "Container number (ISO 6346)." }),
+  "filter[status]": z.enum(CONTAINER_STATUSES).optional().openapi({ description: "current_status" }),
+  "filter[shipment_id]": z.string().optional(),
+  "filter[pod_locode]": z.string().optional().openapi({ description: "UN/LOCODE of the port of discharge." }),
+  "filter[scac]": z.string().optional(),
+  "filter[updated_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[pickup_lfd][start]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[pickup_lfd][end]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[customer_id]": z.string().optional().openapi({ description: "Id of the shipment's customer party." }),
+  "filter[customer_name]": z
+    .string()
+    .optional()
+    .openapi({ description: "Company name of the shipment's customer party (case-insensitive)." }),
+};
+
+/** The filters `listContainers` takes, by parameter name: checked and trimmed by {@link parseContainerFilters}. */
+export type ContainerFilters = z.infer<z.ZodObject<typeof containerFilterParams>>;
+
+/**
+ * The container filters of a request's query (or an MCP tool's arguments), checked in this order: strings trimmed
+ * and at most 20 (`number`), 64 (`shipment_id`, `customer_id`), 5 (`pod_locode`), 8 (`scac`) or 255
+ * (`customer_name`) characters, `status` one of `CONTAINER_STATUSES`, time bounds ISO 8601 (normalised to UTC
+ * seconds). An empty value is no filter.
+ * @throws ApiError 400 with `source.parameter` at the first invalid value.
+ */
+export function parseContainerFilters(values: FilterValues<keyof ContainerFilters>): ContainerFilters {
+  return {
+    "filter[number]": parseStringFilter(values["filter[number]"], "filter[number]", 20),
+    "filter[status]": parseEnumFilter(values["filter[status]"], "filter[status]", CONTAINER_STATUSES),
+    "filter[shipment_id]": parseStringFilter(values["filter[shipment_id]"], "filter[shipment_id]", 64),
+    "filter[pod_locode]": parseStringFilter(values["filter[pod_locode]"], "filter[pod_locode]", 5),
+    "filter[scac]": parseStringFilter(values["filter[scac]"], "filter[scac]", 8),
+    "filter[updated_at][start]": parseTimeBound(values["filter[updated_at][start]"], "filter[updated_at][start]"),
+    "filter[updated_at][end]": parseTimeBound(values["filter[updated_at][end]"], "filter[updated_at][end]"),
+    "filter[pickup_lfd][start]": parseTimeBound(values["filter[pickup_lfd][start]"], "filter[pickup_lfd][start]"),
+    "filter[pickup_lfd][end]": parseTimeBound(values["filter[pickup_lfd][end]"], "filter[pickup_lfd][end]"),
+    "filter[customer_id]": parseStringFilter(values["filter[customer_id]"], "filter[customer_id]", 64),
+    "filter[customer_name]": parseStringFilter(values["filter[customer_name]"], "filter[customer_name]", 255),
+  };
+}

@@ -4,13 +4,12 @@ import { placeholder, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
 import { ApiError } from "../lib/errors";
-import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { type IncludeTree, type PrefetchedIncludes, prefetchPlan } from "../lib/jsonapi/include";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
-import { CONTAINER_STATUSES } from "../tracking/status";
 import { trackerName } from "../tracking/tracker-state";
+import type { ContainerFilters } from "./schemas";
 import {
   type ContainerRow,
   type ContainerView,
@@ -18,9 +17,6 @@ import {
   containerResource,
   withContainerLinkage,
 } from "./serializer";
-
-/** Every `current_status` value, re-exported for the routes. */
-export { CONTAINER_STATUSES };
 
 /**
  * One container of the account with its linkage, and the rows of the includes that can be prefetched
@@ -59,32 +55,34 @@ export async function getContainerView(
 }
 
 /**
- * A page of the account's containers, newest first, with the filters of DECISIONS.md §Wire format:
- * `filter[number]`, `filter[status]`, `filter[shipment_id]`, `filter[pod_locode]`, `filter[scac]`,
- * `filter[updated_at][start|end]`, `filter[pickup_lfd][start|end]`, and the reference's `filter[customer_id]` and
- * `filter[customer_name]` (R §3.1: the customer party of the container's shipment, by id or by company name compared
- * case-insensitively). The page, its total, the rows' linkage and
- * the prefetched includes are read in one D1 round trip, as a cached query shape (`listPage`).
- * @throws ApiError 400 for an invalid filter value.
+ * A page of the account's containers, newest first, with the filters of DECISIONS.md §Wire format
+ * (`parseContainerFilters` checks them): `filter[number]` (spaces and dashes ignored, any case), `filter[status]`,
+ * `filter[shipment_id]`, `filter[pod_locode]`, `filter[scac]`, `filter[updated_at][start|end]`,
+ * `filter[pickup_lfd][start|end]`, and the reference's `filter[customer_id]` and `filter[customer_name]` (R §3.1: the
+ * customer party of the container's shipment, by id or by company name compared case-insensitively). The page, its
+ * total, the rows' linkage and the prefetched includes are read in one D1 round trip, as a cached query shape
+ * (`listPage`).
  */
 export async function listContainers(
   db: Database,
   accountId: string,
-  params: URLSearchParams,
+  filters: ContainerFilters,
   page: PageRequest,
   include: IncludeTree = new Map(),
 ) {
-  const number = parseStringFilter(params, "filter[number]", 20);
-  const status = parseEnumFilter(params, "filter[status]", CONTAINER_STATUSES);
-  const shipmentId = parseStringFilter(params, "filter[shipment_id]", 64);
-  const podLocode = parseStringFilter(params, "filter[pod_locode]", 5);
-  const scac = parseStringFilter(params, "filter[scac]", 8);
-  const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
-  const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
-  const lfdStart = parseTimeBound(params, "filter[pickup_lfd][start]");
-  const lfdEnd = parseTimeBound(params, "filter[pickup_lfd][end]");
-  const customerId = parseStringFilter(params, "filter[customer_id]", 64);
-  const customerName = parseStringFilter(params, "filter[customer_name]", 255);
+  const {
+    "filter[number]": number,
+    "filter[status]": status,
+    "filter[shipment_id]": shipmentId,
+    "filter[pod_locode]": podLocode,
+    "filter[scac]": scac,
+    "filter[updated_at][start]": updatedStart,
+    "filter[updated_at][end]": updatedEnd,
+    "filter[pickup_lfd][start]": lfdStart,
+    "filter[pickup_lfd][end]": lfdEnd,
+    "filter[customer_id]": customerId,
+    "filter[customer_name]": customerName,
+  } = filters;
   const t = containers;
   const prefetch = prefetchPlan(containerResource, include);
   const result = await listPage(

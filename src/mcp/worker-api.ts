@@ -1,4 +1,5 @@
 import { and, desc, eq, gte, lt } from "drizzle-orm";
+import { parseContainerFilters } from "../containers/schemas";
 import { containerResource } from "../containers/serializer";
 import { getContainerView, listContainers } from "../containers/service";
 import { getContainerRoute as loadContainerRoute } from "../containers/shipping-route-service";
@@ -15,10 +16,12 @@ import { MAX_PAGE_SIZE } from "../lib/jsonapi/pagination";
 import type { JsonApiDocument, ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
 import { allShippingLines } from "../reference/shipping-lines";
+import { parseShipmentFilters } from "../shipments/schemas";
 import { shipmentResource } from "../shipments/serializer";
 import { getShipment, listShipments } from "../shipments/service";
 import { serializeShippingLine } from "../shipping-lines/serializer";
 import { sourcesFor } from "../tracking/sources";
+import { parseTrackingRequestFilters } from "../tracking-requests/schemas";
 import { trackingRequestResource } from "../tracking-requests/serializer";
 import { createTrackingRequest, getTrackingRequest, listTrackingRequests } from "../tracking-requests/service";
 import { transportEventResource } from "../transport-events/serializer";
@@ -99,11 +102,11 @@ export class WorkerTrackingApi implements TrackingApi {
       const { db, accountId } = this.ctx;
       const [boxes, shipments, requests] = await Promise.all([
         containerNumber !== null
-          ? listContainers(db, accountId, new URLSearchParams({ "filter[number]": containerNumber }), page)
+          ? listContainers(db, accountId, parseContainerFilters({ "filter[number]": containerNumber }), page)
           : { rows: [] },
-        number !== null ? listShipments(db, accountId, new URLSearchParams({ number }), page) : { rows: [] },
+        number !== null ? listShipments(db, accountId, parseShipmentFilters({ number }), page) : { rows: [] },
         number !== null
-          ? listTrackingRequests(db, accountId, new URLSearchParams({ "filter[request_number]": number }), page)
+          ? listTrackingRequests(db, accountId, parseTrackingRequestFilters({ "filter[request_number]": number }), page)
           : { rows: [] },
       ]);
       const shipmentDocs = await collectionDocument(this.ctx, shipmentResource, shipments.rows, new Map());
@@ -143,13 +146,14 @@ export class WorkerTrackingApi implements TrackingApi {
     options: { include?: "shipment"[] } = {},
   ): Promise<Page<ContainerListItem>> {
     return mapErrors(async () => {
-      const params = new URLSearchParams();
-      setParam(params, "filter[status]", filters.status);
-      setParam(params, "filter[pod_locode]", filters.podLocode);
-      setParam(params, "filter[scac]", filters.scac);
-      setParam(params, "filter[updated_at][start]", filters.updatedAfter);
-      setParam(params, "filter[number]", filters.number);
-      setParam(params, "filter[shipment_id]", filters.shipmentId);
+      const params = parseContainerFilters({
+        "filter[status]": filters.status,
+        "filter[pod_locode]": filters.podLocode,
+        "filter[scac]": filters.scac,
+        "filter[updated_at][start]": filters.updatedAfter,
+        "filter[number]": filters.number,
+        "filter[shipment_id]": filters.shipmentId,
+      });
       const request = pageRequest(page);
       const withShipment = options.include?.includes("shipment") === true;
       const tree = parseInclude(withShipment ? "shipment" : "", containerResource);
@@ -195,13 +199,13 @@ export class WorkerTrackingApi implements TrackingApi {
     options: { includeContainers?: boolean } = {},
   ): Promise<Page<ShipmentListItem>> {
     return mapErrors(async () => {
-      const params = new URLSearchParams();
-      setParam(params, "number", filters.number);
-      if (filters.trackingStopped !== undefined)
-        params.set("filter[tracking_stopped]", String(filters.trackingStopped));
-      setParam(params, "filter[scac]", filters.scac);
-      setParam(params, "filter[pod_locode]", filters.podLocode);
-      setParam(params, "filter[updated_at][start]", filters.updatedAfter);
+      const params = parseShipmentFilters({
+        number: filters.number,
+        "filter[tracking_stopped]": filters.trackingStopped === undefined ? undefined : String(filters.trackingStopped),
+        "filter[scac]": filters.scac,
+        "filter[pod_locode]": filters.podLocode,
+        "filter[updated_at][start]": filters.updatedAfter,
+      });
       const request = pageRequest(page);
       const tree = parseInclude(options.includeContainers ? "containers" : "", shipmentResource);
       const { rows, total } = await listShipments(this.deps.db, this.deps.accountId, params, request);
@@ -235,13 +239,14 @@ export class WorkerTrackingApi implements TrackingApi {
     page: PageOptions = {},
   ): Promise<Page<TrackingRequestRecord>> {
     return mapErrors(async () => {
-      const params = new URLSearchParams();
-      setParam(params, "filter[status]", filters.status);
-      setParam(params, "filter[request_type]", filters.requestType);
-      setParam(params, "filter[request_number]", filters.requestNumber);
-      setParam(params, "filter[scac]", filters.scac);
-      setParam(params, "filter[created_at][start]", filters.createdAfter);
-      setParam(params, "filter[updated_at][start]", filters.updatedAfter);
+      const params = parseTrackingRequestFilters({
+        "filter[status]": filters.status,
+        "filter[request_type]": filters.requestType,
+        "filter[request_number]": filters.requestNumber,
+        "filter[scac]": filters.scac,
+        "filter[created_at][start]": filters.createdAfter,
+        "filter[updated_at][start]": filters.updatedAfter,
+      });
       const request = pageRequest(page);
       const { rows, total } = await listTrackingRequests(this.deps.db, this.deps.accountId, params, request);
       return pageOf(
@@ -396,10 +401,6 @@ export async function recentContainerKeys(
 
 function asArray(data: ResourceObject | ResourceObject[]): ResourceLike[] {
   return Array.isArray(data) ? data : [data];
-}
-
-function setParam(params: URLSearchParams, name: string, value: string | undefined): void {
-  if (value !== undefined && value !== "") params.set(name, value);
 }
 
 /** A service page request from `PageOptions`: 1-based page, size default 30, clamped to 1..100. */

@@ -15,7 +15,14 @@ import {
   pathIdParam,
   sendJsonApi,
 } from "../lib/openapi";
-import { ShipmentActionBody, ShipmentDocument, ShipmentListDocument, UpdateShipmentBody } from "./schemas";
+import {
+  parseShipmentFilters,
+  ShipmentActionBody,
+  ShipmentDocument,
+  ShipmentListDocument,
+  shipmentFilterParams,
+  UpdateShipmentBody,
+} from "./schemas";
 import { shipmentResource } from "./serializer";
 import { getShipment, listShipments, resumeShipmentTracking, stopTrackingShipment, updateShipment } from "./service";
 
@@ -39,17 +46,7 @@ const listRouteDef = createRoute({
     query: z.object({
       ...listQuery,
       include: includeQuery(INCLUDES),
-      number: z.string().optional().openapi({ description: "The tracked bill of lading or booking number." }),
-      "filter[tracking_stopped]": z.enum(["true", "false"]).optional(),
-      "filter[scac]": z.string().optional(),
-      "filter[pod_locode]": z.string().optional(),
-      "filter[updated_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[customer_id]": z.string().optional().openapi({ description: "Id of the customer party." }),
-      q: z.string().optional().openapi({
-        description:
-          "Deprecated (kept for the reference's clients): the tracked number, a reference number or a container number, matched whole.",
-      }),
+      ...shipmentFilterParams,
     }),
   },
   responses: {
@@ -131,8 +128,9 @@ export const shipmentRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const page = parsePage(params);
     const include = parseInclude(includeParam(params), shipmentResource);
+    const filters = parseShipmentFilters(Object.fromEntries(params));
     const ctx = loadContext(c);
-    const { rows, total } = await listShipments(ctx.db, ctx.accountId, params, page);
+    const { rows, total } = await listShipments(ctx.db, ctx.accountId, filters, page);
     return sendJsonApi(c, await listDocument(ctx, shipmentResource, rows, include, c.req.url, page, total));
   })
   .openapi(getRouteDef, async (c) => {

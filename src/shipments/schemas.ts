@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { type FilterValues, parseBooleanFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
 import { freeText } from "../lib/validation";
 
@@ -54,6 +55,46 @@ export const ShipmentAttributes = z
 export const ShipmentResourceSchema = resourceSchema("shipment", ShipmentAttributes, "Shipment");
 export const ShipmentDocument = singleDocumentSchema(ShipmentResourceSchema, "ShipmentDocument");
 export const ShipmentListDocument = listDocumentSchema(ShipmentResourceSchema, "ShipmentList");
+
+/**
+ * The filters of `GET /v2/shipments` (DECISIONS.md §Wire format, R §3.11), as its OpenAPI query declares them: the
+ * route's query is `listQuery`, `include` and these.
+ */
+export const shipmentFilterParams = {
+  number: z.string().optional().openapi({ description: "The tracked bill of lading or booking number." }),
+  "filter[tracking_stopped]": z.enum(["true", "false"]).optional(),
+  "filter[scac]": z.string().optional(),
+  "filter[pod_locode]": z.string().optional(),
+  "filter[updated_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[customer_id]": z.string().optional().openapi({ description: "Id of the customer party." }),
+  q: z.string().optional().openapi({
+    description:
+      "Deprecated (kept for the reference's clients): the tracked number, a reference number or a container number, matched whole.",
+  }),
+};
+
+/** The filters `listShipments` takes, by parameter name: checked and trimmed by {@link parseShipmentFilters}. */
+export type ShipmentFilters = z.infer<z.ZodObject<typeof shipmentFilterParams>>;
+
+/**
+ * The shipment filters of a request's query (or an MCP tool's arguments), checked in this order: strings trimmed and
+ * at most 64 (`number`, `customer_id`), 8 (`scac`), 5 (`pod_locode`) or 255 (`q`) characters, `tracking_stopped`
+ * `true` or `false`, time bounds ISO 8601 (normalised to UTC seconds). An empty value is no filter.
+ * @throws ApiError 400 with `source.parameter` at the first invalid value.
+ */
+export function parseShipmentFilters(values: FilterValues<keyof ShipmentFilters>): ShipmentFilters {
+  return {
+    number: parseStringFilter(values.number, "number", 64),
+    "filter[tracking_stopped]": parseBooleanFilter(values["filter[tracking_stopped]"], "filter[tracking_stopped]"),
+    "filter[scac]": parseStringFilter(values["filter[scac]"], "filter[scac]", 8),
+    "filter[pod_locode]": parseStringFilter(values["filter[pod_locode]"], "filter[pod_locode]", 5),
+    "filter[updated_at][start]": parseTimeBound(values["filter[updated_at][start]"], "filter[updated_at][start]"),
+    "filter[updated_at][end]": parseTimeBound(values["filter[updated_at][end]"], "filter[updated_at][end]"),
+    "filter[customer_id]": parseStringFilter(values["filter[customer_id]"], "filter[customer_id]", 64),
+    q: parseStringFilter(values.q, "q", 255),
+  };
+}
 
 const MAX_LIST_ITEMS = 50;
 const MAX_REF_LENGTH = 255;

@@ -5,13 +5,13 @@ import { readMany } from "../db/read-batch";
 import { containers, shipments, trackingRequests } from "../db/schema";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
-import { parseBooleanFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { stopShipmentTracking } from "../tracking/maintenance";
 import { trackerName } from "../tracking/tracker-state";
 import { normalizeRequestNumber } from "../tracking-requests/service";
+import type { ShipmentFilters } from "./schemas";
 import type { ShipmentRow } from "./serializer";
 import { shipmentLinkageQueries, withShipmentLinkage } from "./serializer";
 
@@ -53,23 +53,24 @@ function shipmentSearch(q: string) {
 }
 
 /**
- * A page of the account's shipments, newest first, with the filters of DECISIONS.md §Wire format:
- * `number` (the tracked BL/booking number), `filter[tracking_stopped]`, `filter[scac]`, `filter[pod_locode]`,
- * `filter[updated_at][start|end]`, and the reference's `filter[customer_id]` (the customer party) and deprecated `q`
- * (R §3.11: the BL/booking number, a reference number or a container number, each matched whole, case-insensitively).
- * The page, its total and the rows' linkage are read in one D1 round trip, as a cached query shape (`listPage`; with
- * `q`, built for the request).
- * @throws ApiError 400 for an invalid filter value.
+ * A page of the account's shipments, newest first, with the filters of DECISIONS.md §Wire format
+ * (`parseShipmentFilters` checks them): `number` (the tracked BL/booking number), `filter[tracking_stopped]`,
+ * `filter[scac]`, `filter[pod_locode]`, `filter[updated_at][start|end]`, and the reference's `filter[customer_id]`
+ * (the customer party) and deprecated `q` (R §3.11: the BL/booking number, a reference number or a container number,
+ * each matched whole, case-insensitively). The page, its total and the rows' linkage are read in one D1 round trip,
+ * as a cached query shape (`listPage`; with `q`, built for the request).
  */
-export async function listShipments(db: Database, accountId: string, params: URLSearchParams, page: PageRequest) {
-  const number = parseStringFilter(params, "number", 64);
-  const stopped = parseBooleanFilter(params, "filter[tracking_stopped]");
-  const scac = parseStringFilter(params, "filter[scac]", 8);
-  const podLocode = parseStringFilter(params, "filter[pod_locode]", 5);
-  const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
-  const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
-  const customerId = parseStringFilter(params, "filter[customer_id]", 64);
-  const q = parseStringFilter(params, "q", 255);
+export async function listShipments(db: Database, accountId: string, filters: ShipmentFilters, page: PageRequest) {
+  const {
+    number,
+    "filter[tracking_stopped]": stopped,
+    "filter[scac]": scac,
+    "filter[pod_locode]": podLocode,
+    "filter[updated_at][start]": updatedStart,
+    "filter[updated_at][end]": updatedEnd,
+    "filter[customer_id]": customerId,
+    q,
+  } = filters;
   const t = shipments;
   const result = await listPage(
     db,
@@ -80,8 +81,12 @@ export async function listShipments(db: Database, accountId: string, params: URL
       listFilter("number", number === undefined ? undefined : normalizeRequestNumber(number), (v) =>
         eq(t.normalizedNumber, v),
       ),
-      stopped === true ? { name: "tracking_stopped=true", where: () => isNotNull(t.lineTrackingStoppedAt) } : undefined,
-      stopped === false ? { name: "tracking_stopped=false", where: () => isNull(t.lineTrackingStoppedAt) } : undefined,
+      stopped === "true"
+        ? { name: "tracking_stopped=true", where: () => isNotNull(t.lineTrackingStoppedAt) }
+        : undefined,
+      stopped === "false"
+        ? { name: "tracking_stopped=false", where: () => isNull(t.lineTrackingStoppedAt) }
+        : undefined,
       listFilter("scac", scac?.toUpperCase(), (v) => eq(t.shippingLineScac, v)),
       listFilter("pod_locode", podLocode?.toUpperCase(), (v) => eq(t.portOfDischargeLocode, v)),
       listFilter("updated_at.start", updatedStart, (v) => gte(t.updatedAt, v)),

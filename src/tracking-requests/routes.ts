@@ -18,10 +18,10 @@ import {
 import { sourcesFor } from "../tracking/sources";
 import {
   CreateTrackingRequestBody,
-  REQUEST_TYPES,
-  TRACKING_REQUEST_STATUSES,
+  parseTrackingRequestFilters,
   TrackingRequestDocument,
   TrackingRequestListDocument,
+  trackingRequestFilterParams,
   UpdateTrackingRequestBody,
 } from "./schemas";
 import { trackingRequestResource } from "./serializer";
@@ -57,18 +57,7 @@ const listRouteDef = createRoute({
     query: z.object({
       ...listQuery,
       include: includeQuery(["tracked_object", "customer"]),
-      "filter[request_number]": z.string().optional(),
-      "filter[status]": z.enum(TRACKING_REQUEST_STATUSES).optional(),
-      "filter[scac]": z.string().optional(),
-      "filter[request_type]": z.enum(REQUEST_TYPES).optional(),
-      "filter[created_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[created_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[updated_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
-      "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
-      q: z.string().optional().openapi({
-        description:
-          "Deprecated (kept for the reference's clients): the request number or a reference number, matched whole.",
-      }),
+      ...trackingRequestFilterParams,
     }),
   },
   responses: {
@@ -133,8 +122,9 @@ export const trackingRequestRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const page = parsePage(params);
     const include = parseInclude(includeParam(params, DEFAULT_INCLUDE), trackingRequestResource);
+    const filters = parseTrackingRequestFilters(Object.fromEntries(params));
     const ctx = loadContext(c);
-    const { rows, total } = await listTrackingRequests(ctx.db, ctx.accountId, params, page);
+    const { rows, total } = await listTrackingRequests(ctx.db, ctx.accountId, filters, page);
     return sendJsonApi(c, await listDocument(ctx, trackingRequestResource, rows, include, c.req.url, page, total));
   })
   .openapi(getRouteDef, async (c) => {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { type FilterValues, parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
 import { freeText } from "../lib/validation";
 
@@ -101,3 +102,50 @@ export const TrackingRequestResourceSchema = resourceSchema(
 );
 export const TrackingRequestDocument = singleDocumentSchema(TrackingRequestResourceSchema, "TrackingRequestDocument");
 export const TrackingRequestListDocument = listDocumentSchema(TrackingRequestResourceSchema, "TrackingRequestList");
+
+/**
+ * The filters of `GET /v2/tracking_requests` (DECISIONS.md §Wire format, R §3.7), as its OpenAPI query declares
+ * them: the route's query is `listQuery`, `include` and these.
+ */
+export const trackingRequestFilterParams = {
+  "filter[request_number]": z.string().optional(),
+  "filter[status]": z.enum(TRACKING_REQUEST_STATUSES).optional(),
+  "filter[scac]": z.string().optional(),
+  "filter[request_type]": z.enum(REQUEST_TYPES).optional(),
+  "filter[created_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[created_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[updated_at][start]": z.string().optional().openapi({ description: "ISO 8601" }),
+  "filter[updated_at][end]": z.string().optional().openapi({ description: "ISO 8601" }),
+  q: z.string().optional().openapi({
+    description:
+      "Deprecated (kept for the reference's clients): the request number or a reference number, matched whole.",
+  }),
+};
+
+/**
+ * The filters `listTrackingRequests` takes, by parameter name: checked and trimmed by
+ * {@link parseTrackingRequestFilters}.
+ */
+export type TrackingRequestFilters = z.infer<z.ZodObject<typeof trackingRequestFilterParams>>;
+
+/**
+ * The tracking-request filters of a request's query (or an MCP tool's arguments), checked in this order: strings
+ * trimmed and at most 64 (`request_number`), 8 (`scac`) or 255 (`q`) characters, `status` and `request_type` one of
+ * their values, time bounds ISO 8601 (normalised to UTC seconds). An empty value is no filter.
+ * @throws ApiError 400 with `source.parameter` at the first invalid value.
+ */
+export function parseTrackingRequestFilters(
+  values: FilterValues<keyof TrackingRequestFilters>,
+): TrackingRequestFilters {
+  return {
+    "filter[request_number]": parseStringFilter(values["filter[request_number]"], "filter[request_number]", 64),
+    "filter[status]": parseEnumFilter(values["filter[status]"], "filter[status]", TRACKING_REQUEST_STATUSES),
+    "filter[scac]": parseStringFilter(values["filter[scac]"], "filter[scac]", 8),
+    "filter[request_type]": parseEnumFilter(values["filter[request_type]"], "filter[request_type]", REQUEST_TYPES),
+    "filter[created_at][start]": parseTimeBound(values["filter[created_at][start]"], "filter[created_at][start]"),
+    "filter[created_at][end]": parseTimeBound(values["filter[created_at][end]"], "filter[created_at][end]"),
+    "filter[updated_at][start]": parseTimeBound(values["filter[updated_at][start]"], "filter[updated_at][start]"),
+    "filter[updated_at][end]": parseTimeBound(values["filter[updated_at][end]"], "filter[updated_at][end]"),
+    q: parseStringFilter(values.q, "q", 255),
+  };
+}

@@ -6,14 +6,13 @@ import { toIsoSeconds } from "../lib/clock";
 import { bumpCount } from "../lib/counts";
 import { ApiError, type ErrorObject } from "../lib/errors";
 import { newId } from "../lib/ids";
-import { parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { CONTAINER_OWNERS } from "../reference/generated/container-prefixes";
 import { findShippingLine } from "../reference/shipping-lines";
 import type { TrackingRequestMessage } from "./queue-message";
-import { REQUEST_TYPES, TRACKING_REQUEST_STATUSES } from "./schemas";
+import type { REQUEST_TYPES, TrackingRequestFilters } from "./schemas";
 import type { TrackingRequestRow } from "./serializer";
 
 /** Container owners outside the carrier registry (data/container-prefixes.csv), by SCAC. */
@@ -206,27 +205,29 @@ export async function getTrackingRequest(db: Database, accountId: string, id: st
 }
 
 /**
- * A page of the account's tracking requests, newest first, with the filters of DECISIONS.md §Wire format:
- * `filter[request_number]`, `filter[status]`, `filter[scac]`, `filter[request_type]`,
- * `filter[created_at][start|end]`, `filter[updated_at][start|end]`, and the reference's deprecated `q` (R §3.7: the
- * request number or one of the reference numbers equals `q`, case-insensitively; whole values, not substrings).
- * @throws ApiError 400 for an invalid filter value.
+ * A page of the account's tracking requests, newest first, with the filters of DECISIONS.md §Wire format
+ * (`parseTrackingRequestFilters` checks them): `filter[request_number]`, `filter[status]`, `filter[scac]`,
+ * `filter[request_type]`, `filter[created_at][start|end]`, `filter[updated_at][start|end]`, and the reference's
+ * deprecated `q` (R §3.7: the request number or one of the reference numbers equals `q`, case-insensitively; whole
+ * values, not substrings).
  */
 export async function listTrackingRequests(
   db: Database,
   accountId: string,
-  params: URLSearchParams,
+  filters: TrackingRequestFilters,
   page: PageRequest,
 ) {
-  const number = parseStringFilter(params, "filter[request_number]", 64);
-  const status = parseEnumFilter(params, "filter[status]", TRACKING_REQUEST_STATUSES);
-  const scac = parseStringFilter(params, "filter[scac]", 8);
-  const requestType = parseEnumFilter(params, "filter[request_type]", REQUEST_TYPES);
-  const createdStart = parseTimeBound(params, "filter[created_at][start]");
-  const createdEnd = parseTimeBound(params, "filter[created_at][end]");
-  const updatedStart = parseTimeBound(params, "filter[updated_at][start]");
-  const updatedEnd = parseTimeBound(params, "filter[updated_at][end]");
-  const q = parseStringFilter(params, "q", 255);
+  const {
+    "filter[request_number]": number,
+    "filter[status]": status,
+    "filter[scac]": scac,
+    "filter[request_type]": requestType,
+    "filter[created_at][start]": createdStart,
+    "filter[created_at][end]": createdEnd,
+    "filter[updated_at][start]": updatedStart,
+    "filter[updated_at][end]": updatedEnd,
+    q,
+  } = filters;
   const t = trackingRequests;
   return listPage(
     db,

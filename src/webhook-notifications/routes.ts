@@ -15,8 +15,9 @@ import {
   sendJsonApi,
 } from "../lib/openapi";
 import {
-  DELIVERY_STATUSES,
   NOTIFICATION_INCLUDES,
+  notificationFilterParams,
+  parseNotificationFilters,
   WebhookNotificationDocument,
   WebhookNotificationExampleDocument,
   WebhookNotificationListDocument,
@@ -63,9 +64,7 @@ const listRouteDef = createRoute({
     query: z.object({
       ...listQuery,
       include: includeQuery(NOTIFICATION_INCLUDES),
-      "filter[event]": z.string().optional().openapi({ description: "A catalog event." }),
-      "filter[delivery_status]": z.enum(DELIVERY_STATUSES).optional(),
-      "filter[webhook_id]": z.string().optional().openapi({ description: "Only this webhook's notifications." }),
+      ...notificationFilterParams,
     }),
   },
   responses: {
@@ -122,8 +121,9 @@ export const webhookNotificationRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const page = parsePage(params);
     const include = parseInclude(params.get("include"), webhookNotificationResource);
+    const filters = parseNotificationFilters(Object.fromEntries(params));
     const ctx = loadContext(c);
-    const { rows, total } = await listWebhookNotifications(ctx.db, ctx.accountId, params, page);
+    const { rows, total } = await listWebhookNotifications(ctx.db, ctx.accountId, filters, page);
     return sendJsonApi(c, await listDocument(ctx, webhookNotificationResource, rows, include, c.req.url, page, total));
   })
   .openapi(getRouteDef, async (c) => {

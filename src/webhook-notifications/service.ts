@@ -12,7 +12,6 @@ import {
 } from "../db/schema";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
-import { parseEnumFilter, parseStringFilter } from "../lib/jsonapi/filters";
 import type { LoadContext } from "../lib/jsonapi/include";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import type { ResourceObject } from "../lib/jsonapi/types";
@@ -20,7 +19,7 @@ import { listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { serializeTrackingRequest } from "../tracking-requests/serializer";
 import { serializeTransportEvent } from "../transport-events/serializer";
-import { EXTENSION_WEBHOOK_EVENTS, isWebhookEvent, WEBHOOK_EVENTS } from "../webhooks/catalog";
+import { isWebhookEvent } from "../webhooks/catalog";
 import { examplePayload } from "../webhooks/examples";
 import { enqueueNotifications, type WebhookDeliveryMessage } from "../webhooks/outbox";
 import {
@@ -29,7 +28,7 @@ import {
   type WebhookPayloadDocument,
 } from "../webhooks/payloads";
 import type { WebhookNotificationLogRow, WebhookNotificationRow, WebhookNotificationView } from "./rows";
-import { DELIVERY_STATUSES } from "./schemas";
+import type { NotificationFilters } from "./schemas";
 
 /** Notification ids per attempt-log query: D1 binds at most 100 parameters per statement (the account is one). */
 const LOG_IDS_PER_STATEMENT = 80;
@@ -176,18 +175,15 @@ export async function resendWebhookNotification(
  * count in `account_resource_counts`, kept exact by triggers (migrations/0002_webhook_notification_counts.sql);
  * with filters, a COUNT over the account's index range. Each row comes with its attempt log (`logs`, oldest first),
  * read in the page's own D1 batch (a companion query keyed on the page's ids, which are the account's), so the page,
- * its total and its logs cost one round trip.
- * @throws ApiError 400 (`source.parameter`) for an invalid filter value.
+ * its total and its logs cost one round trip. `parseNotificationFilters` checks the filters.
  */
 export async function listWebhookNotifications(
   db: Database,
   accountId: string,
-  params: URLSearchParams,
+  filters: NotificationFilters,
   page: PageRequest,
 ): Promise<{ rows: WebhookNotificationView[]; total: number }> {
-  const event = parseEnumFilter(params, "filter[event]", [...WEBHOOK_EVENTS, ...EXTENSION_WEBHOOK_EVENTS]);
-  const status = parseEnumFilter(params, "filter[delivery_status]", DELIVERY_STATUSES);
-  const webhookId = parseStringFilter(params, "filter[webhook_id]", 64);
+  const { "filter[event]": event, "filter[delivery_status]": status, "filter[webhook_id]": webhookId } = filters;
   const t = webhookNotifications;
   const d = webhookDeliveries;
   const result = await listPage(

@@ -16,6 +16,7 @@ import {
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseContainerFilters } from "../../src/containers/schemas";
 import { containerLinkageQueries, containerResource } from "../../src/containers/serializer";
 import { getContainerView, listContainers } from "../../src/containers/service";
 import { createDatabase, type Database } from "../../src/db/client";
@@ -41,11 +42,15 @@ import { parseInclude } from "../../src/lib/jsonapi/include";
 import type { PageRequest } from "../../src/lib/jsonapi/pagination";
 import type { ListableTable } from "../../src/lib/list-query";
 import { ownedBy } from "../../src/lib/tenant";
+import { parseShipmentFilters } from "../../src/shipments/schemas";
 import { loadShipmentViews, shipmentLinkageQueries, shipmentResource } from "../../src/shipments/serializer";
 import { getShipment, listShipments } from "../../src/shipments/service";
 import { normalizeRequestNumber } from "../../src/tracking-requests/service";
 import { apiJson, createAccount, type TestAccount } from "../helpers/api";
 import { type Many, type One, trackSandboxShipment } from "../helpers/tracking";
+
+/** A query string's parameters by name, as a route hands them to a filter parser. */
+const queryValues = (query: string) => Object.fromEntries(new URLSearchParams(query));
 
 type Sent = { sql: string; params: unknown[] };
 
@@ -236,7 +241,7 @@ describe("query shapes on the hot reads: the same SQL and values as drizzle's fr
         const tree = parseInclude(include, containerResource);
         const page = { number: 1, size: 30, sizeGiven: true, offset: 0 };
         const { result, reads } = await traced(() =>
-          listContainers(db, account.accountId, new URLSearchParams(c.query), page, tree),
+          listContainers(db, account.accountId, parseContainerFilters(queryValues(c.query)), page, tree),
         );
         expect(result.rows.map((r) => r.id).sort()).toEqual([...c.expected].sort());
         expect(result.total).toBe(c.expected.length);
@@ -265,9 +270,7 @@ describe("query shapes on the hot reads: the same SQL and values as drizzle's fr
       { number: 1, size: 2, sizeGiven: true, offset: 0 },
       { number: 2, size: 2, sizeGiven: true, offset: 2 },
     ]) {
-      const { result, reads } = await traced(() =>
-        listContainers(db, account.accountId, new URLSearchParams(), page, tree),
-      );
+      const { result, reads } = await traced(() => listContainers(db, account.accountId, {}, page, tree));
       expect(result.total).toBe(containerIds.length);
       expect(result.rows).toHaveLength(page.number === 1 ? 2 : 1);
       const legacy = legacyListPage(db, containers, "container", account.accountId, [], page, (pageIds) => [
@@ -305,7 +308,7 @@ describe("query shapes on the hot reads: the same SQL and values as drizzle's fr
     const keys = new Set<string>();
     for (const c of cases) {
       const { result, reads } = await traced(() =>
-        listShipments(db, account.accountId, new URLSearchParams(c.query), page),
+        listShipments(db, account.accountId, parseShipmentFilters(queryValues(c.query)), page),
       );
       expect(result.total).toBe(c.expected);
       expect(result.rows).toHaveLength(c.expected);
@@ -365,12 +368,17 @@ describe("query shapes on the hot reads: the same SQL and values as drizzle's fr
       expect(reads[0]?.statements).toEqual(sent(shipmentLinkageQueries(db, account.accountId, [shipmentId])));
     }
     const rows = (
-      await listContainers(db, account.accountId, new URLSearchParams(), {
-        number: 1,
-        size: 30,
-        sizeGiven: true,
-        offset: 0,
-      })
+      await listContainers(
+        db,
+        account.accountId,
+        {},
+        {
+          number: 1,
+          size: 30,
+          sizeGiven: true,
+          offset: 0,
+        },
+      )
     ).rows.map(({ transportEventIds: _t, rawEventIds: _r, ...row }) => row);
     const { result, reads } = await traced(() => containerResource.hydrate?.(ctx, rows) ?? Promise.resolve([]));
     expect(result.map((r) => r.rawEventIds !== undefined)).toEqual([true, true, true]);
@@ -399,10 +407,8 @@ describe("query shapes on the hot reads: the same SQL and values as drizzle's fr
     const db = createDatabase(env.DB);
     const page = { number: 1, size: 30, sizeGiven: true, offset: 0 };
     const tree = parseInclude("shipment", containerResource);
-    const { reads, result: rowsA } = await traced(() =>
-      listContainers(db, a.account.accountId, new URLSearchParams(), page, tree),
-    );
-    const rowsB = await listContainers(db, b.account.accountId, new URLSearchParams(), page, tree);
+    const { reads, result: rowsA } = await traced(() => listContainers(db, a.account.accountId, {}, page, tree));
+    const rowsB = await listContainers(db, b.account.accountId, {}, page, tree);
     expect(rowsA.rows.map((r) => r.id).sort()).toEqual([...a.containerIds].sort());
     expect(rowsB.rows.map((r) => r.id).sort()).toEqual([...b.containerIds].sort());
     expect(hasShape(db, reads[0]?.key as string)).toBe(true);
