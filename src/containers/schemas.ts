@@ -101,6 +101,9 @@ export const ContainerAttributes = z
   })
   .openapi("ContainerAttributes");
 
+/** A container's attributes as its serializer writes them (`serializeContainer`). */
+export type ContainerAttributes = z.infer<typeof ContainerAttributes>;
+
 export const ContainerResourceSchema = resourceSchema("container", ContainerAttributes, "Container");
 export const ContainerDocument = singleDocumentSchema(ContainerResourceSchema, "ContainerDocument");
 export const ContainerListDocument = listDocumentSchema(ContainerResourceSchema, "ContainerList");

@@ -4,8 +4,9 @@ import { idList, MAX_SHAPED_IDS, shaped } from "../db/query-shapes";
 import { type ReadItem, readMany } from "../db/read-batch";
 import { containers, rawEvents, transportEvents } from "../db/schema";
 import { type PrefetchContext, registerResourceType } from "../lib/jsonapi/include-registry";
-import type { ResourceObject } from "../lib/jsonapi/types";
+import type { Resource } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
+import type { ContainerAttributes } from "./schemas";
 
 /** A `containers` row as drizzle returns it. */
 export type ContainerRow = typeof containers.$inferSelect;
@@ -21,7 +22,7 @@ export type ContainerView = ContainerRow & { transportEventIds?: string[]; rawEv
  * (no inland facility reports them to us), as in every capture of the reference (issue 15). After them come our
  * extensions `terminal_tracking_last_attempted_at`/`_failed_reason` and `rail_tracking_*` (issue 13 §1).
  */
-export function serializeContainer(row: ContainerView): ResourceObject {
+export function serializeContainer(row: ContainerView): Resource<ContainerAttributes> {
   return {
     id: row.id,
     type: "container",
@@ -36,14 +37,15 @@ export function serializeContainer(row: ContainerView): ResourceObject {
       holds_at_pod_terminal: row.holdsAtPodTerminal,
       available_for_pickup: row.availableForPickup,
       delivered_at: row.deliveredAt,
-      current_status: row.currentStatus,
+      // The enum columns are text in D1 typed `string`; only the schema's values are ever written to them.
+      current_status: row.currentStatus as ContainerAttributes["current_status"],
       empty_out_at: row.emptyOutAt,
       pol_full_in_at: row.polFullInAt,
       pol_vessel_loaded_at: row.polVesselLoadedAt,
       pol_vessel_departed_at: row.polVesselDepartedAt,
-      equipment_type: row.equipmentType,
+      equipment_type: row.equipmentType as ContainerAttributes["equipment_type"],
       equipment_length: row.equipmentLength,
-      equipment_height: row.equipmentHeight,
+      equipment_height: row.equipmentHeight as ContainerAttributes["equipment_height"],
       pod_full_out_at: row.podFullOutAt,
       empty_terminated_at: row.emptyTerminatedAt,
       terminal_checked_at: row.terminalCheckedAt,

@@ -18,29 +18,10 @@ import {
   singleDocumentSchema,
 } from "../lib/openapi";
 import { findPortByLocode } from "../reference/locations";
+import { PortAttributes } from "./schemas";
 import { portResource } from "./serializer";
 
-const PortSchema = resourceSchema(
-  "port",
-  z.object({
-    id: z.string(),
-    name: z.string(),
-    code: z.string().openapi({ description: "UN/LOCODE", example: "USLAX" }),
-    state_abbr: z.string().nullable(),
-    city: z.string().nullable(),
-    country_code: z.string(),
-    latitude: z
-      .string()
-      .nullable()
-      .openapi({ description: "Decimal degrees (WGS 84), as a string", example: "31.230416" }),
-    longitude: z
-      .string()
-      .nullable()
-      .openapi({ description: "Decimal degrees (WGS 84), as a string", example: "121.473701" }),
-    time_zone: z.string().nullable().openapi({ description: "IANA time zone", example: "Asia/Shanghai" }),
-  }),
-  "Port",
-);
+const PortSchema = resourceSchema("port", PortAttributes, "Port");
 
 const getRouteDef = createRoute({
   method: "get",

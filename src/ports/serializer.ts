@@ -2,7 +2,8 @@ import { and, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { ports, terminals } from "../db/schema";
 import { registerResourceType } from "../lib/jsonapi/include-registry";
-import type { ResourceObject } from "../lib/jsonapi/types";
+import type { Resource } from "../lib/jsonapi/types";
+import type { PortAttributes } from "./schemas";
 
 /**
  * The terminals listed under ports: those of `portIds` still valid today (SMDG `Valid to` absent or not past, by the
@@ -22,8 +23,8 @@ export type PortRow = typeof ports.$inferSelect;
 export type PortView = PortRow & { terminalIds?: string[] };
 
 /** Serialises a port (R §1.6, sample A.5): `id` repeated in attributes, lat/long as strings, `time_zone`. */
-export function serializePort(row: PortView): ResourceObject {
-  const resource: ResourceObject = {
+export function serializePort(row: PortView): Resource<PortAttributes> {
+  const resource: Resource<PortAttributes> = {
     id: row.id,
     type: "port",
     attributes: {

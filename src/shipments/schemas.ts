@@ -52,6 +52,9 @@ export const ShipmentAttributes = z
   })
   .openapi("ShipmentAttributes");
 
+/** A shipment's attributes as its serializer writes them (`serializeShipment`). */
+export type ShipmentAttributes = z.infer<typeof ShipmentAttributes>;
+
 export const ShipmentResourceSchema = resourceSchema("shipment", ShipmentAttributes, "Shipment");
 export const ShipmentDocument = singleDocumentSchema(ShipmentResourceSchema, "ShipmentDocument");
 export const ShipmentListDocument = listDocumentSchema(ShipmentResourceSchema, "ShipmentList");

@@ -4,9 +4,10 @@ import { idList, MAX_SHAPED_IDS, placeholder, shaped } from "../db/query-shapes"
 import { type ReadItem, readMany } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
 import { registerResourceType } from "../lib/jsonapi/include-registry";
-import type { ResourceObject } from "../lib/jsonapi/types";
+import type { Resource } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
 import { allShippingLines } from "../reference/shipping-lines";
+import type { ShipmentAttributes } from "./schemas";
 
 /** A `shipments` row as drizzle returns it. */
 export type ShipmentRow = typeof shipments.$inferSelect;
@@ -20,7 +21,7 @@ const lineNames = new Map(allShippingLines().map((l) => [l.scac, l]));
  * Serialises a shipment in the reference service's attribute order (R §1.2) with `links.self`.
  * Shipping-line names come from the reference registry by SCAC.
  */
-export function serializeShipment(row: ShipmentView): ResourceObject {
+export function serializeShipment(row: ShipmentView): Resource<ShipmentAttributes> {
   const line = lineNames.get(row.shippingLineScac);
   return {
     id: row.id,
@@ -60,7 +61,8 @@ export function serializeShipment(row: ShipmentView): ResourceObject {
       line_tracking_last_succeeded_at: row.lineTrackingLastSucceededAt,
       line_tracking_stopped_at: row.lineTrackingStoppedAt,
       line_tracking_stopped_reason: row.lineTrackingStoppedReason,
-      line_tracking_failed_reason: row.lineTrackingFailedReason,
+      // A text column typed `string`; only the schema's reasons are ever written to it.
+      line_tracking_failed_reason: row.lineTrackingFailedReason as ShipmentAttributes["line_tracking_failed_reason"],
     },
     relationships: {
       port_of_lading: { data: row.portOfLadingId ? { id: row.portOfLadingId, type: "port" } : null },

@@ -1,13 +1,17 @@
-import type { ResourceObject } from "../lib/jsonapi/types";
+import type { Resource } from "../lib/jsonapi/types";
 import type { ShippingLineRecord } from "../reference/types";
 import { type LineSourceKind, lineProvidedData } from "./provided-data";
+import type { ShippingLineAttributes } from "./schemas";
 
 /**
  * Serialises a shipping line (R §1.8, sample A.7). `supported` (ours) says whether a source is configured
  * here, i.e. whether `POST /tracking_requests` accepts the SCAC; `provided_data` which container fields that source
  * (`source`, null for none) supplies.
  */
-export function serializeShippingLine(line: ShippingLineRecord, source: LineSourceKind | null): ResourceObject {
+export function serializeShippingLine(
+  line: ShippingLineRecord,
+  source: LineSourceKind | null,
+): Resource<ShippingLineAttributes> {
   return {
     id: line.id,
     type: "shipping_line",

@@ -2,8 +2,9 @@ import { inArray } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { terminals } from "../db/schema";
 import { registerResourceType } from "../lib/jsonapi/include-registry";
-import type { ResourceObject } from "../lib/jsonapi/types";
+import type { Resource } from "../lib/jsonapi/types";
 import { providedDataOf } from "./provided-data";
+import type { TerminalAttributes } from "./schemas";
 
 /** A `terminals` row as drizzle returns it. */
 export type TerminalRow = typeof terminals.$inferSelect;
@@ -14,7 +15,7 @@ export type TerminalRow = typeof terminals.$inferSelect;
  * says what we serve there (`providedDataOf`: a configured terminal API's own flags, issue 14), unless the reference
  * data gives the terminal its own.
  */
-export function serializeTerminal(row: TerminalRow): ResourceObject {
+export function serializeTerminal(row: TerminalRow): Resource<TerminalAttributes> {
   return {
     id: row.id,
     type: "terminal",

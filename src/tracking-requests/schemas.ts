@@ -95,6 +95,9 @@ export const TrackingRequestAttributes = z
   })
   .openapi("TrackingRequestAttributes");
 
+/** A tracking request's attributes as its serializer writes them (`serializeTrackingRequest`). */
+export type TrackingRequestAttributes = z.infer<typeof TrackingRequestAttributes>;
+
 export const TrackingRequestResourceSchema = resourceSchema(
   "tracking_request",
   TrackingRequestAttributes,

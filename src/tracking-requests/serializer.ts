@@ -1,26 +1,28 @@
 import { and, inArray } from "drizzle-orm";
 import { parties, type trackingRequests } from "../db/schema";
 import { registerResourceType } from "../lib/jsonapi/include-registry";
-import type { ResourceObject } from "../lib/jsonapi/types";
+import type { Resource } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
+import type { TrackingRequestAttributes } from "./schemas";
 
 /** A `tracking_requests` row as drizzle returns it. */
 export type TrackingRequestRow = typeof trackingRequests.$inferSelect;
 
 /** Serialises a tracking request in the reference order (R §1.3) with `links.self`. */
-export function serializeTrackingRequest(row: TrackingRequestRow): ResourceObject {
+export function serializeTrackingRequest(row: TrackingRequestRow): Resource<TrackingRequestAttributes> {
   return {
     id: row.id,
     type: "tracking_request",
     attributes: {
       request_number: row.requestNumber,
-      request_type: row.requestType,
+      // The enum columns are text in D1 typed `string`; only the schema's values are ever written to them.
+      request_type: row.requestType as TrackingRequestAttributes["request_type"],
       scac: row.scac,
       ref_numbers: row.refNumbers,
       shipment_tags: row.shipmentTags,
       created_at: row.createdAt,
       updated_at: row.updatedAt,
-      status: row.status,
+      status: row.status as TrackingRequestAttributes["status"],
       failed_reason: row.failedReason,
       is_retrying: row.isRetrying,
       retry_count: row.retryCount,

@@ -18,6 +18,9 @@ export const TransportEventAttributes = z
   })
   .openapi("TransportEventAttributes");
 
+/** A transport event's attributes as its serializer writes them (`serializeTransportEvent`). */
+export type TransportEventAttributes = z.infer<typeof TransportEventAttributes>;
+
 export const TransportEventResourceSchema = resourceSchema(
   "transport_event",
   TransportEventAttributes,

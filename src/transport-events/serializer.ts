@@ -1,9 +1,10 @@
 import { and, inArray } from "drizzle-orm";
 import { rawEvents, type transportEvents } from "../db/schema";
 import { registerResourceType } from "../lib/jsonapi/include-registry";
-import type { ResourceObject } from "../lib/jsonapi/types";
+import type { Resource } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
 import { vesselLinkage, vesselsOfEvents } from "../vessels/identity";
+import type { TransportEventAttributes } from "./schemas";
 
 /** A `transport_events` row as drizzle returns it. */
 export type TransportEventRow = typeof transportEvents.$inferSelect;
@@ -42,7 +43,7 @@ function keyOfTransportEvent(row: TransportEventRow): string | null {
  * `source_event` links the raw event the milestone was recorded from (when hydrated); `previous_version` is always
  * null: a corrected actual updates its event in place (same id) instead of invalidating it for a new one.
  */
-export function serializeTransportEvent(row: TransportEventView): ResourceObject {
+export function serializeTransportEvent(row: TransportEventView): Resource<TransportEventAttributes> {
   return {
     id: row.id,
     type: "transport_event",
@@ -53,7 +54,8 @@ export function serializeTransportEvent(row: TransportEventView): ResourceObject
       timestamp: row.timestamp,
       timezone: row.timezone,
       location_locode: row.locationLocode,
-      data_source: row.dataSource,
+      // A text column typed `string`; only the schema's sources are ever written to it.
+      data_source: row.dataSource as TransportEventAttributes["data_source"],
       invalidated_at: row.invalidatedAt,
       value: row.value,
     },

@@ -42,3 +42,24 @@ export interface JsonApiDocument {
   links?: DocumentLinks;
   meta?: ListMeta;
 }
+
+/**
+ * A resource object whose attributes have a known shape: what a resource's serializer writes, typed by the zod
+ * schema of its attributes (e.g. `Resource<ContainerAttributes>` from `serializeContainer`). Read without a document
+ * by the MCP tools; wrapped in one only by the REST routes.
+ */
+export interface Resource<A extends Record<string, unknown>> extends ResourceObject {
+  attributes: A;
+}
+
+/** The id of a to-one relationship of `resource`; null when it is absent, null or to-many. */
+export function toOneId(resource: ResourceObject, name: string): string | null {
+  const data = resource.relationships?.[name]?.data;
+  return data && !Array.isArray(data) ? data.id : null;
+}
+
+/** The ids of a to-many relationship of `resource`, in order; [] when it is absent or to-one. */
+export function toManyIds(resource: ResourceObject, name: string): string[] {
+  const data = resource.relationships?.[name]?.data;
+  return Array.isArray(data) ? data.map((d) => d.id) : [];
+}
