@@ -8,7 +8,7 @@ import type {
   RouteLocationAttributes as RouteLocationAttributesSchema,
   VesselAttributes as VesselAttributesSchema,
 } from "../containers/shipping-route-schemas";
-import type { InferNumberDocument as InferNumberDocumentSchema } from "../infer/routes";
+import type { InferNumberDocument as InferNumberDocumentSchema } from "../infer/schemas";
 import type { RawEventAttributes as RawEventAttributesSchema } from "../raw-events/schemas";
 import type { ShipmentAttributes as ShipmentAttributesSchema } from "../shipments/schemas";
 import type {

@@ -6,6 +6,7 @@ import { getContainerRoute as loadContainerRoute } from "../containers/shipping-
 import type { Database } from "../db/client";
 import { containers } from "../db/schema";
 import { InvalidReferenceNumber } from "../infer/classify";
+import { serializeInferResult } from "../infer/serializer";
 import { inferNumber } from "../infer/service";
 import type { Clock } from "../lib/clock";
 import { ApiError } from "../lib/errors";
@@ -15,11 +16,11 @@ import type { PageRequest } from "../lib/jsonapi/pagination";
 import { MAX_PAGE_SIZE } from "../lib/jsonapi/pagination";
 import type { JsonApiDocument, ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
-import { allShippingLines } from "../reference/shipping-lines";
 import { parseShipmentFilters } from "../shipments/schemas";
 import { shipmentResource } from "../shipments/serializer";
 import { getShipment, listShipments } from "../shipments/service";
 import { serializeShippingLine } from "../shipping-lines/serializer";
+import { searchShippingLines } from "../shipping-lines/service";
 import { sourcesFor } from "../tracking/sources";
 import { parseTrackingRequestFilters } from "../tracking-requests/schemas";
 import { trackingRequestResource } from "../tracking-requests/serializer";
@@ -315,18 +316,10 @@ export class WorkerTrackingApi implements TrackingApi {
   }
 
   async listShippingLines(search?: string): Promise<ShippingLineInfo[]> {
-    const s = search?.trim().toLowerCase() ?? "";
     const sourceOf = sourcesFor(this.deps.env).lineSourceKind;
-    return allShippingLines()
-      .filter(
-        (l) =>
-          s === "" ||
-          l.scac.toLowerCase().includes(s) ||
-          l.name.toLowerCase().includes(s) ||
-          l.shortName.toLowerCase().includes(s) ||
-          l.alternativeScacs.some((a) => a.toLowerCase().includes(s)),
-      )
-      .map((l) => toShippingLineInfo(serializeShippingLine(l, sourceOf(l.scac))));
+    return searchShippingLines(search?.trim()).map((l) =>
+      toShippingLineInfo(serializeShippingLine(l, sourceOf(l.scac))),
+    );
   }
 
   completeContainers(prefix: string, limit: number): Promise<{ id: string; number: string }[]> {
@@ -336,17 +329,9 @@ export class WorkerTrackingApi implements TrackingApi {
   async inferNumber(number: string): Promise<InferNumberResult> {
     return mapErrors(async () => {
       try {
-        const { classification: k, prediction: p } = await inferNumber(this.deps.db, number);
-        return {
-          number_type: k.numberType,
-          validation: {
-            is_valid: k.validation.isValid,
-            type: k.validation.type,
-            check_digit_passed: k.validation.checkDigitPassed,
-            reason: k.validation.reason,
-          },
-          shipping_line: { decision: p.decision, selected: p.selected, candidates: p.candidates },
-        };
+        const attributes = serializeInferResult(await inferNumber(this.deps.db, number));
+        const { parsed_number: _reference, ...validation } = attributes.validation;
+        return { ...attributes, validation };
       } catch (err) {
         if (err instanceof InvalidReferenceNumber) {
           throw new TrackingApiError("invalid_argument", "This reference number is not valid.", { field: "number" });

@@ -19,6 +19,7 @@ import { allShippingLines, findShippingLine } from "../reference/shipping-lines"
 import { sourcesFor } from "../tracking/sources";
 import { ShippingLineAttributes } from "./schemas";
 import { serializeShippingLine } from "./serializer";
+import { searchShippingLines } from "./service";
 
 const tags = ["Shipping lines"];
 const ShippingLineSchema = resourceSchema("shipping_line", ShippingLineAttributes, "ShippingLine");
@@ -64,16 +65,9 @@ export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listRouteDef, (c) => {
     const params = queryParams(c);
     const page = parsePage(params, SHIPPING_LINES_PAGE_SIZE);
-    const search = parseStringFilter(params.get("search"), "search", 100)?.toLowerCase();
+    const search = parseStringFilter(params.get("search"), "search", 100);
     const sourceOf = sourcesFor(c.env).lineSourceKind;
-    const matching = allShippingLines().filter(
-      (l) =>
-        search === undefined ||
-        l.scac.toLowerCase().includes(search) ||
-        l.name.toLowerCase().includes(search) ||
-        l.shortName.toLowerCase().includes(search) ||
-        l.alternativeScacs.some((a) => a.toLowerCase().includes(search)),
-    );
+    const matching = searchShippingLines(search);
     const data = matching
       .slice(page.offset, page.offset + page.size)
       .map((l) => serializeShippingLine(l, sourceOf(l.scac)));
