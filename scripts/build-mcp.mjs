@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run build:mcp`: bundles the stdio MCP server (src/mcp/stdio.ts, with src/client and the shared tool
-// registrations) into one ESM file, dist/mcp-stdio.mjs, that runs on Node 18 or later with no other files: the
-// package's `container-tracking-mcp` bin. esbuild comes with wrangler.
+// `npm run build:mcp`: bundles the stdio MCP relay (src/mcp/stdio.ts: the SDK's stdio server and streamable-HTTP
+// client transports, piping MCP to the service's /mcp) into one ESM file, dist/mcp-stdio.mjs, that runs on Node 18 or
+// later with no other files: the package's `container-tracking-mcp` bin. esbuild comes with wrangler.
 import { chmodSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -12,8 +12,8 @@
 //      streams) are checked by name to have passed;
 //   3. the Inspector CLI over HTTP: tools/list --strict (schema portability lint), prompts/list, resources/list,
 //      a tools/call, and a call without a key that must be refused;
-//   4. the stdio bin through the Inspector: tools/list --strict (the same tools as over HTTP), tools/calls whose
-//      data comes from the REST API of the same wrangler dev, and a rejected key as a tool error without the key.
+//   4. the stdio bin (a relay to /mcp) through the Inspector: tools/list --strict (the same tools as over HTTP),
+//      tools/calls relayed to the /mcp of the same wrangler dev, and a rejected key refused without echoing it.
 //
 // Exits 1 when any check fails; always stops what it started (wrangler dev's process group, the proxy) and removes
 // the temporary state. Most of the time is wrangler applying migrations and starting.
@@ -341,20 +341,20 @@ function recordInspectorChecks({
     both(stdioList),
   );
   record(
-    "inspector (stdio bin) tools/call get_supported_shipping_lines search=MAEU (over REST)",
+    "inspector (stdio bin) tools/call get_supported_shipping_lines search=MAEU (relayed to /mcp)",
     stdioCall.code === 0 && stdioCall.stdout.includes("MAEU"),
     `exit ${stdioCall.code}`,
     both(stdioCall),
   );
   record(
-    "inspector (stdio bin) tools/call search_container (over REST)",
+    "inspector (stdio bin) tools/call search_container (relayed to /mcp)",
     stdioSearch.code === 0 && stdioSearch.stdout.includes('"containers"'),
     `exit ${stdioSearch.code}`,
     both(stdioSearch),
   );
   const said = both(stdioBadKey);
   record(
-    "inspector (stdio bin) with a rejected key: a tool error that does not echo the key",
+    "inspector (stdio bin) with a rejected key: refused, saying so, without echoing the key",
     stdioBadKey.code !== 0 && /rejected/i.test(said) && !said.includes(wrongKey),
     `exit ${stdioBadKey.code}`,
     said,

@@ -8,8 +8,8 @@
  *
  * Leg facts sit on both ends: leg `i` (from stop `i` to stop `i + 1`) is the `outbound_*` of location `i` and the
  * `inbound_*` of location `i + 1`; a stop's own times are its `inbound_eta_at`/`inbound_ata_at` and
- * `outbound_etd_at`/`outbound_atd_at`. So the route can be read back without loss (src/mcp/shipping-route.ts
- * `routeFromDocument`).
+ * `outbound_etd_at`/`outbound_atd_at`. So the route can be read back without loss (test/mcp/unit.test.ts reads
+ * it back).
  */
 
 import type { z } from "@hono/zod-openapi";

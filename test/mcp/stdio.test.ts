@@ -1,28 +1,56 @@
 import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import { type CallToolResult, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it, vi } from "vitest";
 import { PROMPT_NAMES, SERVER_INFO, TOOL_NAMES } from "../../src/mcp/register";
-import { createStdioServer, DEFAULT_BASE_URL, readStdioConfig } from "../../src/mcp/stdio";
-import { BASE, createAccount, type TestAccount } from "../helpers/api";
+import { DEFAULT_BASE_URL, mcpEndpointOf, readStdioConfig, startRelay } from "../../src/mcp/stdio";
+import { createAccount, type TestAccount } from "../helpers/api";
 import { trackSandboxShipment } from "../helpers/tracking";
 import { seedTransshipmentJourney } from "./fixtures";
+import { MCP_URL, workerFetch } from "./helpers";
 
-// The stdio variant's server (src/mcp/stdio.ts: registerAll over HttpTrackingApi over the REST client), driven by
-// the SDK's real Client over an in-memory transport, its REST calls answered by the Worker under test. The same
-// calls made to the Worker's own /mcp endpoint (streamable HTTP, McpAgent) must give the same structured results.
-// The process itself (bin, env, stdio streams) is exercised by `npm run mcp:conformance` through the Inspector.
+// The stdio bin is a relay (src/mcp/stdio.ts): it serves nothing itself and forwards every MCP message to the
+// service's /mcp over streamable HTTP. Here the SDK's real Client talks to the relay over an in-memory transport (in
+// the bin: stdin/stdout), and the relay's HTTP requests are answered by the Worker under test. The same calls made to
+// the Worker's own /mcp directly must give the same results. The process itself (bin, env, stdio streams) is exercised
+// by `npm run mcp:conformance` through the Inspector.
 
-const workerFetch = (request: Request) => exports.default.fetch(request);
+/** The REST base URL the relay is configured with; its MCP endpoint is the loopback /mcp of the Worker under test. */
+const BASE_URL = MCP_URL.replace(/\/mcp$/, "/v2");
 
-/** An SDK client connected to a fresh stdio-variant server for `key` (in memory, no process). */
-async function stdioClient(key: string, log: string[] = []): Promise<Client> {
-  const server = createStdioServer({ apiKey: key, baseUrl: BASE }, { fetch: workerFetch, log: (l) => log.push(l) });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
+/** Every HTTP request the relay sent, with the Worker's answer status. */
+interface Sent {
+  method: string;
+  authorization: string | null;
+  sessionId: string | null;
+  status: number;
+  responseSessionId: string | null;
+}
+
+/** An SDK client connected through a fresh relay for `key` (in memory, no process). */
+async function stdioClient(key: string, log: string[] = [], sent: Sent[] = []): Promise<Client> {
+  const [clientSide, relaySide] = InMemoryTransport.createLinkedPair();
+  await startRelay(
+    relaySide,
+    { apiKey: key, baseUrl: BASE_URL },
+    {
+      fetch: async (url, init) => {
+        const request = new Request(url, init);
+        const response = await workerFetch(request);
+        sent.push({
+          method: request.method,
+          authorization: request.headers.get("authorization"),
+          sessionId: request.headers.get("mcp-session-id"),
+          status: response.status,
+          responseSessionId: response.headers.get("mcp-session-id"),
+        });
+        return response;
+      },
+      log: (l) => log.push(l),
+    },
+  );
   const client = new Client({ name: "stdio-test", version: "1.0.0" });
   await client.connect(clientSide);
   return client;
@@ -30,8 +58,8 @@ async function stdioClient(key: string, log: string[] = []): Promise<Client> {
 
 /** An SDK client of the Worker's /mcp endpoint (streamable HTTP through the Worker's fetch handler). */
 async function workerClient(account: TestAccount): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
-    fetch: (url, init) => workerFetch(new Request(url, init)),
+  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+    fetch: workerFetch,
     requestInit: { headers: { Authorization: `Token ${account.key}` } },
   });
   const client = new Client({ name: "worker-test", version: "1.0.0" });
@@ -82,7 +110,14 @@ describe("readStdioConfig (SVC_API_KEY, SVC_API_BASE_URL)", () => {
   });
 });
 
-describe("the stdio server over the REST client", () => {
+describe("mcpEndpointOf", () => {
+  it("is the origin of the REST base URL + /mcp", () => {
+    expect(mcpEndpointOf("https://api.example.com/v2").href).toBe("https://api.example.com/mcp");
+    expect(mcpEndpointOf(DEFAULT_BASE_URL).href).toBe("http://127.0.0.1:8787/mcp");
+  });
+});
+
+describe("the stdio relay to the Worker's /mcp", () => {
   it("announces the same server, tools and prompts as the Worker's /mcp", async () => {
     const account = await createAccount();
     const [local, remote] = await Promise.all([stdioClient(account.key), workerClient(account)]);
@@ -124,7 +159,7 @@ describe("the stdio server over the REST client", () => {
     await Promise.all([local.close(), remote.close()]);
   });
 
-  it("reads the container resource and the glossary over REST", async () => {
+  it("reads the container resource and the glossary through the relay", async () => {
     const account = await createAccount();
     const { containerIds } = await trackSandboxShipment(account);
     const client = await stdioClient(account.key);
@@ -139,7 +174,7 @@ describe("the stdio server over the REST client", () => {
     await client.close();
   });
 
-  it("serves get_container_route over REST: the Worker's structured route, and its error without `routing`", async () => {
+  it("serves get_container_route: the Worker's structured route, and its error without `routing`", async () => {
     const owner = await createAccount();
     const { shipment, containerIds } = await trackSandboxShipment(owner);
     const containerId = containerIds[0] ?? "";
@@ -187,14 +222,124 @@ describe("the stdio server over the REST client", () => {
     expect(missing.isError).toBe(true);
     expect(text(missing)).toMatch(/not found/i);
 
+    // A key revoked while the client is connected: the service answers 401, the relay a tool error.
     const log: string[] = [];
-    const wrongKey = `${owner.key.slice(0, -4)}zzzz`;
-    const rejected = await call(await stdioClient(wrongKey, log), "list_containers");
+    const client = await stdioClient(owner.key, log);
+    await env.DB.prepare("UPDATE api_keys SET revoked_at = '2025-01-01T00:00:00Z' WHERE id = ?1")
+      .bind(owner.apiKeyId)
+      .run();
+    const rejected = await call(client, "list_containers");
     expect(rejected.isError).toBe(true);
     expect(text(rejected)).toMatch(/rejected/i);
-    expect(text(rejected)).not.toContain(wrongKey);
-    // The REST failure is logged for the user (stderr), without the key.
+    expect(text(rejected)).not.toContain(owner.key);
+    // The HTTP failure is logged for the user (stderr), without the key.
+    expect(log.some((l) => JSON.parse(l).status === 401)).toBe(true);
+    expect(log.join("\n")).not.toContain(owner.key);
+  });
+
+  it("a key rejected at start fails the connection with a message naming SVC_API_KEY, never the key", async () => {
+    const owner = await createAccount();
+    const log: string[] = [];
+    const wrongKey = `${owner.key.slice(0, -4)}zzzz`;
+    const refused = await stdioClient(wrongKey, log).then(
+      () => null,
+      (err: unknown) => err as Error,
+    );
+    expect(refused?.message).toMatch(/SVC_API_KEY\) was rejected/);
+    expect(refused?.message).not.toContain(wrongKey);
     expect(log.some((l) => JSON.parse(l).status === 401)).toBe(true);
     expect(log.join("\n")).not.toContain(wrongKey);
+  });
+
+  it("sends the key on every HTTP request, keeps one session, and ends it when the client closes", async () => {
+    const account = await createAccount();
+    const sent: Sent[] = [];
+    const client = await stdioClient(account.key, [], sent);
+    await client.listTools();
+    await call(client, "get_supported_shipping_lines", { search: "MAEU" });
+    await client.close();
+    await vi.waitFor(() => expect(sent.at(-1)?.method).toBe("DELETE"));
+    expect(sent.every((r) => r.authorization === `Token ${account.key}`)).toBe(true);
+    const sessionId = sent[0]?.responseSessionId;
+    expect(sessionId).toMatch(/^[0-9a-f]{64}$/);
+    // Everything after initialize is on that session: notifications/initialized, the two calls, the standalone GET
+    // the SDK's transport tries once initialized (405: this server has none; it goes out beside the calls), DELETE.
+    expect(sent.slice(1).every((r) => r.sessionId === sessionId)).toBe(true);
+    expect(
+      sent
+        .slice(1, -1)
+        .map((r) => `${r.method} ${r.status}`)
+        .sort(),
+    ).toEqual(["GET 405", "POST 200", "POST 200", "POST 202"]);
+    expect(sent.at(-1)?.status).toBe(200);
+  });
+
+  it("relays notifications both ways: the client's initialized, the server's progress and log messages", async () => {
+    const account = await createAccount();
+    const client = await stdioClient(account.key);
+    await client.setLoggingLevel("info");
+    const progress: string[] = [];
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(n.params.data);
+    });
+    const result = await client.callTool(
+      {
+        name: "track_container",
+        arguments: { number: "TEST-TR-SUCCEEDED", scac: "TEST", numberType: "bill_of_lading" },
+      },
+      undefined,
+      { onprogress: (p) => progress.push(p.message ?? "") },
+    );
+    expect((result as CallToolResult).isError).toBeFalsy();
+    expect(progress).toContain("Creating the tracking request");
+    expect(logs.some((l) => String(l).startsWith("Created tracking request"))).toBe(true);
+    await client.close();
+  });
+
+  it("opens a new session when the service no longer knows its own (expired or ended), and carries on", async () => {
+    const account = await createAccount();
+    const log: string[] = [];
+    const sent: Sent[] = [];
+    const client = await stdioClient(account.key, log, sent);
+    const sessionId = sent[0]?.responseSessionId ?? "";
+    // The session ends behind the relay's back, as it does after 24 hours.
+    const ended = await workerFetch(MCP_URL, {
+      method: "DELETE",
+      headers: { Authorization: `Token ${account.key}`, "mcp-session-id": sessionId },
+    });
+    expect(ended.status).toBe(200);
+    const lines = await call(client, "get_supported_shipping_lines", { search: "MAEU" });
+    expect(lines.isError, text(lines)).toBeFalsy();
+    expect(text(lines)).toContain("MAEU");
+    expect(log.some((l) => JSON.parse(l).message === "session reopened")).toBe(true);
+    const reopened = sent.find((r) => r.responseSessionId && r.responseSessionId !== sessionId)?.responseSessionId;
+    expect(reopened).toBeDefined();
+    expect(sent.at(-1)?.sessionId).toBe(reopened);
+    await client.close();
+  });
+
+  it("a service that cannot be reached fails the connection with a message that names neither key nor details", async () => {
+    const [clientSide, relaySide] = InMemoryTransport.createLinkedPair();
+    const log: string[] = [];
+    await startRelay(
+      relaySide,
+      { apiKey: "svc_test_secret", baseUrl: "http://127.0.0.1:9/v2" },
+      {
+        fetch: async () => {
+          throw new TypeError("connect ECONNREFUSED 127.0.0.1:9");
+        },
+        log: (l) => log.push(l),
+      },
+    );
+    const client = new Client({ name: "stdio-test", version: "1.0.0" });
+    const refused = await client.connect(clientSide).then(
+      () => null,
+      (err: unknown) => err as Error,
+    );
+    expect(refused?.message).toMatch(/could not be reached/);
+    expect(refused?.message).not.toContain("svc_test_secret");
+    expect(log.join("\n")).toContain("ECONNREFUSED");
+    expect(log.join("\n")).not.toContain("svc_test_secret");
   });
 });
