@@ -1,4 +1,4 @@
-import { and, eq, gte, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { placeholder, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
@@ -128,6 +128,48 @@ export async function listContainers(
     total: result.total,
     prefetched: prefetch.read(included),
   };
+}
+
+/**
+ * Up to `limit` of the account's containers whose number or id starts with `prefix` (case-insensitive), newest
+ * first when `prefix` is empty; for completions of container arguments. Reads through the account's
+ * `(account_id, number)` and `(account_id, created_at, id)` indexes and the primary key.
+ */
+export async function recentContainerKeys(
+  db: Database,
+  accountId: string,
+  prefix: string,
+  limit = 20,
+): Promise<{ id: string; number: string }[]> {
+  const cols = { id: containers.id, number: containers.number };
+  const p = prefix.trim();
+  if (p === "") {
+    return db
+      .select(cols)
+      .from(containers)
+      .where(eq(containers.accountId, accountId))
+      .orderBy(desc(containers.createdAt), desc(containers.id))
+      .limit(limit);
+  }
+  const upper = p.toUpperCase();
+  const lower = p.toLowerCase();
+  const [byNumber, byId] = await db.batch([
+    db
+      .select(cols)
+      .from(containers)
+      .where(
+        and(eq(containers.accountId, accountId), gte(containers.number, upper), lt(containers.number, `${upper}~`)),
+      )
+      .orderBy(containers.number)
+      .limit(limit),
+    db
+      .select(cols)
+      .from(containers)
+      .where(and(ownedBy(containers.accountId, accountId), gte(containers.id, lower), lt(containers.id, `${lower}~`)))
+      .orderBy(containers.id)
+      .limit(limit),
+  ]);
+  return [...byNumber, ...byId].slice(0, limit);
 }
 
 /** What `refreshContainer` needs: the database and the Tracker namespace. */

@@ -3,11 +3,10 @@ import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@
 import { McpAgent, RPCServerTransport } from "agents/mcp";
 import { createDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
-import { type TrackingApi, TrackingApiError } from "./api";
+import { TrackingApi, TrackingApiError } from "./api";
 import { registerAll, SERVER_INFO, SERVER_INSTRUCTIONS } from "./register";
 import { drawFromBucket, type McpSessionProps, type SessionOwner } from "./session";
 import { errorResult, rateLimitedMessage } from "./tools/calls";
-import { WorkerTrackingApi } from "./worker-api";
 
 /** A session lives at most this long after it was opened (seconds); then it is torn down and answers 404. */
 export const SESSION_MAX_AGE_SECONDS = 24 * 60 * 60;
@@ -209,7 +208,7 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
     }
     const env = this.env;
     const accountId = props.accountId;
-    return new WorkerTrackingApi({
+    return new TrackingApi({
       db: createDatabase(env.DB),
       clock: systemClock,
       env,

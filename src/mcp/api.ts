@@ -1,22 +1,66 @@
 /**
- * `TrackingApi`: the one interface every MCP tool, prompt and resource reads through (DESIGN.md §6). The Worker
- * backs it with the services over D1 (`worker-api.ts`); the stdio variant backs it with the typed REST client
- * (`src/client`). It is transport-neutral: records are the REST API's JSON:API resources flattened —
- * `{id, ...attributes}` plus `<relationship>_id` for to-one linkage — so both implementations return the same
- * data for the same account (`records.ts` does the flattening for both).
+ * `TrackingApi`: what every MCP tool, prompt and resource reads through (DESIGN.md §6), for one account (the
+ * caller's). It calls the services the REST routes call, with the same typed filters (parsed by the same parsers), and
+ * hands back what the resources' serializers write, typed by their zod schemas (`Resource<ContainerAttributes>` …):
+ * the REST API's resource objects without a JSON:API document around them. Another account's id is `not_found`,
+ * never `forbidden_feature` (DECISIONS.md §Wire format: another account's id → 404).
  *
- * Every method is scoped to one account (the caller's); another account's id is `not_found`, never
- * `forbidden_feature` (DECISIONS.md §Wire format: another account's id → 404).
- *
- * Errors: every method rejects only with {@link TrackingApiError} for expected failures; anything else is a bug
- * or an outage and is reported to the MCP client as a generic `upstream` error without details.
+ * Errors: every method rejects only with {@link TrackingApiError} for expected failures (a service's `ApiError`
+ * becomes the error of the same meaning); anything else is a bug or an outage and is reported to the MCP client as an
+ * internal error with a reference.
  */
 
-import type { ContainerRoute, RouteLeg, RouteStop, RouteStopRole, VesselRef } from "../containers/shipping-route";
-import type { TerminalFee, TerminalHold } from "../db/schema";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../lib/jsonapi/pagination";
-
-export type { TerminalFee, TerminalHold };
+import { type ContainerAttributes, type ContainerFilters, parseContainerFilters } from "../containers/schemas";
+import {
+  type ContainerView,
+  containerResource,
+  loadContainersByIds,
+  serializeContainer,
+} from "../containers/serializer";
+import { getContainerView, listContainers, recentContainerKeys } from "../containers/service";
+import { type ContainerRoute, ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "../containers/shipping-route";
+import { getContainerRoute as loadContainerRoute } from "../containers/shipping-route-service";
+import type { Database } from "../db/client";
+import { InvalidReferenceNumber } from "../infer/classify";
+import type { InferNumberAttributes } from "../infer/schemas";
+import { serializeInferResult } from "../infer/serializer";
+import { inferNumber } from "../infer/service";
+import type { Clock } from "../lib/clock";
+import { ApiError } from "../lib/errors";
+import { hydrated } from "../lib/jsonapi/document";
+import type { FilterValues } from "../lib/jsonapi/filters";
+import { type LoadContext, parseInclude } from "../lib/jsonapi/include";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from "../lib/jsonapi/pagination";
+import type { Resource } from "../lib/jsonapi/types";
+import type { PortAttributes } from "../ports/schemas";
+import { loadPortsByIds, portResource, serializePort } from "../ports/serializer";
+import { parseShipmentFilters, type ShipmentAttributes, type ShipmentFilters } from "../shipments/schemas";
+import { type ShipmentView, serializeShipment, shipmentResource } from "../shipments/serializer";
+import { getShipment, listShipments } from "../shipments/service";
+import type { ShippingLineAttributes } from "../shipping-lines/schemas";
+import { serializeShippingLine } from "../shipping-lines/serializer";
+import { searchShippingLines } from "../shipping-lines/service";
+import type { TerminalAttributes } from "../terminals/schemas";
+import { loadTerminalsByIds, serializeTerminal, type TerminalRow } from "../terminals/serializer";
+import { sourcesFor } from "../tracking/sources";
+import {
+  parseTrackingRequestFilters,
+  type TrackingRequestAttributes,
+  type TrackingRequestFilters,
+} from "../tracking-requests/schemas";
+import { serializeTrackingRequest } from "../tracking-requests/serializer";
+import {
+  type CreateTrackingRequestInput,
+  createTrackingRequest,
+  listTrackingRequests,
+} from "../tracking-requests/service";
+import type { TransportEventAttributes } from "../transport-events/schemas";
+import {
+  serializeTransportEvent,
+  type TransportEventRow,
+  transportEventResource,
+} from "../transport-events/serializer";
+import { listContainerTransportEvents } from "../transport-events/service";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
@@ -28,8 +72,8 @@ export type { TerminalFee, TerminalHold };
  * - `invalid_argument`: the input was rejected (REST 400/422); `field` names the argument when known;
  * - `rate_limited`: the account's default bucket is exhausted (REST 429); retry after `retryAfterSeconds`;
  * - `forbidden_feature`: a paid feature the account lacks, e.g. `routing` (REST 403);
- * - `unauthorized`: the API key was rejected (REST 401; only the HTTP-backed implementation sees it);
- * - `upstream`: the service failed or is unreachable (REST 5xx, network); safe to retry later.
+ * - `unauthorized`: the session has no owner (REST 401);
+ * - `upstream`: the service failed (REST 5xx); safe to retry later.
  */
 export type TrackingApiErrorKind =
   | "not_found"
@@ -74,10 +118,9 @@ export class TrackingApiError extends Error {
 }
 
 /**
- * Maps a REST status (and its JSON:API error `detail`/`code`/pointer) to a {@link TrackingApiError}, so the HTTP
- * client and the Worker report the same kinds: 400/422 → `invalid_argument`, 401 → `unauthorized`,
- * 403 → `forbidden_feature`, 404 → `not_found`, 429 → `rate_limited` (with `Retry-After`), anything else →
- * `upstream` (whose message is generic: server-side details are not repeated).
+ * Maps a REST status (and its JSON:API error `detail`/`code`/pointer) to a {@link TrackingApiError}: 400/422 →
+ * `invalid_argument`, 401 → `unauthorized`, 403 → `forbidden_feature`, 404 → `not_found`, 429 → `rate_limited` (with
+ * `Retry-After`), anything else → `upstream` (whose message is generic: server-side details are not repeated).
  */
 export function trackingApiErrorFromStatus(
   status: number,
@@ -117,265 +160,86 @@ function fieldFromSource(source: string | undefined): string | undefined {
   return last ?? source;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Records (REST resources, flattened)
-// ---------------------------------------------------------------------------------------------------------------
-
-/** `import_deadlines` of a container (SPEC.md §2.1): UTC ISO 8601 or null. */
-export interface ImportDeadlines {
-  pickup_lfd_terminal: string | null;
-  pickup_lfd_rail: string | null;
-  pickup_lfd_line: string | null;
-}
-
 /**
- * A container (SPEC.md §2.1, `type: container`), every attribute as REST serves it plus its to-one linkage ids.
- * Timestamps are UTC ISO 8601 (second precision, `Z`); the sibling `*_timezone` attributes give local meaning.
+ * The `forbidden_feature` error of `getContainerRoute` for an account without the `routing` entitlement: the
+ * REST 403 detail (REFERENCE-SERVICE.md §4) plus what to do instead, with `feature: "routing"`.
  */
-export interface ContainerRecord {
-  id: string;
-  /** ISO 6346 container number, e.g. `MSKU1234565`. */
-  number: string;
-  seal_number: string | null;
-  created_at: string;
-  ref_numbers: string[];
-  pod_arrived_at: string | null;
-  pod_discharged_at: string | null;
-  final_destination_full_out_at: string | null;
-  holds_at_pod_terminal: TerminalHold[];
-  available_for_pickup: boolean | null;
-  delivered_at: string | null;
-  /** DECISIONS.md §Containers: new, on_ship, grounded, available, not_available, awaiting_inland_transfer, on_rail, off_dock, picked_up, delivered, empty_returned. */
-  current_status: string;
-  empty_out_at: string | null;
-  pol_full_in_at: string | null;
-  pol_vessel_loaded_at: string | null;
-  pol_vessel_departed_at: string | null;
-  equipment_type: string | null;
-  /** Feet: 10, 20, 40, 45. */
-  equipment_length: number | null;
-  equipment_height: string | null;
-  pod_full_out_at: string | null;
-  empty_terminated_at: string | null;
-  terminal_checked_at: string | null;
-  fees_at_pod_terminal: TerminalFee[];
-  /** Last free day (LFD) for pickup: the first non-null of line, terminal, rail deadlines (DECISIONS.md §Containers). */
-  pickup_lfd: string | null;
-  pickup_appointment_at: string | null;
-  pod_full_out_chassis_number: string | null;
-  location_at_pod_terminal: string | null;
-  pod_last_tracking_request_at: string | null;
-  shipment_last_tracking_request_at: string | null;
-  rail_last_tracking_request_at: string | null;
-  availability_known: boolean;
-  pod_timezone: string | null;
-  final_destination_timezone: string | null;
-  /** Pounds. */
-  weight_in_lbs: number | null;
-  empty_terminated_timezone: string | null;
-  pod_rail_carrier_scac: string | null;
-  ind_rail_carrier_scac: string | null;
-  pod_rail_loaded_at: string | null;
-  pod_rail_departed_at: string | null;
-  ind_eta_at: string | null;
-  ind_ata_at: string | null;
-  ind_rail_unloaded_at: string | null;
-  /** Always null: no inland facility reports holds to us (R §1.1: null in every capture of the reference too). */
-  ind_facility_holds: null;
-  /** Always null, as `ind_facility_holds`. */
-  ind_facility_fees: null;
-  ind_facility_lfd_on: string | null;
-  import_deadlines: ImportDeadlines;
-  /** Legacy: the shipping line's last free day (= `import_deadlines.pickup_lfd_line`). */
-  ssl_lfd: string | null;
-  /**
-   * Extension (issue 13 §1): when the POD terminal was last asked about the box, answered or not (UTC).
-   * `pod_last_tracking_request_at` moves only when it answered, `terminal_checked_at` only when it reported the box.
-   */
-  terminal_tracking_last_attempted_at: string | null;
-  /**
-   * Extension: why the latest POD terminal attempt failed, null when it answered: `terminal_unreachable` (no answer
-   * in time, network error, HTTP 5xx), `unrecognized_response` (not the provider's documented format),
-   * `terminal_credentials_rejected` (the provider refused the service's credentials: an operator configuration error,
-   * TERMINAL_SOURCES; polls back off until fixed), or a source's own reason (e.g. its rate limit). While set, the
-   * terminal facts (availability, holds, fees, LFD) are as of `pod_last_tracking_request_at` / `terminal_checked_at`.
-   */
-  terminal_tracking_failed_reason: string | null;
-  /** Extension: when the inland rail ramp was last asked about the box, answered or not (UTC). */
-  rail_tracking_last_attempted_at: string | null;
-  /**
-   * Extension: why the latest rail ramp attempt failed, null when it answered (the reasons of
-   * `terminal_tracking_failed_reason`); the ramp's facts are as of `rail_last_tracking_request_at`.
-   */
-  rail_tracking_failed_reason: string | null;
-  shipment_id: string | null;
-  pod_terminal_id: string | null;
-  pickup_facility_id: string | null;
+export function routingNotEnabledError(): TrackingApiError {
+  return new TrackingApiError(
+    "forbidden_feature",
+    `${ROUTING_NOT_ENABLED_DETAIL}. Ask the account owner to enable the \`${ROUTING_ENTITLEMENT}\` feature; until then use get_container_transport_events and get_shipment_details for the journey.`,
+    { feature: ROUTING_ENTITLEMENT },
+  );
 }
 
-/** A shipment (R §1.2, `type: shipment`): one bill of lading or booking at its shipping line. */
-export interface ShipmentRecord {
-  id: string;
-  created_at: string;
-  ref_numbers: string[];
-  tags: string[];
-  /** The tracked BL or booking number as the line reports it. */
-  bill_of_lading_number: string;
-  normalized_number: string;
-  shipping_line_scac: string;
-  shipping_line_name: string;
-  shipping_line_short_name: string;
-  customer_name: string | null;
-  /** Port of lading (POL), UN/LOCODE. */
-  port_of_lading_locode: string | null;
-  port_of_lading_name: string | null;
-  /** Port of discharge (POD), UN/LOCODE. */
-  port_of_discharge_locode: string | null;
-  port_of_discharge_name: string | null;
-  pod_vessel_name: string | null;
-  /** IMO number of the vessel arriving at the POD. */
-  pod_vessel_imo: string | null;
-  pod_voyage_number: string | null;
-  destination_locode: string | null;
-  destination_name: string | null;
-  destination_timezone: string | null;
-  destination_ata_at: string | null;
-  destination_eta_at: string | null;
-  pol_etd_at: string | null;
-  pol_atd_at: string | null;
-  pol_timezone: string | null;
-  pod_eta_at: string | null;
-  pod_original_eta_at: string | null;
-  pol_original_etd_at: string | null;
-  destination_original_eta_at: string | null;
-  pod_ata_at: string | null;
-  pod_timezone: string | null;
-  /** Extension (issue 13 §1): when the shipping line was last asked about the shipment, answered or not (UTC). */
-  line_tracking_last_attempted_at: string | null;
-  /** Extension: when the shipping line last answered (UTC); the carrier's facts are as of this time. */
-  line_tracking_last_succeeded_at: string | null;
-  line_tracking_stopped_at: string | null;
-  line_tracking_stopped_reason: string | null;
-  /**
-   * Extension: why the latest attempt at the shipping line failed, null when it answered: `shipping_line_unreachable`
-   * (timeout, network error, HTTP 5xx), `unrecognized_response`, or `shipping_line_credentials_rejected` (the line
-   * refused the service's credentials: an operator configuration error, DCSA_SOURCES; polls back off until fixed).
-   */
-  line_tracking_failed_reason: string | null;
-  /** The shipment's containers (ids, oldest first). */
-  container_ids: string[];
-  pod_terminal_id: string | null;
-  port_of_lading_id: string | null;
-  port_of_discharge_id: string | null;
-  destination_id: string | null;
-  destination_terminal_id: string | null;
+/** Runs `fn`, turning a service `ApiError` into the `TrackingApiError` of the same meaning. */
+async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const first = err.errors[0];
+    const retryAfter = err.headers["Retry-After"];
+    throw trackingApiErrorFromStatus(
+      err.status,
+      {
+        detail: first?.detail,
+        code: first?.code,
+        pointer: first?.source?.pointer,
+        parameter: first?.source?.parameter,
+      },
+      retryAfter ? Number(retryAfter) : undefined,
+    );
+  }
 }
 
-/** A tracking request (SPEC.md §2.4, DECISIONS.md §Tracking requests). */
-export interface TrackingRequestRecord {
-  id: string;
-  request_number: string;
-  /** `bill_of_lading`, `booking`, `booking_number` or `container`. */
-  request_type: string;
-  scac: string | null;
-  ref_numbers: string[];
-  shipment_tags: string[];
-  created_at: string;
-  updated_at: string;
-  /** `pending`, `awaiting_manifest`, `created`, `failed`, `tracking_stopped`. */
-  status: string;
-  failed_reason: string | null;
-  is_retrying: boolean;
-  retry_count: number | null;
-  /** The shipment once tracking exists (`tracked_object`), else null. */
-  tracked_object_id: string | null;
-  customer_id: string | null;
-}
+// ---------------------------------------------------------------------------------------------------------------
+// What the tools read: the serializers' resource objects, typed by the resources' zod schemas
+// ---------------------------------------------------------------------------------------------------------------
 
+/** A container as `GET /v2/containers/{id}` serves it (SPEC.md §2.1). */
+export type ContainerResource = Resource<ContainerAttributes>;
+/** A shipment as `GET /v2/shipments/{id}` serves it (R §1.2). */
+export type ShipmentResource = Resource<ShipmentAttributes>;
+/** A tracking request as `GET /v2/tracking_requests/{id}` serves it (SPEC.md §2.4). */
+export type TrackingRequestResource = Resource<TrackingRequestAttributes>;
 /** A terminal (R §1.4) with its CBP FIRMS code and IANA time zone. */
-export interface TerminalInfo {
-  id: string;
-  name: string;
-  nickname: string | null;
-  /** CBP FIRMS code, e.g. `Y257`. */
-  firms_code: string | null;
-  smdg_code: string | null;
-  city: string | null;
-  state_abbr: string | null;
-  country_code: string | null;
-  time_zone: string | null;
-  facility_type: string | null;
-}
-
+export type TerminalResource = Resource<TerminalAttributes>;
 /** A port (R §1.6) by UN/LOCODE. */
-export interface PortInfo {
-  id: string;
-  /** UN/LOCODE, e.g. `USLAX`. */
-  code: string;
-  name: string;
-  city: string | null;
-  state_abbr: string | null;
-  country_code: string | null;
-  time_zone: string | null;
+export type PortResource = Resource<PortAttributes>;
+/** A shipping line (R §1.8); `supported`: tracking requests for this SCAC are accepted here. */
+export type ShippingLineResource = Resource<ShippingLineAttributes>;
+
+/** A past, vetted transport event (R §1.9) with its `location` (port) and `terminal` (null when it has none). */
+export interface TransportEventDetails {
+  event: Resource<TransportEventAttributes>;
+  location: PortResource | null;
+  terminal: TerminalResource | null;
 }
 
-/**
- * A past, vetted transport event of a container (R §1.9), with its location (port) and terminal resolved.
- * `event` is one of the `container.transport.*` names (or `container.*.changed`, whose new value is `value`).
- */
-export interface TransportEventRecord {
-  id: string;
-  event: string;
-  created_at: string;
-  voyage_number: string | null;
-  /** UTC; local meaning from `timezone` (IANA). */
-  timestamp: string | null;
-  timezone: string | null;
-  location_locode: string | null;
-  /** `shipping_line`, `terminal` or `ais`. */
-  data_source: string;
-  invalidated_at: string | null;
-  value: string | null;
-  location: PortInfo | null;
-  terminal: TerminalInfo | null;
+/** Includes of `getContainer` (SPEC.md §4.7 `get_container`). */
+export type ContainerInclude = "shipment" | "pod_terminal" | "transport_events";
+
+/** A container with what was asked to be included (absent keys were not asked for; null: no such relation). */
+export interface ContainerDetails {
+  container: ContainerResource;
+  shipment?: ShipmentResource | null;
+  pod_terminal?: TerminalResource | null;
+  transport_events?: TransportEventDetails[];
 }
 
-/** A shipping line (R §1.8). `supported`: tracking requests for this SCAC are accepted here. */
-export interface ShippingLineInfo {
-  /** Standard Carrier Alpha Code (NMFTA). */
-  scac: string;
-  name: string;
-  short_name: string;
-  alternative_scacs: string[];
-  bol_prefix: string | null;
-  bill_of_lading_tracking_support: boolean;
-  booking_number_tracking_support: boolean;
-  container_number_tracking_support: boolean;
-  supported: boolean;
+/** A shipment with what was asked to be included: its POD terminal, its containers (oldest first). */
+export interface ShipmentDetails {
+  shipment: ShipmentResource;
+  pod_terminal?: TerminalResource | null;
+  containers?: ContainerResource[];
 }
 
-/** A carrier candidate of an infer-number result; `confidence` is 0..1. */
-export interface InferCandidate {
-  scac: string;
-  name: string;
-  confidence: number;
-}
-
-/** `POST /tracking_requests/infer_number` attributes (SPEC.md §4.6). */
-export interface InferNumberResult {
-  number_type: "container" | "bill_of_lading" | "booking";
-  validation: {
-    is_valid: boolean | null;
-    type: "container" | "shipment";
-    check_digit_passed: boolean | null;
-    reason: string | null;
-  };
-  shipping_line: {
-    /** `auto_select` ≥ 0.95, `needs_confirmation` 0.70–0.95, else `no_prediction` (SPEC.md §4.6). */
-    decision: "auto_select" | "needs_confirmation" | "no_prediction";
-    selected: InferCandidate | null;
-    candidates: InferCandidate[];
-  };
+/** What a search found: exact matches on container number, tracked BL/booking number, and tracking request number. */
+export interface SearchResult {
+  containers: ContainerResource[];
+  shipments: ShipmentResource[];
+  tracking_requests: TrackingRequestResource[];
 }
 
 /** One page of a list: `page` is 1-based, `page_size` the size used (clamped to 100), `total` the matching records. */
@@ -393,29 +257,35 @@ export interface PageOptions {
   pageSize?: number;
 }
 
-/** Most transport events `getTransportEvents` reads for one container (10 pages of 100), over either backend. */
+/** Most transport events `getTransportEvents` reads for one container (10 pages of 100). */
 export const MAX_TRANSPORT_EVENTS = 1_000;
 
-/** Longest container number `filter[number]` accepts (src/containers/service.ts). */
+/** Longest container number `filter[number]` accepts (`parseContainerFilters`). */
 const MAX_CONTAINER_NUMBER_LENGTH = 20;
 /** Longest BL/booking/request number the API accepts (src/tracking-requests/schemas.ts). */
 const MAX_NUMBER_LENGTH = 64;
 
-/**
- * The page a list call asks for, the same over HTTP and in the Worker: `page` 1-based (default 1), `pageSize`
- * default 30, clamped to 1..100 (DECISIONS.md §Wire format).
- */
-export function clampPage(options: PageOptions): { number: number; size: number } {
+/** The service page of `options`: `page` 1-based (default 1), size default 30, clamped to 1..100 (DECISIONS.md §Wire format). */
+export function pageRequest(options: PageOptions): PageRequest {
+  const number = Math.max(1, Math.floor(options.page ?? 1));
+  const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE)));
+  return { number, size, sizeGiven: true, offset: (number - 1) * size };
+}
+
+function pageOf<T>(items: T[], request: PageRequest, total: number): Page<T> {
   return {
-    number: Math.max(1, Math.floor(options.page ?? 1)),
-    size: Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE))),
+    items,
+    page: request.number,
+    page_size: request.size,
+    total,
+    has_more: request.offset + items.length < total,
   };
 }
 
 /**
- * What `searchContainers` looks up for `query`, the same over HTTP and in the Worker: the query trimmed; as a
- * container number (spaces and dashes dropped) when that fits the API's 20 characters; as a BL, booking or request
- * number when it fits 64; and `size` results of each kind (`limit`, default 10, clamped to 1..100).
+ * What `searchContainers` looks up for `query`: the query trimmed; as a container number (spaces and dashes dropped)
+ * when that fits the API's 20 characters; as a BL, booking or request number when it fits 64; and `size` results of
+ * each kind (`limit`, default 10, clamped to 1..100).
  * @throws TrackingApiError `invalid_argument` (field `query`) for an empty query.
  */
 export function searchTerms(
@@ -428,172 +298,314 @@ export function searchTerms(
   return {
     containerNumber: compact.length > 0 && compact.length <= MAX_CONTAINER_NUMBER_LENGTH ? compact : null,
     number: q.length <= MAX_NUMBER_LENGTH ? q : null,
-    size: clampPage({ pageSize: limit }).size,
+    size: pageRequest({ pageSize: limit }).size,
   };
 }
 
-/** Includes of `getContainer` (SPEC.md §4.7 `get_container`). */
-export type ContainerInclude = "shipment" | "pod_terminal" | "transport_events";
-
-/** A container with what was asked to be included (absent keys were not asked for; null = no such relation). */
-export interface ContainerDetails {
-  container: ContainerRecord;
-  shipment?: ShipmentRecord | null;
-  pod_terminal?: TerminalInfo | null;
-  transport_events?: TransportEventRecord[];
+/**
+ * Rows of a first-level include that `getContainerView` prefetched in the container's own D1 round trip: what the
+ * relationship's `prefetch.rows` built (src/containers/serializer.ts: `ShipmentView`s for `shipment`, terminal rows
+ * for `pod_terminal`). The include machinery keeps related rows untyped.
+ */
+function prefetchedRow<T extends { id: string }>(rows: unknown[] | undefined, id: string | null): T | null {
+  return id === null ? null : ((rows as T[] | undefined)?.find((r) => r.id === id) ?? null);
 }
-
-/** A container in a list page, with its shipment when `include: ["shipment"]` was asked (null: none). */
-export type ContainerListItem = ContainerRecord & { shipment?: ShipmentRecord | null };
-
-/** A shipment in a list page, with its containers (oldest first) when `includeContainers` was asked. */
-export type ShipmentListItem = ShipmentRecord & { containers?: ContainerRecord[] };
-
-/** A shipment with its POD terminal and, when asked, its containers (oldest first). */
-export interface ShipmentDetails {
-  shipment: ShipmentRecord;
-  pod_terminal: TerminalInfo | null;
-  containers?: ContainerRecord[];
-}
-
-/** Filters of `listContainers` (REST `filter[...]` of DECISIONS.md §Wire format). */
-export interface ContainerFilters {
-  /** `current_status` value. */
-  status?: string;
-  /** UN/LOCODE of the port of discharge (`filter[pod_locode]`). */
-  podLocode?: string;
-  /** SCAC of the shipping line (`filter[scac]`). */
-  scac?: string;
-  /** ISO 8601: updated at or after (`filter[updated_at][start]`). */
-  updatedAfter?: string;
-  /** Container number (`filter[number]`). */
-  number?: string;
-  shipmentId?: string;
-}
-
-/** Filters of `listShipments` (REST: `number`, `filter[tracking_stopped]`, `filter[scac]`, `filter[pod_locode]`, `filter[updated_at][start]`). */
-export interface ShipmentFilters {
-  /** The tracked BL/booking number. */
-  number?: string;
-  trackingStopped?: boolean;
-  scac?: string;
-  podLocode?: string;
-  updatedAfter?: string;
-}
-
-/** Filters of `listTrackingRequests` (REST `filter[...]`). */
-export interface TrackingRequestFilters {
-  status?: string;
-  requestType?: string;
-  requestNumber?: string;
-  scac?: string;
-  createdAfter?: string;
-  updatedAfter?: string;
-}
-
-/** Input of `createTrackingRequest` (SPEC.md §4.4). */
-export interface CreateTrackingRequestInput {
-  requestType: "bill_of_lading" | "booking" | "booking_number" | "container";
-  requestNumber: string;
-  scac: string;
-  refNumbers?: string[];
-}
-
-/** What a search found: exact matches on container number, tracked BL/booking number, and tracking request number. */
-export interface SearchResult {
-  containers: ContainerRecord[];
-  shipments: ShipmentRecord[];
-  tracking_requests: TrackingRequestRecord[];
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Route (paid feature `routing`): the types live with the REST endpoint that serves them
-// (src/containers/shipping-route.ts)
-// ---------------------------------------------------------------------------------------------------------------
-
-export type { ContainerRoute, RouteLeg, RouteStop, RouteStopRole, VesselRef };
-
-// ---------------------------------------------------------------------------------------------------------------
-// The interface
-// ---------------------------------------------------------------------------------------------------------------
 
 /**
- * Reads and writes of one account, as MCP tools need them. Implementations: `WorkerTrackingApi`
- * (src/mcp/worker-api.ts, services over D1) and the REST client (src/client). Every method may reject with
- * {@link TrackingApiError}; ids are UUID strings.
+ * Counts one request against a rate bucket of the account; rejects with `TrackingApiError` `rate_limited` when
+ * it is exhausted (see `src/mcp/agent.ts`).
  */
-export interface TrackingApi {
+export type BucketGuard = (bucket: "create_tracking_request") => Promise<void>;
+
+/** What a {@link TrackingApi} needs. */
+export interface TrackingApiDeps {
+  db: Database;
+  clock: Clock;
+  /** Bindings: the tracking-requests queue and the source configuration (what "supported" means). */
+  env: Pick<Env, "TRACKING_REQUESTS_QUEUE" | "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED">;
+  /** The caller's account; every read and write is scoped to it. */
+  accountId: string;
+  /** Draws from a dedicated bucket (creates also count against `create_tracking_request`, as over REST). */
+  limitBucket?: BucketGuard;
+}
+
+/**
+ * Reads and writes of one account, as MCP tools need them, over the services and serializers of the REST API. Every
+ * method may reject with {@link TrackingApiError}; ids are UUID strings.
+ */
+export class TrackingApi {
+  private readonly ctx: LoadContext;
+
+  constructor(private readonly deps: TrackingApiDeps) {
+    this.ctx = { db: deps.db, accountId: deps.accountId };
+  }
+
   /**
-   * Exact matches of `query` (trimmed, upper-cased; spaces and dashes removed for container numbers) among the
+   * Exact matches of `query` (trimmed; spaces and dashes removed for container numbers, any case) among the
    * account's containers (`filter[number]`), shipments (`number`: BL/booking) and tracking requests
    * (`filter[request_number]`), at most `limit` (default 10) of each, newest first. Nothing found is an empty
    * result, not an error.
    */
-  searchContainers(query: string, options?: { limit?: number }): Promise<SearchResult>;
-
-  /** One container with the requested includes. @throws TrackingApiError `not_found`. */
-  getContainer(id: string, include?: ContainerInclude[]): Promise<ContainerDetails>;
+  async searchContainers(query: string, options: { limit?: number } = {}): Promise<SearchResult> {
+    return mapErrors(async () => {
+      const { containerNumber, number, size } = searchTerms(query, options.limit);
+      const page = pageRequest({ page: 1, pageSize: size });
+      const { db, accountId } = this.deps;
+      const [boxes, shipments, requests] = await Promise.all([
+        containerNumber === null
+          ? { rows: [] }
+          : listContainers(db, accountId, parseContainerFilters({ "filter[number]": containerNumber }), page),
+        number === null ? { rows: [] } : listShipments(db, accountId, parseShipmentFilters({ number }), page),
+        number === null
+          ? { rows: [] }
+          : listTrackingRequests(
+              db,
+              accountId,
+              parseTrackingRequestFilters({ "filter[request_number]": number }),
+              page,
+            ),
+      ]);
+      return {
+        containers: boxes.rows.map(serializeContainer),
+        shipments: shipments.rows.map(serializeShipment),
+        tracking_requests: requests.rows.map(serializeTrackingRequest),
+      };
+    });
+  }
 
   /**
-   * A page of the account's containers, newest first; `include: ["shipment"]` adds each one's shipment (REST
-   * `include=shipment`). @throws TrackingApiError `invalid_argument` for a bad filter.
+   * One container with the requested includes: `shipment` and `pod_terminal` read in the container's own D1 round
+   * trip (as `GET /v2/containers/{id}?include=shipment,pod_terminal`), `transport_events` by
+   * {@link getTransportEvents}. @throws TrackingApiError `not_found`.
    */
-  listContainers(
-    filters?: ContainerFilters,
-    page?: PageOptions,
-    options?: { include?: "shipment"[] },
-  ): Promise<Page<ContainerListItem>>;
-
-  /** One shipment, with its containers unless `includeContainers` is false. @throws TrackingApiError `not_found`. */
-  getShipment(id: string, options?: { includeContainers?: boolean }): Promise<ShipmentDetails>;
+  async getContainer(id: string, include: ContainerInclude[] = []): Promise<ContainerDetails> {
+    return mapErrors(async () => {
+      const wanted = new Set(include);
+      const tree = parseInclude([...wanted].filter((i) => i !== "transport_events").join(","), containerResource);
+      const { view, prefetched } = await getContainerView(this.deps.db, this.deps.accountId, id, tree);
+      const details: ContainerDetails = { container: serializeContainer(view) };
+      if (wanted.has("shipment")) {
+        const shipment = prefetchedRow<ShipmentView>(prefetched.get("shipment"), view.shipmentId);
+        details.shipment = shipment ? serializeShipment(shipment) : null;
+      }
+      if (wanted.has("pod_terminal")) {
+        const terminal = prefetchedRow<TerminalRow>(prefetched.get("pod_terminal"), view.podTerminalId);
+        details.pod_terminal = terminal ? serializeTerminal(terminal) : null;
+      }
+      if (wanted.has("transport_events")) details.transport_events = await this.getTransportEvents(id);
+      return details;
+    });
+  }
 
   /**
-   * A page of the account's shipments, newest first; `includeContainers` adds each one's containers (REST
-   * `include=containers`). @throws TrackingApiError `invalid_argument`.
+   * A page of the account's containers, newest first, filtered as `GET /v2/containers` filters (`filters` by its
+   * parameter names, checked by `parseContainerFilters`); `includeShipment` adds each one's shipment (null: none).
+   * @throws TrackingApiError `invalid_argument` for a bad filter, naming its parameter.
    */
-  listShipments(
-    filters?: ShipmentFilters,
-    page?: PageOptions,
-    options?: { includeContainers?: boolean },
-  ): Promise<Page<ShipmentListItem>>;
-
-  /** One tracking request. @throws TrackingApiError `not_found`. */
-  getTrackingRequest(id: string): Promise<TrackingRequestRecord>;
-
-  /** A page of the account's tracking requests, newest first. @throws TrackingApiError `invalid_argument`. */
-  listTrackingRequests(filters?: TrackingRequestFilters, page?: PageOptions): Promise<Page<TrackingRequestRecord>>;
+  async listContainers(
+    filters: FilterValues<keyof ContainerFilters> = {},
+    page: PageOptions = {},
+    options: { includeShipment?: boolean } = {},
+  ): Promise<Page<ContainerDetails>> {
+    return mapErrors(async () => {
+      const request = pageRequest(page);
+      const parsed = parseContainerFilters(filters);
+      const tree = parseInclude(options.includeShipment ? "shipment" : "", containerResource);
+      const { db, accountId } = this.deps;
+      const { rows, total, prefetched } = await listContainers(db, accountId, parsed, request, tree);
+      const shipments = prefetched.get("shipment");
+      const items = rows.map((row): ContainerDetails => {
+        if (!options.includeShipment) return { container: serializeContainer(row) };
+        const shipment = prefetchedRow<ShipmentView>(shipments, row.shipmentId);
+        return { container: serializeContainer(row), shipment: shipment ? serializeShipment(shipment) : null };
+      });
+      return pageOf(items, request, total);
+    });
+  }
 
   /**
-   * Every past, vetted transport event of a container, oldest first (timestamp, then id), with locations and
-   * terminals resolved; estimates are not listed (R §3.4). @throws TrackingApiError `not_found`.
+   * One shipment with its POD terminal and, unless `includeContainers` is false, its containers (oldest first).
+   * @throws TrackingApiError `not_found`.
    */
-  getTransportEvents(containerId: string): Promise<TransportEventRecord[]>;
+  async getShipment(id: string, options: { includeContainers?: boolean } = {}): Promise<ShipmentDetails> {
+    return mapErrors(async () => {
+      const row = await getShipment(this.deps.db, this.deps.accountId, id);
+      const [view = row] = await hydrated(this.ctx, shipmentResource, [row]);
+      const [terminals, containers] = await Promise.all([
+        loadTerminalsByIds(this.deps.db, [view.podTerminalId]),
+        options.includeContainers === false ? undefined : this.containersOf([view]),
+      ]);
+      const terminal = terminals[0];
+      const details: ShipmentDetails = {
+        shipment: serializeShipment(view),
+        pod_terminal: terminal ? serializeTerminal(terminal) : null,
+      };
+      if (containers) details.containers = containers.get(view.id) ?? [];
+      return details;
+    });
+  }
 
   /**
-   * The container's route (paid feature, entitlement `routing`).
-   * @throws TrackingApiError `forbidden_feature` (feature `routing`) when the account lacks it; `not_found`.
+   * A page of the account's shipments, newest first, filtered as `GET /v2/shipments` filters (`filters` by its
+   * parameter names, checked by `parseShipmentFilters`); `includeContainers` adds each one's containers.
+   * @throws TrackingApiError `invalid_argument`.
    */
-  getContainerRoute(containerId: string): Promise<ContainerRoute>;
+  async listShipments(
+    filters: FilterValues<keyof ShipmentFilters> = {},
+    page: PageOptions = {},
+    options: { includeContainers?: boolean } = {},
+  ): Promise<Page<ShipmentDetails>> {
+    return mapErrors(async () => {
+      const request = pageRequest(page);
+      const { rows, total } = await listShipments(
+        this.deps.db,
+        this.deps.accountId,
+        parseShipmentFilters(filters),
+        request,
+      );
+      const containers = options.includeContainers ? await this.containersOf(rows) : undefined;
+      const items = rows.map((row): ShipmentDetails => {
+        const shipment = serializeShipment(row);
+        return containers ? { shipment, containers: containers.get(row.id) ?? [] } : { shipment };
+      });
+      return pageOf(items, request, total);
+    });
+  }
+
+  /** The containers of `shipments` (with their linkage, as `include=containers` serves them), by shipment, oldest first. */
+  private async containersOf(shipments: ShipmentView[]): Promise<Map<string, ContainerResource[]>> {
+    const ids = shipments.flatMap((s) => s.containerIds ?? []);
+    const rows: ContainerView[] = await hydrated(
+      this.ctx,
+      containerResource,
+      await loadContainersByIds(this.deps.db, this.deps.accountId, ids),
+    );
+    const byId = new Map(rows.map((r) => [r.id, serializeContainer(r)]));
+    return new Map(shipments.map((s) => [s.id, (s.containerIds ?? []).flatMap((id) => byId.get(id) ?? [])] as const));
+  }
 
   /**
-   * Creates a tracking request (SPEC.md §4.4); it starts `pending` and is looked up asynchronously.
+   * A page of the account's tracking requests, newest first, filtered as `GET /v2/tracking_requests` filters
+   * (`filters` by its parameter names, checked by `parseTrackingRequestFilters`).
+   * @throws TrackingApiError `invalid_argument`.
+   */
+  async listTrackingRequests(
+    filters: FilterValues<keyof TrackingRequestFilters> = {},
+    page: PageOptions = {},
+  ): Promise<Page<TrackingRequestResource>> {
+    return mapErrors(async () => {
+      const request = pageRequest(page);
+      const parsed = parseTrackingRequestFilters(filters);
+      const { rows, total } = await listTrackingRequests(this.deps.db, this.deps.accountId, parsed, request);
+      return pageOf(rows.map(serializeTrackingRequest), request, total);
+    });
+  }
+
+  /**
+   * Every past, vetted transport event of a container (at most {@link MAX_TRANSPORT_EVENTS}), oldest first
+   * (timestamp, then id), with its location (port) and terminal; estimates are not listed (R §3.4).
+   * @throws TrackingApiError `not_found`.
+   */
+  async getTransportEvents(containerId: string): Promise<TransportEventDetails[]> {
+    return mapErrors(async () => {
+      const rows: TransportEventRow[] = [];
+      for (let number = 1; rows.length < MAX_TRANSPORT_EVENTS; number++) {
+        const request = pageRequest({ page: number, pageSize: MAX_PAGE_SIZE });
+        const page = await listContainerTransportEvents(this.deps.db, this.deps.accountId, containerId, request);
+        rows.push(...page.rows);
+        if (page.rows.length < request.size || rows.length >= page.total) break;
+      }
+      const [events, ports, terminals] = await Promise.all([
+        hydrated(this.ctx, transportEventResource, rows),
+        loadPortsByIds(
+          this.deps.db,
+          rows.map((r) => r.locationId),
+        ).then((found) => hydrated(this.ctx, portResource, found)),
+        loadTerminalsByIds(
+          this.deps.db,
+          rows.map((r) => r.terminalId),
+        ),
+      ]);
+      const portById = new Map(ports.map((p) => [p.id, serializePort(p)]));
+      const terminalById = new Map(terminals.map((t) => [t.id, serializeTerminal(t)]));
+      return events.map((row) => ({
+        event: serializeTransportEvent(row),
+        location: (row.locationId && portById.get(row.locationId)) || null,
+        terminal: (row.terminalId && terminalById.get(row.terminalId)) || null,
+      }));
+    });
+  }
+
+  /**
+   * The container's route (paid feature, entitlement `routing`): the service of `GET /v2/containers/{id}/route`
+   * (src/containers/shipping-route-service.ts).
+   * @throws TrackingApiError `forbidden_feature` (feature `routing`, {@link routingNotEnabledError}) when the account
+   *   lacks it; `not_found`.
+   */
+  async getContainerRoute(containerId: string): Promise<ContainerRoute> {
+    return mapErrors(async () => {
+      try {
+        return (await loadContainerRoute(this.deps.db, this.deps.accountId, containerId)).route;
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 403) throw routingNotEnabledError();
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Creates a tracking request (SPEC.md §4.4) after drawing from the account's `create_tracking_request` bucket; it
+   * starts `pending` and is looked up asynchronously.
    * @throws TrackingApiError `invalid_argument` (field `scac` / `request_number`, code `blank`, `not_recognized`,
-   *   `not_supported`, `duplicate`, `invalid`); `rate_limited` (own bucket, REST only).
+   *   `not_supported`, `duplicate`, `invalid`); `rate_limited`.
    */
-  createTrackingRequest(input: CreateTrackingRequestInput): Promise<TrackingRequestRecord>;
+  async createTrackingRequest(
+    input: Pick<CreateTrackingRequestInput, "requestType" | "requestNumber" | "scac" | "refNumbers">,
+  ): Promise<TrackingRequestResource> {
+    return mapErrors(async () => {
+      await this.deps.limitBucket?.("create_tracking_request");
+      const row = await createTrackingRequest(
+        {
+          db: this.deps.db,
+          clock: this.deps.clock,
+          queue: this.deps.env.TRACKING_REQUESTS_QUEUE,
+          supportedScacs: sourcesFor(this.deps.env).supportedScacs,
+        },
+        this.deps.accountId,
+        input,
+      );
+      return serializeTrackingRequest(row);
+    });
+  }
 
   /** Every known shipping line, sorted by SCAC, optionally filtered by `search` (SCAC, names). The sandbox `TEST` line is included. */
-  listShippingLines(search?: string): Promise<ShippingLineInfo[]>;
+  async listShippingLines(search?: string): Promise<ShippingLineResource[]> {
+    const sourceOf = sourcesFor(this.deps.env).lineSourceKind;
+    return searchShippingLines(search?.trim()).map((l) => serializeShippingLine(l, sourceOf(l.scac)));
+  }
 
   /**
-   * Optional, for completions: up to `limit` containers of the account whose number or id starts with `prefix`
-   * (newest first when `prefix` is empty). Without it, completions filter the newest page of `listContainers`.
+   * For completions: up to `limit` containers of the account whose number or id starts with `prefix`, newest first
+   * when `prefix` is empty (`recentContainerKeys`).
    */
-  completeContainers?(prefix: string, limit: number): Promise<{ id: string; number: string }[]>;
+  completeContainers(prefix: string, limit: number): Promise<{ id: string; number: string }[]> {
+    return recentContainerKeys(this.deps.db, this.deps.accountId, prefix, limit);
+  }
 
   /**
-   * Classifies a number and predicts its shipping line (SPEC.md §4.6).
-   * @throws TrackingApiError `invalid_argument` for garbage (`This reference number is not valid.`).
+   * Classifies a number and predicts its shipping line (SPEC.md §4.6), as `POST /tracking_requests/infer_number`.
+   * @throws TrackingApiError `invalid_argument` (field `number`) for garbage (`This reference number is not valid.`).
    */
-  inferNumber(number: string): Promise<InferNumberResult>;
+  async inferNumber(number: string): Promise<InferNumberAttributes> {
+    return mapErrors(async () => {
+      try {
+        return serializeInferResult(await inferNumber(this.deps.db, number));
+      } catch (err) {
+        if (err instanceof InvalidReferenceNumber) {
+          throw new TrackingApiError("invalid_argument", "This reference number is not valid.", { field: "number" });
+        }
+        throw err;
+      }
+    });
+  }
 }

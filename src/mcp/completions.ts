@@ -7,7 +7,7 @@
  */
 
 import { SANDBOX_SCAC } from "../reference/shipping-lines";
-import type { ShippingLineInfo } from "./api";
+import type { ShippingLineAttributes } from "../shipping-lines/schemas";
 import type { McpDeps } from "./tools/common";
 
 /** Most values a completion returns (the MCP limit is 100). */
@@ -25,13 +25,14 @@ export async function completeScac(deps: McpDeps, typed: string): Promise<string
     const api = await deps.resolveApi();
     const upper = typed.trim().toUpperCase();
     const lower = typed.trim().toLowerCase();
-    const rank = (l: ShippingLineInfo) =>
+    const rank = (l: ShippingLineAttributes) =>
       l.scac.startsWith(upper)
         ? 0
         : l.name.toLowerCase().includes(lower) || l.short_name.toLowerCase().includes(lower)
           ? 1
           : 2;
     const lines = (await api.listShippingLines())
+      .map((l) => l.attributes)
       .filter((l) => l.scac !== SANDBOX_SCAC && rank(l) < 2)
       .sort((a, b) => rank(a) - rank(b) || Number(b.supported) - Number(a.supported) || a.scac.localeCompare(b.scac));
     return lines.slice(0, MAX_COMPLETIONS).map((l) => l.scac);
@@ -50,9 +51,7 @@ export async function completeContainer(deps: McpDeps, prefix: string, prefer: "
   try {
     const api = await deps.resolveApi();
     const p = prefix.trim();
-    const keys = api.completeContainers
-      ? await api.completeContainers(p, CONTAINER_COMPLETIONS)
-      : (await api.listContainers({}, { page: 1, pageSize: 100 })).items.map((c) => ({ id: c.id, number: c.number }));
+    const keys = await api.completeContainers(p, CONTAINER_COMPLETIONS);
     const upper = p.toUpperCase();
     const lower = p.toLowerCase();
     const values: string[] = [];

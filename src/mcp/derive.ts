@@ -3,7 +3,9 @@
  * last-free-day (LFD) urgency, fee sums excluding `total` (SPEC.md §2.3), local times.
  */
 
-import type { ContainerRecord, ShipmentRecord, TerminalFee } from "./api";
+import type { ContainerAttributes } from "../containers/schemas";
+import type { TerminalFee } from "../db/schema";
+import type { ShipmentAttributes } from "../shipments/schemas";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -17,7 +19,7 @@ export const TERMINAL_DATA_STALE_DAYS = 7;
 const DONE_STATUSES = new Set(["picked_up", "delivered", "empty_returned"]);
 
 /** Whether the box has already left its final pickup point (picked up, delivered or returned). */
-export function isPickedUp(c: Pick<ContainerRecord, "current_status">): boolean {
+export function isPickedUp(c: Pick<ContainerAttributes, "current_status">): boolean {
   return DONE_STATUSES.has(c.current_status);
 }
 
@@ -44,7 +46,10 @@ export interface Readiness {
  * `holds_at_pod_terminal` has status `hold`. Picked-up boxes are `not_applicable`; unknown availability is `unknown`.
  */
 export function readinessOf(
-  c: Pick<ContainerRecord, "current_status" | "availability_known" | "available_for_pickup" | "holds_at_pod_terminal">,
+  c: Pick<
+    ContainerAttributes,
+    "current_status" | "availability_known" | "available_for_pickup" | "holds_at_pod_terminal"
+  >,
 ): Readiness {
   const active = c.holds_at_pod_terminal.filter((h) => h.status === "hold").map((h) => h.name);
   const pending = c.holds_at_pod_terminal.filter((h) => h.status === "pending").map((h) => h.name);
@@ -127,7 +132,7 @@ export interface LfdStatus {
   urgency: LfdUrgency;
   /** Why the urgency is `unknown` or `none`, else null. */
   note: string | null;
-  import_deadlines: ContainerRecord["import_deadlines"];
+  import_deadlines: ContainerAttributes["import_deadlines"];
 }
 
 /**
@@ -137,7 +142,7 @@ export interface LfdStatus {
  */
 export function lfdStatusOf(
   c: Pick<
-    ContainerRecord,
+    ContainerAttributes,
     | "current_status"
     | "pickup_lfd"
     | "import_deadlines"
@@ -145,7 +150,7 @@ export function lfdStatusOf(
     | "pod_timezone"
     | "final_destination_timezone"
   >,
-  shipment: Pick<ShipmentRecord, "line_tracking_stopped_at"> | null | undefined,
+  shipment: Pick<ShipmentAttributes, "line_tracking_stopped_at"> | null | undefined,
   nowMs: number,
 ): LfdStatus {
   const d = c.import_deadlines;
@@ -330,7 +335,7 @@ export function failedReasonText(reason: string): string {
 export function trackingHealthOf(
   c: Partial<
     Pick<
-      ContainerRecord,
+      ContainerAttributes,
       | "terminal_tracking_last_attempted_at"
       | "terminal_tracking_failed_reason"
       | "pod_last_tracking_request_at"
@@ -342,7 +347,7 @@ export function trackingHealthOf(
   shipment:
     | Partial<
         Pick<
-          ShipmentRecord,
+          ShipmentAttributes,
           "line_tracking_last_attempted_at" | "line_tracking_last_succeeded_at" | "line_tracking_failed_reason"
         >
       >

@@ -1,7 +1,7 @@
 /**
  * `registerAll`: every tool, prompt and resource of the MCP server, registered once against a `TrackingApi`
  * resolver (DESIGN.md §6). The Worker's McpAgent (src/mcp/agent.ts) resolves the caller's API over the services;
- * the stdio variant resolves the HTTP client. Nothing here knows which.
+ * the stdio bin relays to it (src/mcp/stdio.ts), so this is the only MCP server.
  */
 
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";

@@ -56,8 +56,8 @@ export function registerResources(server: McpServer, deps: McpDeps): void {
           const api = await deps.resolveApi();
           const page = await api.listContainers({}, { page: 1, pageSize: LISTED_CONTAINERS });
           return {
-            resources: page.items.map((c) => ({
-              uri: containerUri(c.id),
+            resources: page.items.map(({ container: { id, attributes: c } }) => ({
+              uri: containerUri(id),
               name: `Container ${c.number}`,
               description: `${c.current_status}${c.pickup_lfd ? `, last free day ${c.pickup_lfd}` : ""}`,
               mimeType: "text/markdown",

@@ -70,7 +70,7 @@ async function requestCount(key: string): Promise<number> {
 
 describe("§1 LFD urgency: anything past the LFD instant is overdue", () => {
   const container = (pickup_lfd: string, pod_timezone = "America/Los_Angeles") => ({
-    current_status: "available",
+    current_status: "available" as const,
     pickup_lfd,
     import_deadlines: { pickup_lfd_line: null, pickup_lfd_rail: null, pickup_lfd_terminal: pickup_lfd },
     terminal_checked_at: null,

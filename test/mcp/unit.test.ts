@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ContainerAttributes } from "../../src/containers/schemas";
 import {
   buildContainerRoute,
   type ContainerRoute,
@@ -9,14 +10,13 @@ import {
   type RouteStop,
 } from "../../src/containers/shipping-route";
 import { parseRouteInclude, routeDocument } from "../../src/containers/shipping-route-serializer";
-import type { JsonApiDocument, ResourceObject } from "../../src/lib/jsonapi/types";
+import { type JsonApiDocument, type ResourceObject, toManyIds, toOneId } from "../../src/lib/jsonapi/types";
 import { TrackingApiError, trackingApiErrorFromStatus } from "../../src/mcp/api";
 import { feeSummaryOf, lfdStatusOf, localTime, readinessOf } from "../../src/mcp/derive";
 import { MILESTONES, milestoneGlossaryMarkdown, phaseOf } from "../../src/mcp/glossary";
-import { toContainerRecord, toShipmentRecord, toTransportEventRecord } from "../../src/mcp/records";
 import { errorMessage } from "../../src/mcp/tools/common";
 
-// Pure parts of the MCP server: readiness, LFD urgency, fees, local time, the route builder, record mapping,
+// Pure parts of the MCP server: readiness, LFD urgency, fees, local time, the route builder, linkage reading,
 // error mapping and the milestone catalog.
 
 const NOW = Date.parse("2025-06-10T12:00:00Z");
@@ -25,7 +25,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
 describe("readinessOf (SPEC.md §3)", () => {
   const base = {
-    current_status: "available",
+    current_status: "available" as ContainerAttributes["current_status"],
     availability_known: true,
     available_for_pickup: true as boolean | null,
     holds_at_pod_terminal: [] as {
@@ -70,7 +70,7 @@ describe("readinessOf (SPEC.md §3)", () => {
 describe("lfdStatusOf", () => {
   const deadlines = { pickup_lfd_terminal: null, pickup_lfd_rail: null, pickup_lfd_line: null };
   const box = (lfd: string | null, extra: Record<string, unknown> = {}) => ({
-    current_status: "available",
+    current_status: "available" as const,
     pickup_lfd: lfd,
     import_deadlines: { ...deadlines, pickup_lfd_terminal: lfd },
     terminal_checked_at: iso(NOW - HOUR),
@@ -407,39 +407,34 @@ describe("route document (GET /containers/{id}/route) read back without loss", (
   });
 });
 
-describe("records (JSON:API → TrackingApi records)", () => {
-  it("flattens attributes and to-one linkage; resolves included locations", () => {
-    const c = toContainerRecord({
+describe("linkage read off a serializer's resource object (toOneId, toManyIds)", () => {
+  it("reads to-one ids (null when null or absent) and to-many ids in order", () => {
+    const c = {
       id: "c1",
       type: "container",
       attributes: { number: "ABCU1234560" },
       relationships: { shipment: { data: { id: "s1", type: "shipment" } }, pod_terminal: { data: null } },
-    });
-    expect(c).toMatchObject({
-      id: "c1",
-      number: "ABCU1234560",
-      shipment_id: "s1",
-      pod_terminal_id: null,
-      pickup_facility_id: null,
-    });
-    const s = toShipmentRecord({
+    };
+    expect([toOneId(c, "shipment"), toOneId(c, "pod_terminal"), toOneId(c, "pickup_facility")]).toEqual([
+      "s1",
+      null,
+      null,
+    ]);
+    const s = {
       id: "s1",
       type: "shipment",
       attributes: {},
-      relationships: { containers: { data: [{ id: "c1", type: "container" }] } },
-    });
-    expect(s.container_ids).toEqual(["c1"]);
-    const e = toTransportEventRecord(
-      {
-        id: "e1",
-        type: "transport_event",
-        attributes: { event: "x", data_source: "terminal" },
-        relationships: { location: { data: { id: "p1", type: "port" } } },
+      relationships: {
+        containers: {
+          data: [
+            { id: "c1", type: "container" },
+            { id: "c2", type: "container" },
+          ],
+        },
       },
-      [{ id: "p1", type: "port", attributes: { code: "USLAX", name: "Los Angeles" } }],
-    );
-    expect(e.location).toMatchObject({ code: "USLAX", name: "Los Angeles" });
-    expect(e.terminal).toBeNull();
+    };
+    expect(toManyIds(s, "containers")).toEqual(["c1", "c2"]);
+    expect([toManyIds(c, "shipment"), toOneId(s, "containers"), toManyIds(s, "terminals")]).toEqual([[], null, []]);
   });
 });
 

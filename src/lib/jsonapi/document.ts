@@ -12,6 +12,15 @@ import type { JsonApiDocument } from "./types";
 export const JSON_API_MEDIA_TYPE = "application/vnd.api+json";
 
 /**
+ * `rows` completed with what their serialization needs (`type.hydrate`, e.g. a container's event ids, one read for
+ * all of them), as every document serializes them: the step before `type.serialize` for callers that want the
+ * resource objects without a document (the MCP tools). Rows that already carry it come back as they are.
+ */
+export async function hydrated<Row>(ctx: LoadContext, type: ResourceType<Row>, rows: Row[]): Promise<Row[]> {
+  return type.hydrate ? type.hydrate(ctx, rows) : rows;
+}
+
+/**
  * A single-resource document: `{data, links:{self}, included?}`. `included` appears only when something was
  * included (R §3.2).
  */
@@ -23,11 +32,11 @@ export async function resourceDocument<Row>(
   selfUrl: string,
   prefetched?: PrefetchedIncludes,
 ): Promise<JsonApiDocument> {
-  const [hydrated] = type.hydrate ? await type.hydrate(ctx, [row]) : [row];
-  const data = type.serialize(hydrated ?? row);
+  const [complete = row] = await hydrated(ctx, type, [row]);
+  const data = type.serialize(complete);
   const doc: JsonApiDocument = { data, links: { self: selfUrl } };
   if (include.size > 0) {
-    doc.included = await resolveIncluded(ctx, type, [hydrated ?? row], include, [data], prefetched);
+    doc.included = await resolveIncluded(ctx, type, [complete], include, [data], prefetched);
   }
   return doc;
 }
@@ -46,11 +55,11 @@ export async function listDocument<Row>(
   total: number,
   prefetched?: PrefetchedIncludes,
 ): Promise<JsonApiDocument> {
-  const hydrated = type.hydrate ? await type.hydrate(ctx, rows) : rows;
-  const data = hydrated.map((r) => type.serialize(r));
+  const complete = await hydrated(ctx, type, rows);
+  const data = complete.map((r) => type.serialize(r));
   const { links, meta } = listLinksAndMeta(requestUrl, page, data.length, total);
   const doc: JsonApiDocument = { data };
-  if (include.size > 0) doc.included = await resolveIncluded(ctx, type, hydrated, include, data, prefetched);
+  if (include.size > 0) doc.included = await resolveIncluded(ctx, type, complete, include, data, prefetched);
   doc.links = links;
   doc.meta = meta;
   return doc;
@@ -66,9 +75,9 @@ export async function collectionDocument<Row>(
   rows: Row[],
   include: IncludeTree,
 ): Promise<JsonApiDocument> {
-  const hydrated = type.hydrate ? await type.hydrate(ctx, rows) : rows;
-  const data = hydrated.map((r) => type.serialize(r));
+  const complete = await hydrated(ctx, type, rows);
+  const data = complete.map((r) => type.serialize(r));
   const doc: JsonApiDocument = { data };
-  if (include.size > 0) doc.included = await resolveIncluded(ctx, type, hydrated, include, data);
+  if (include.size > 0) doc.included = await resolveIncluded(ctx, type, complete, include, data);
   return doc;
 }

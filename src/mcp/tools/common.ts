@@ -6,7 +6,8 @@
 
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { ContainerRecord, ShipmentRecord, TrackingApi, TrackingRequestRecord } from "../api";
+import { toManyIds, toOneId } from "../../lib/jsonapi/types";
+import type { ContainerResource, ShipmentResource, TrackingApi, TrackingRequestResource } from "../api";
 import { TrackingApiError } from "../api";
 import { type ArgumentAlias, addTool, errorMessage, FULL_SCHEMA_IN, type ToolContext, type ToolOutput } from "./calls";
 
@@ -78,7 +79,7 @@ export async function resolveContainerId(api: TrackingApi, value: string): Promi
   if (second) {
     throw new TrackingApiError(
       "invalid_argument",
-      `Several containers numbered ${first.number} are tracked in this account (ids: ${containers.map((c) => c.id).join(", ")}); pass one id.`,
+      `Several containers numbered ${first.attributes.number} are tracked in this account (ids: ${containers.map((c) => c.id).join(", ")}); pass one id.`,
       { field: "id" },
     );
   }
@@ -103,7 +104,7 @@ export async function resolveShipmentId(api: TrackingApi, value: string): Promis
   if (second) {
     throw new TrackingApiError(
       "invalid_argument",
-      `Several shipments numbered ${first.bill_of_lading_number} exist in this account (ids: ${shipments.map((s) => s.id).join(", ")}); pass one id.`,
+      `Several shipments numbered ${first.attributes.bill_of_lading_number} exist in this account (ids: ${shipments.map((s) => s.id).join(", ")}); pass one id.`,
       { field: "id" },
     );
   }
@@ -246,20 +247,21 @@ export const ContainerSummary = z
   .meta({ [FULL_SCHEMA_IN]: "list_containers" });
 
 /** A container as a {@link ContainerSummary}. */
-export function containerSummary(c: ContainerRecord): z.infer<typeof ContainerSummary> {
-  const equipment = [c.equipment_length ? `${c.equipment_length}'` : null, c.equipment_height, c.equipment_type].filter(
+export function containerSummary(c: ContainerResource): z.infer<typeof ContainerSummary> {
+  const a = c.attributes;
+  const equipment = [a.equipment_length ? `${a.equipment_length}'` : null, a.equipment_height, a.equipment_type].filter(
     Boolean,
   );
   return {
     id: c.id,
-    number: c.number,
-    current_status: c.current_status,
-    shipment_id: c.shipment_id,
-    available_for_pickup: c.available_for_pickup,
-    active_holds: c.holds_at_pod_terminal.filter((h) => h.status === "hold").map((h) => h.name),
-    pickup_lfd: c.pickup_lfd,
-    pod_arrived_at: c.pod_arrived_at,
-    pod_discharged_at: c.pod_discharged_at,
+    number: a.number,
+    current_status: a.current_status,
+    shipment_id: toOneId(c, "shipment"),
+    available_for_pickup: a.available_for_pickup,
+    active_holds: a.holds_at_pod_terminal.filter((h) => h.status === "hold").map((h) => h.name),
+    pickup_lfd: a.pickup_lfd,
+    pod_arrived_at: a.pod_arrived_at,
+    pod_discharged_at: a.pod_discharged_at,
     equipment: equipment.length > 0 ? equipment.join(" ") : null,
     resource_uri: containerUri(c.id),
   };
@@ -288,24 +290,25 @@ export const ShipmentSummary = z
   .meta({ [FULL_SCHEMA_IN]: "list_shipments" });
 
 /** A shipment as a {@link ShipmentSummary}. */
-export function shipmentSummary(s: ShipmentRecord): z.infer<typeof ShipmentSummary> {
+export function shipmentSummary(s: ShipmentResource): z.infer<typeof ShipmentSummary> {
+  const a = s.attributes;
   return {
     id: s.id,
-    bill_of_lading_number: s.bill_of_lading_number,
-    shipping_line_scac: s.shipping_line_scac,
-    shipping_line_name: s.shipping_line_name,
-    port_of_lading_locode: s.port_of_lading_locode,
-    port_of_lading_name: s.port_of_lading_name,
-    port_of_discharge_locode: s.port_of_discharge_locode,
-    port_of_discharge_name: s.port_of_discharge_name,
-    destination_name: s.destination_name,
-    pod_vessel_name: s.pod_vessel_name,
-    pol_atd_at: s.pol_atd_at,
-    pod_eta_at: s.pod_eta_at,
-    pod_ata_at: s.pod_ata_at,
-    container_count: s.container_ids.length,
-    ref_numbers: s.ref_numbers,
-    tracking_stopped: s.line_tracking_stopped_at !== null,
+    bill_of_lading_number: a.bill_of_lading_number,
+    shipping_line_scac: a.shipping_line_scac,
+    shipping_line_name: a.shipping_line_name,
+    port_of_lading_locode: a.port_of_lading_locode,
+    port_of_lading_name: a.port_of_lading_name,
+    port_of_discharge_locode: a.port_of_discharge_locode,
+    port_of_discharge_name: a.port_of_discharge_name,
+    destination_name: a.destination_name,
+    pod_vessel_name: a.pod_vessel_name,
+    pol_atd_at: a.pol_atd_at,
+    pod_eta_at: a.pod_eta_at,
+    pod_ata_at: a.pod_ata_at,
+    container_count: toManyIds(s, "containers").length,
+    ref_numbers: a.ref_numbers,
+    tracking_stopped: a.line_tracking_stopped_at !== null,
   };
 }
 
@@ -327,19 +330,20 @@ export const TrackingRequestSummary = z
   .meta({ [FULL_SCHEMA_IN]: "list_tracking_requests" });
 
 /** A tracking request as a {@link TrackingRequestSummary}. */
-export function trackingRequestSummary(t: TrackingRequestRecord): z.infer<typeof TrackingRequestSummary> {
+export function trackingRequestSummary(t: TrackingRequestResource): z.infer<typeof TrackingRequestSummary> {
+  const a = t.attributes;
   return {
     id: t.id,
-    request_number: t.request_number,
-    request_type: t.request_type,
-    scac: t.scac,
-    status: t.status,
-    failed_reason: t.failed_reason,
-    is_retrying: t.is_retrying,
-    shipment_id: t.tracked_object_id,
-    ref_numbers: t.ref_numbers,
-    created_at: t.created_at,
-    updated_at: t.updated_at,
+    request_number: a.request_number,
+    request_type: a.request_type,
+    scac: a.scac,
+    status: a.status,
+    failed_reason: a.failed_reason,
+    is_retrying: a.is_retrying,
+    shipment_id: toOneId(t, "tracked_object"),
+    ref_numbers: a.ref_numbers,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
   };
 }
 

@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { CONTAINER_STATUSES } from "../../tracking/status";
-import type { ContainerDetails, ContainerInclude, TransportEventRecord } from "../api";
+import type { ContainerDetails, ContainerInclude, TransportEventDetails } from "../api";
 import { feeSummaryOf, hoursBetween, lfdStatusOf, localTime, readinessOf, shortUtc, trackingHealthOf } from "../derive";
 import { JOURNEY_PHASES, labelOf, PHASE_LABELS, phaseOf } from "../glossary";
 import {
@@ -55,8 +55,9 @@ const TimelineEntry = z.object({
   value: nullableString.describe("New value of a *.changed event (e.g. the new LFD)."),
 });
 
-function timelineEntry(e: TransportEventRecord): z.infer<typeof TimelineEntry> {
-  const locode = e.location?.code ?? e.location_locode;
+function timelineEntry({ event, location, terminal }: TransportEventDetails): z.infer<typeof TimelineEntry> {
+  const e = event.attributes;
+  const locode = location?.attributes.code ?? e.location_locode;
   return {
     event: e.event,
     label: labelOf(e.event),
@@ -64,8 +65,8 @@ function timelineEntry(e: TransportEventRecord): z.infer<typeof TimelineEntry> {
     timestamp: e.timestamp,
     timezone: e.timezone,
     local_time: localTime(e.timestamp, e.timezone),
-    location: locode || e.location ? { locode: locode ?? null, name: e.location?.name ?? null } : null,
-    terminal: e.terminal ? { name: e.terminal.name, firms_code: e.terminal.firms_code } : null,
+    location: locode || location ? { locode: locode ?? null, name: location?.attributes.name ?? null } : null,
+    terminal: terminal ? { name: terminal.attributes.name, firms_code: terminal.attributes.firms_code } : null,
     voyage_number: e.voyage_number,
     data_source: e.data_source,
     value: e.value,
@@ -177,7 +178,9 @@ export const ContainerSnapshot = {
 
 /** The snapshot of a container at `nowMs` (readiness SPEC.md §3, LFD urgency, fees without `total`). */
 export function containerSnapshot(d: ContainerDetails, nowMs: number): z.infer<z.ZodObject<typeof ContainerSnapshot>> {
-  const c = d.container;
+  const c = d.container.attributes;
+  const shipment = d.shipment?.attributes;
+  const terminal = d.pod_terminal?.attributes;
   const hasRail = [
     c.pod_rail_carrier_scac,
     c.pod_rail_loaded_at,
@@ -188,10 +191,10 @@ export function containerSnapshot(d: ContainerDetails, nowMs: number): z.infer<z
     c.ind_rail_unloaded_at,
   ].some((v) => v !== null);
   const snapshot: z.infer<z.ZodObject<typeof ContainerSnapshot>> = {
-    id: c.id,
+    id: d.container.id,
     number: c.number,
     current_status: c.current_status,
-    resource_uri: containerUri(c.id),
+    resource_uri: containerUri(d.container.id),
     equipment: {
       type: c.equipment_type,
       length_ft: c.equipment_length,
@@ -200,12 +203,12 @@ export function containerSnapshot(d: ContainerDetails, nowMs: number): z.infer<z
       seal_number: c.seal_number,
     },
     location: {
-      pod_terminal: d.pod_terminal
+      pod_terminal: terminal
         ? {
-            name: d.pod_terminal.name,
-            nickname: d.pod_terminal.nickname,
-            firms_code: d.pod_terminal.firms_code,
-            time_zone: d.pod_terminal.time_zone,
+            name: terminal.name,
+            nickname: terminal.nickname,
+            firms_code: terminal.firms_code,
+            time_zone: terminal.time_zone,
           }
         : null,
       location_at_pod_terminal: c.location_at_pod_terminal,
@@ -218,7 +221,7 @@ export function containerSnapshot(d: ContainerDetails, nowMs: number): z.infer<z
       terminal_checked_at: c.terminal_checked_at,
     },
     readiness: readinessOf(c),
-    last_free_day: lfdStatusOf(c, d.shipment ?? null, nowMs),
+    last_free_day: lfdStatusOf(c, shipment ?? null, nowMs),
     pickup_appointment_at: c.pickup_appointment_at,
     holds: c.holds_at_pod_terminal,
     fees: feeSummaryOf(c.fees_at_pod_terminal),
@@ -235,8 +238,8 @@ export function containerSnapshot(d: ContainerDetails, nowMs: number): z.infer<z
         }
       : null,
     shipment: d.shipment ? shipmentSummary(d.shipment) : null,
-    tracking_stopped: d.shipment?.line_tracking_stopped_at != null,
-    tracking_health: trackingHealthOf(c, d.shipment),
+    tracking_stopped: shipment?.line_tracking_stopped_at != null,
+    tracking_health: trackingHealthOf(c, shipment),
   };
   if (d.transport_events) {
     snapshot.transport_events = {
@@ -474,20 +477,18 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
       const withShipment = args.include?.includes("shipment") === true;
       const page = await api.listContainers(
         {
-          ...(args.status ? { status: args.status } : {}),
-          ...(args.port ? { podLocode: args.port.toUpperCase() } : {}),
-          ...(args.carrier ? { scac: args.carrier.toUpperCase() } : {}),
-          ...(args.updated_after ? { updatedAfter: args.updated_after } : {}),
+          "filter[status]": args.status,
+          "filter[pod_locode]": args.port?.toUpperCase(),
+          "filter[scac]": args.carrier?.toUpperCase(),
+          "filter[updated_at][start]": args.updated_after,
         },
         pageOptions(args),
-        withShipment ? { include: ["shipment"] } : {},
+        { includeShipment: withShipment },
       );
-      const items = page.items.map((c) => ({
-        ...containerSummary(c),
-        // null: no shipment; left out when the API implementation did not include it.
-        ...(withShipment && c.shipment !== undefined
-          ? { shipment: c.shipment ? shipmentSummary(c.shipment) : null }
-          : {}),
+      const items = page.items.map((d) => ({
+        ...containerSummary(d.container),
+        // null: no shipment.
+        ...(withShipment ? { shipment: d.shipment ? shipmentSummary(d.shipment) : null } : {}),
       }));
       const paging = pagingOf(page);
       const links: ContentBlock[] = items.map((c) => ({

@@ -54,6 +54,7 @@ export function registerReferenceTools(server: McpServer, deps: McpDeps): void {
     annotations: READ_ONLY,
     async run(args, { api }) {
       const lines = (await api.listShippingLines(args.search))
+        .map((l) => l.attributes)
         .filter((l) => l.scac !== SANDBOX_SCAC)
         .filter((l) => !args.supported_only || l.supported)
         .sort((a, b) => a.name.localeCompare(b.name))
@@ -130,12 +131,12 @@ export function registerReferenceTools(server: McpServer, deps: McpDeps): void {
       const f = args.filters ?? {};
       const page = await api.listTrackingRequests(
         {
-          ...(args.status ? { status: args.status } : {}),
-          ...(args.request_type ? { requestType: args.request_type } : {}),
-          ...(f.request_number ? { requestNumber: f.request_number } : {}),
-          ...(f.scac ? { scac: f.scac.toUpperCase() } : {}),
-          ...(f.created_after ? { createdAfter: f.created_after } : {}),
-          ...(f.updated_after ? { updatedAfter: f.updated_after } : {}),
+          "filter[status]": args.status,
+          "filter[request_type]": args.request_type,
+          "filter[request_number]": f.request_number,
+          "filter[scac]": f.scac?.toUpperCase(),
+          "filter[created_at][start]": f.created_after,
+          "filter[updated_at][start]": f.updated_after,
         },
         pageOptions(args),
       );

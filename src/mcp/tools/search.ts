@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { toManyIds } from "../../lib/jsonapi/types";
 import {
   ContainerSummary,
   containerSummary,
@@ -51,12 +52,16 @@ export function registerSearchTool(server: McpServer, deps: McpDeps): void {
       const shipments = await Promise.all(
         found.shipments.map(async (s, i) => {
           const boxes =
-            i < SHIPMENTS_WITH_CONTAINERS && s.container_ids.length > 0
-              ? (await api.listContainers({ shipmentId: s.id }, { page: 1, pageSize: 100 })).items
+            i < SHIPMENTS_WITH_CONTAINERS && toManyIds(s, "containers").length > 0
+              ? (await api.listContainers({ "filter[shipment_id]": s.id }, { page: 1, pageSize: 100 })).items
               : [];
           return {
             ...shipmentSummary(s),
-            containers: boxes.map((c) => ({ id: c.id, number: c.number, current_status: c.current_status })),
+            containers: boxes.map(({ container: c }) => ({
+              id: c.id,
+              number: c.attributes.number,
+              current_status: c.attributes.current_status,
+            })),
           };
         }),
       );

@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { toManyIds } from "../../lib/jsonapi/types";
 import type { ShipmentDetails } from "../api";
 import { hoursBetween, shortUtc } from "../derive";
 import {
@@ -76,10 +77,11 @@ const ShipmentDetailsOutput = {
 };
 
 function shipmentDetailsOf(d: ShipmentDetails): z.infer<z.ZodObject<typeof ShipmentDetailsOutput>> {
-  const s = d.shipment;
+  const s = d.shipment.attributes;
+  const terminal = d.pod_terminal?.attributes;
   const hasDestination = s.destination_locode !== null && s.destination_locode !== s.port_of_discharge_locode;
   const out: z.infer<z.ZodObject<typeof ShipmentDetailsOutput>> = {
-    id: s.id,
+    id: d.shipment.id,
     bill_of_lading_number: s.bill_of_lading_number,
     shipping_line: { scac: s.shipping_line_scac, name: s.shipping_line_name, short_name: s.shipping_line_short_name },
     customer_name: s.customer_name,
@@ -100,7 +102,7 @@ function shipmentDetailsOf(d: ShipmentDetails): z.infer<z.ZodObject<typeof Shipm
       eta: s.pod_eta_at,
       original_eta: s.pod_original_eta_at,
       ata: s.pod_ata_at,
-      terminal: d.pod_terminal ? { name: d.pod_terminal.name, firms_code: d.pod_terminal.firms_code } : null,
+      terminal: terminal ? { name: terminal.name, firms_code: terminal.firms_code } : null,
     },
     destination: hasDestination
       ? {
@@ -124,7 +126,7 @@ function shipmentDetailsOf(d: ShipmentDetails): z.infer<z.ZodObject<typeof Shipm
       stopped_reason: s.line_tracking_stopped_reason,
       last_succeeded_at: s.line_tracking_last_succeeded_at,
     },
-    container_count: s.container_ids.length,
+    container_count: toManyIds(d.shipment, "containers").length,
   };
   if (d.containers) out.containers = d.containers.map(containerSummary);
   return out;
@@ -204,21 +206,21 @@ export function registerShipmentTools(server: McpServer, deps: McpDeps): void {
     },
     annotations: READ_ONLY,
     async run(args, { api }) {
+      const stopped = args.status === undefined ? undefined : String(args.status === "tracking_stopped");
       const page = await api.listShipments(
         {
-          ...(args.status ? { trackingStopped: args.status === "tracking_stopped" } : {}),
-          ...(args.port ? { podLocode: args.port.toUpperCase() } : {}),
-          ...(args.carrier ? { scac: args.carrier.toUpperCase() } : {}),
-          ...(args.number ? { number: args.number } : {}),
-          ...(args.updated_after ? { updatedAfter: args.updated_after } : {}),
+          "filter[tracking_stopped]": stopped,
+          "filter[pod_locode]": args.port?.toUpperCase(),
+          "filter[scac]": args.carrier?.toUpperCase(),
+          number: args.number,
+          "filter[updated_at][start]": args.updated_after,
         },
         pageOptions(args),
         { includeContainers: args.include_containers === true },
       );
-      const items = page.items.map((s) => ({
-        ...shipmentSummary(s),
-        // Left out (rather than empty) when the API implementation did not include them.
-        ...(args.include_containers && s.containers ? { containers: s.containers.map(containerSummary) } : {}),
+      const items = page.items.map((d) => ({
+        ...shipmentSummary(d.shipment),
+        ...(d.containers ? { containers: d.containers.map(containerSummary) } : {}),
       }));
       const paging = pagingOf(page);
       const text =

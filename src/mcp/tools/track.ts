@@ -2,8 +2,9 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { classifyNumber, InvalidReferenceNumber } from "../../infer/classify";
 import { computeCheckDigit } from "../../infer/iso6346";
+import type { InferNumberAttributes } from "../../infer/schemas";
 import { freeText } from "../../lib/validation";
-import type { CreateTrackingRequestInput, InferNumberResult } from "../api";
+import type { CreateTrackingRequestInput } from "../../tracking-requests/service";
 import {
   ContainerSummary,
   containerSummary,
@@ -149,7 +150,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
       const scacGiven = args.scac?.toUpperCase();
       const found = await api.searchContainers(number, { limit: 20 });
       const activeRequests = found.tracking_requests.filter(
-        (t) => ACTIVE_REQUEST_STATUSES.has(t.status) && (!scacGiven || t.scac === scacGiven),
+        (t) => ACTIVE_REQUEST_STATUSES.has(t.attributes.status) && (!scacGiven || t.attributes.scac === scacGiven),
       );
       if (found.containers.length > 0 || found.shipments.length > 0 || activeRequests.length > 0) {
         const request = activeRequests[0] ?? null;
@@ -161,8 +162,8 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
             outcome: "already_tracked" as const,
             tracking_request_created: false,
             number,
-            number_type: request?.request_type ?? (containers.length > 0 ? "container" : null),
-            scac: request?.scac ?? shipment?.shipping_line_scac ?? null,
+            number_type: request?.attributes.request_type ?? (containers.length > 0 ? "container" : null),
+            scac: request?.attributes.scac ?? shipment?.attributes.shipping_line_scac ?? null,
             inference: { source: "search_match" as const, decision: null, confidence: null, candidates: [] },
             tracking_request: request ? trackingRequestSummary(request) : null,
             shipment: shipment ? shipmentSummary(shipment) : null,
@@ -172,13 +173,13 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
               ? `Already tracked: call get_container with id ${first.id} for status, readiness and last free day.`
               : shipment
                 ? `Already tracked: call get_shipment_details with id ${shipment.id}.`
-                : `Already requested (status ${request?.status ?? "pending"}); check again later with list_tracking_requests.`,
+                : `Already requested (status ${request?.attributes.status ?? "pending"}); check again later with list_tracking_requests.`,
           },
           text: first
             ? `${number} is already tracked in this account (container ${first.number}, ${first.current_status}). No tracking request was created.`
             : shipment
-              ? `${number} is already tracked in this account (shipment ${shipment.bill_of_lading_number}). No tracking request was created.`
-              : `${number} already has a ${request?.status ?? "pending"} tracking request in this account. No new request was created.`,
+              ? `${number} is already tracked in this account (shipment ${shipment.attributes.bill_of_lading_number}). No tracking request was created.`
+              : `${number} already has a ${request?.attributes.status ?? "pending"} tracking request in this account. No new request was created.`,
         };
       }
 
@@ -205,7 +206,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
         };
       }
 
-      let inferred: InferNumberResult | null = null;
+      let inferred: InferNumberAttributes | null = null;
       if (!args.numberType || !scacGiven) {
         await progress("Inferring the number type and carrier");
         inferred = await api.inferNumber(number);
@@ -269,7 +270,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
           next_step:
             "The carrier lookup runs in the background (usually minutes). Check with list_tracking_requests (status created = tracked) or search_container; do not report the shipment's data until it is created.",
         },
-        text: `Tracking request created for ${number} (${numberType}, carrier ${scac}${inference.source === "inferred" && !scacGiven ? ", inferred" : ""}); status ${request.status}. Data appears once the carrier lookup succeeds.`,
+        text: `Tracking request created for ${number} (${numberType}, carrier ${scac}${inference.source === "inferred" && !scacGiven ? ", inferred" : ""}); status ${request.attributes.status}. Data appears once the carrier lookup succeeds.`,
       };
     },
   });
