@@ -1,11 +1,16 @@
 /**
- * Domain views the MCP tools add on top of the REST records (pure, no I/O): readiness for pickup (SPEC.md §3),
- * last-free-day (LFD) urgency, fee sums excluding `total` (SPEC.md §2.3), local times.
+ * Domain views the MCP tools add on top of the REST resources (pure, no I/O): readiness for pickup (SPEC.md §3),
+ * last-free-day (LFD) urgency, fee sums excluding `total` (SPEC.md §2.3), source health, local times. Each view's
+ * type is inferred from the zod schema `get_container` declares it with.
  */
 
+import { z } from "zod";
 import type { ContainerAttributes } from "../containers/schemas";
 import type { TerminalFee } from "../db/schema";
 import type { ShipmentAttributes } from "../shipments/schemas";
+import { orNull } from "./tools/common";
+
+const nullableString = orNull(z.string());
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -23,23 +28,25 @@ export function isPickedUp(c: Pick<ContainerAttributes, "current_status">): bool
   return DONE_STATUSES.has(c.current_status);
 }
 
-/** Readiness for pickup (SPEC.md §3). */
-export interface Readiness {
-  /** `ready`, `not_ready`, `unknown` (the terminal does not report availability), `not_applicable` (already picked up). */
-  status: "ready" | "not_ready" | "unknown" | "not_applicable";
-  /** true only when `status` is `ready`; null when unknown or not applicable. */
-  ready_for_pickup: boolean | null;
-  availability_known: boolean;
-  available_for_pickup: boolean | null;
-  /** Names of holds with status `hold` (pending holds are not active). */
-  active_holds: string[];
-  /** Names of holds with status `pending` (expected, not yet active). */
-  pending_holds: string[];
-  /** Available but holds still active: the terminal's two signals disagree; the next update settles it (SPEC.md §3). */
-  signals_disagree: boolean;
-  /** Why, in one sentence. */
-  explanation: string;
-}
+/**
+ * Readiness for pickup (SPEC.md §3), as `get_container` outputs it: `status` `ready`, `not_ready`, `unknown` (the
+ * terminal does not report availability) or `not_applicable` (already picked up); `ready_for_pickup` true only when
+ * ready, null when unknown or not applicable; `active_holds` the holds with status `hold` (pending ones are not
+ * active); `signals_disagree` when available but holds are still active (the next update settles it); `explanation`
+ * why, in one sentence.
+ */
+export const Readiness = z.object({
+  status: z.enum(["ready", "not_ready", "unknown", "not_applicable"]),
+  ready_for_pickup: orNull(z.boolean()),
+  availability_known: z.boolean(),
+  available_for_pickup: orNull(z.boolean()),
+  active_holds: z.array(z.string()),
+  pending_holds: z.array(z.string()),
+  signals_disagree: z.boolean(),
+  explanation: z.string(),
+});
+/** See {@link Readiness}. */
+export type Readiness = z.infer<typeof Readiness>;
 
 /**
  * Readiness rule of SPEC.md §3: ready for pickup when `available_for_pickup` is true and no item of
@@ -110,30 +117,29 @@ export function readinessOf(
   };
 }
 
-/** Urgency of the last free day. */
-export type LfdUrgency = "overdue" | "imminent" | "upcoming" | "none" | "unknown";
-
-/** The last free day (LFD) with its urgency. */
-export interface LfdStatus {
-  /** UTC ISO 8601, or null when none is known. */
-  pickup_lfd: string | null;
-  /** The LFD in the POD (or final destination) time zone, e.g. `2025-06-12 23:59 America/Los_Angeles`. */
-  pickup_lfd_local: string | null;
-  /** Which deadline `pickup_lfd` came from: `line`, `terminal` or `rail` (DECISIONS.md §Containers: line first). */
-  source: "line" | "terminal" | "rail" | null;
-  /** Hours from now to the LFD, one decimal; at most -0.1 once past (never 0 when overdue); null without an LFD. */
-  hours_remaining: number | null;
-  /** Whole days from now to the LFD, rounded down (negative when past); null without an LFD. */
-  days_remaining: number | null;
-  /**
-   * `overdue` (any time after the LFD instant), `imminent` (within 48 h), `upcoming`, `none` (already picked up: the LFD no longer applies),
-   * `unknown` (no LFD, or suppressed because the data may be stale).
-   */
-  urgency: LfdUrgency;
-  /** Why the urgency is `unknown` or `none`, else null. */
-  note: string | null;
-  import_deadlines: ContainerAttributes["import_deadlines"];
-}
+/**
+ * The last free day (LFD) with its urgency, as `get_container` outputs it: `pickup_lfd` UTC and `pickup_lfd_local` in
+ * the POD (or final destination) zone; `source` the deadline it came from (DECISIONS.md §Containers: line first);
+ * `hours_remaining` one decimal, at most -0.1 once past (never 0 when overdue); `days_remaining` whole days, rounded
+ * down; `urgency` `overdue` (any time after the LFD instant), `imminent` (within 48 h), `upcoming`, `none` (already
+ * picked up) or `unknown` (no LFD, or suppressed because the data may be stale), with `note` saying why for the last two.
+ */
+export const LfdStatus = z.object({
+  pickup_lfd: nullableString,
+  pickup_lfd_local: nullableString,
+  source: z.enum(["line", "terminal", "rail"]).nullable(),
+  hours_remaining: orNull(z.number()),
+  days_remaining: z.number().int().nullable(),
+  urgency: z.enum(["overdue", "imminent", "upcoming", "none", "unknown"]),
+  note: nullableString,
+  import_deadlines: z.object({
+    pickup_lfd_terminal: nullableString,
+    pickup_lfd_rail: nullableString,
+    pickup_lfd_line: nullableString,
+  }),
+});
+/** See {@link LfdStatus}. */
+export type LfdStatus = z.infer<typeof LfdStatus>;
 
 /**
  * LFD urgency of a container at `nowMs` (ms since epoch). Suppressed to `unknown` when the shipment stopped
@@ -207,21 +213,17 @@ export function lfdStatusOf(
   return { ...result, urgency: "upcoming", note: null };
 }
 
-/** An amount in one currency. */
-export interface CurrencyAmount {
-  currency_code: string;
-  amount: number;
-}
+const Fee = z.object({ type: z.string(), amount: z.number(), currency_code: z.string() });
+const Amount = z.object({ currency_code: z.string(), amount: z.number() });
 
-/** Terminal fees with the `total` line left out of the sums (SPEC.md §2.3). */
-export interface FeeSummary {
-  /** Line items, `total` excluded. */
-  items: TerminalFee[];
-  /** Sum of the line items per currency. */
-  sum_by_currency: CurrencyAmount[];
-  /** The terminal's own `total` items, if any (informational; may duplicate the line items). */
-  reported_totals: CurrencyAmount[];
-}
+/** Terminal fees with the `total` line left out of the sums (SPEC.md §2.3), as `get_container` outputs them. */
+export const FeeSummary = z.object({
+  items: z.array(Fee).describe("Fee line items; the terminal's `total` line is excluded."),
+  sum_by_currency: z.array(Amount).describe("Sum of the line items per currency (`total` excluded)."),
+  reported_totals: z.array(Amount).describe("The terminal's own `total` lines (may duplicate the items)."),
+});
+/** See {@link FeeSummary}. */
+export type FeeSummary = z.infer<typeof FeeSummary>;
 
 /** Sums fees per currency excluding `total` items (they may duplicate line items; SPEC.md §2.3). */
 export function feeSummaryOf(fees: TerminalFee[]): FeeSummary {
@@ -286,24 +288,34 @@ export type TrackedSource = "shipping_line" | "pod_terminal" | "rail";
 /**
  * Per source, when it was last asked, when it last answered and why its latest attempt failed (issue 13 §1): the
  * REST extension attributes of the container (`terminal_tracking_*`, `rail_tracking_*`) and of its shipment
- * (`line_tracking_*`), under their REST names, plus the reference's check times. Times UTC ISO; null: never, or not
- * known to this API version.
+ * (`line_tracking_*`), under their REST names, plus the reference's check times (UTC; null: never, or not known);
+ * `failing_sources` in journey order, and one sentence per failing source (or that all answered).
  */
-export interface TrackingHealth {
-  line_tracking_last_attempted_at: string | null;
-  line_tracking_last_succeeded_at: string | null;
-  line_tracking_failed_reason: string | null;
-  terminal_tracking_last_attempted_at: string | null;
-  terminal_tracking_failed_reason: string | null;
-  pod_last_tracking_request_at: string | null;
-  rail_tracking_last_attempted_at: string | null;
-  rail_tracking_failed_reason: string | null;
-  rail_last_tracking_request_at: string | null;
-  /** The sources whose latest attempt failed, in journey order (shipping line, POD terminal, rail ramp). */
-  failing_sources: TrackedSource[];
-  /** One sentence per failing source (what failed, why, since when the data is as of), or that all answered. */
-  explanation: string;
-}
+export const TrackingHealth = z.object({
+  line_tracking_last_attempted_at: nullableString.describe("When the shipping line was last asked (UTC)."),
+  line_tracking_last_succeeded_at: nullableString.describe("When the shipping line last answered (UTC)."),
+  line_tracking_failed_reason: nullableString.describe(
+    "Why the latest shipping line attempt failed; null when it answered. shipping_line_unreachable, unrecognized_response, shipping_line_credentials_rejected (the line refused the service's credentials: an operator configuration error).",
+  ),
+  terminal_tracking_last_attempted_at: nullableString.describe("When the POD terminal was last asked (UTC)."),
+  terminal_tracking_failed_reason: nullableString.describe(
+    "Why the latest POD terminal attempt failed; null when it answered. terminal_unreachable, unrecognized_response, terminal_credentials_rejected (the terminal refused the service's credentials: an operator configuration error).",
+  ),
+  pod_last_tracking_request_at: nullableString.describe(
+    "When the POD terminal last answered (UTC): its facts are as of this time.",
+  ),
+  rail_tracking_last_attempted_at: nullableString.describe("When the inland rail ramp was last asked (UTC)."),
+  rail_tracking_failed_reason: nullableString.describe(
+    "Why the latest rail ramp attempt failed; null when it answered (reasons as for the terminal).",
+  ),
+  rail_last_tracking_request_at: nullableString.describe("When the rail ramp last answered (UTC)."),
+  failing_sources: z
+    .array(z.enum(["shipping_line", "pod_terminal", "rail"]))
+    .describe("Sources whose latest attempt failed: their data may be stale."),
+  explanation: z.string(),
+});
+/** See {@link TrackingHealth}. */
+export type TrackingHealth = z.infer<typeof TrackingHealth>;
 
 const SOURCE_NAMES: Record<TrackedSource, string> = {
   shipping_line: "the shipping line",

@@ -3,7 +3,19 @@ import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { CONTAINER_STATUSES } from "../../tracking/status";
 import type { ContainerDetails, ContainerInclude, TransportEventDetails } from "../api";
-import { feeSummaryOf, hoursBetween, lfdStatusOf, localTime, readinessOf, shortUtc, trackingHealthOf } from "../derive";
+import {
+  FeeSummary,
+  feeSummaryOf,
+  hoursBetween,
+  LfdStatus,
+  lfdStatusOf,
+  localTime,
+  Readiness,
+  readinessOf,
+  shortUtc,
+  TrackingHealth,
+  trackingHealthOf,
+} from "../derive";
 import { JOURNEY_PHASES, labelOf, PHASE_LABELS, phaseOf } from "../glossary";
 import {
   ContainerSummary,
@@ -37,8 +49,6 @@ const Hold = z.object({
   status: z.enum(["hold", "pending"]).describe("hold = active; pending = expected, not yet active."),
   description: nullableString,
 });
-const Fee = z.object({ type: z.string(), amount: z.number(), currency_code: z.string() });
-const Amount = z.object({ currency_code: z.string(), amount: z.number() });
 
 /** One event of a timeline (get_container_transport_events, get_container with transport_events). */
 const TimelineEntry = z.object({
@@ -99,37 +109,11 @@ export const ContainerSnapshot = {
     pod_timezone: nullableString,
     terminal_checked_at: nullableString,
   }),
-  readiness: z.object({
-    status: z.enum(["ready", "not_ready", "unknown", "not_applicable"]),
-    ready_for_pickup: orNull(z.boolean()),
-    availability_known: z.boolean(),
-    available_for_pickup: orNull(z.boolean()),
-    active_holds: z.array(z.string()),
-    pending_holds: z.array(z.string()),
-    signals_disagree: z.boolean(),
-    explanation: z.string(),
-  }),
-  last_free_day: z.object({
-    pickup_lfd: nullableString,
-    pickup_lfd_local: nullableString,
-    source: z.enum(["line", "terminal", "rail"]).nullable(),
-    hours_remaining: orNull(z.number()),
-    days_remaining: z.number().int().nullable(),
-    urgency: z.enum(["overdue", "imminent", "upcoming", "none", "unknown"]),
-    note: nullableString,
-    import_deadlines: z.object({
-      pickup_lfd_terminal: nullableString,
-      pickup_lfd_rail: nullableString,
-      pickup_lfd_line: nullableString,
-    }),
-  }),
+  readiness: Readiness,
+  last_free_day: LfdStatus,
   pickup_appointment_at: nullableString,
   holds: z.array(Hold),
-  fees: z.object({
-    items: z.array(Fee).describe("Fee line items; the terminal's `total` line is excluded."),
-    sum_by_currency: z.array(Amount).describe("Sum of the line items per currency (`total` excluded)."),
-    reported_totals: z.array(Amount).describe("The terminal's own `total` lines (may duplicate the items)."),
-  }),
+  fees: FeeSummary,
   rail: z
     .object({
       pod_rail_carrier_scac: nullableString,
@@ -145,31 +129,7 @@ export const ContainerSnapshot = {
     .describe("Inland rail leg; null when the container has no rail data."),
   shipment: ShipmentSummary.nullable(),
   tracking_stopped: z.boolean(),
-  tracking_health: z
-    .object({
-      line_tracking_last_attempted_at: nullableString.describe("When the shipping line was last asked (UTC)."),
-      line_tracking_last_succeeded_at: nullableString.describe("When the shipping line last answered (UTC)."),
-      line_tracking_failed_reason: nullableString.describe(
-        "Why the latest shipping line attempt failed; null when it answered. shipping_line_unreachable, unrecognized_response, shipping_line_credentials_rejected (the line refused the service's credentials: an operator configuration error).",
-      ),
-      terminal_tracking_last_attempted_at: nullableString.describe("When the POD terminal was last asked (UTC)."),
-      terminal_tracking_failed_reason: nullableString.describe(
-        "Why the latest POD terminal attempt failed; null when it answered. terminal_unreachable, unrecognized_response, terminal_credentials_rejected (the terminal refused the service's credentials: an operator configuration error).",
-      ),
-      pod_last_tracking_request_at: nullableString.describe(
-        "When the POD terminal last answered (UTC): its facts are as of this time.",
-      ),
-      rail_tracking_last_attempted_at: nullableString.describe("When the inland rail ramp was last asked (UTC)."),
-      rail_tracking_failed_reason: nullableString.describe(
-        "Why the latest rail ramp attempt failed; null when it answered (reasons as for the terminal).",
-      ),
-      rail_last_tracking_request_at: nullableString.describe("When the rail ramp last answered (UTC)."),
-      failing_sources: z
-        .array(z.enum(["shipping_line", "pod_terminal", "rail"]))
-        .describe("Sources whose latest attempt failed: their data may be stale."),
-      explanation: z.string(),
-    })
-    .describe("Per source: last attempt, last answer, failure reason."),
+  tracking_health: TrackingHealth.describe("Per source: last attempt, last answer, failure reason."),
   transport_events: z
     .object({ total: z.number().int(), timeline: z.array(TimelineEntry) })
     .optional()
