@@ -48,8 +48,8 @@ const healthRoute = createRoute({
 });
 
 /**
- * Builds the Worker's HTTP app (DESIGN.md §1): request id → auth → rate limit → body guard → routes, with
- * one error path turning every failure into a JSON:API error (STYLE.md §One error path).
+ * Builds the Worker's HTTP app (docs/architecture.md §Overview): request id → auth → rate limit → body guard → routes,
+ * with one error path turning every failure into a JSON:API error (docs/architecture.md §One error path).
  */
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({

@@ -20,7 +20,7 @@
 interface WorkerSecrets {
   /**
    * Worker secret: JSON object of DCSA Track & Trace sources per SCAC, `{"MAEU":{"baseUrl":"https://…","auth":{…}}}`
-   * (src/tracking/sources/dcsa/config.ts `parseDcsaSources`; README "Connecting a real carrier").
+   * (src/tracking/sources/dcsa/config.ts `parseDcsaSources`; docs/carriers.md §Connecting a carrier).
    */
   DCSA_SOURCES?: string;
   /**
@@ -31,9 +31,9 @@ interface WorkerSecrets {
   /**
    * Worker secret: JSON object of terminal operators' APIs by provider (`apmt`, `lbct`, `port_of_virginia`),
    * `{"apmt":{"baseUrl":"https://…","auth":{…},"facilities":{"W185":"USLAX"}}}`
-   * (src/tracking/sources/terminal-operators/index.ts `parseTerminalSources`; README "Connecting a real terminal"). A
-   * terminal configured here is polled by its provider's adapter; an unconfigured one by nothing (the simulator never
-   * answers for a configured terminal).
+   * (src/tracking/sources/terminal-operators/index.ts `parseTerminalSources`;
+   * docs/terminals.md §Connecting a terminal). A terminal configured here is polled by its provider's adapter; an
+   * unconfigured one by nothing (the simulator never answers for a configured terminal).
    */
   TERMINAL_SOURCES?: string;
   /**

@@ -23,7 +23,7 @@ const app = createApp();
 
 /**
  * The Worker: HTTP (REST /v2, docs; `/mcp` goes to the MCP guard and agent, src/mcp/http.ts), queue consumers
- * and the cron trigger (DESIGN.md §1).
+ * and the cron trigger (docs/architecture.md §Overview).
  */
 const worker = {
   fetch: (request, env, ctx) =>

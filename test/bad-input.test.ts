@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES } from "../src/middleware/body";
 import { api, apiJson, BASE, createAccount, type TestAccount, trackingRequestBody } from "./helpers/api";
 
 // Hostile and malformed input must always get a 2xx or a 4xx JSON:API answer, never a 5xx, and a rejected write
-// must change nothing (DECISIONS.md §Wire format: 400 / 404 / 413 / 415 / 422; SPEC.md §7 error bodies).
+// must change nothing (docs/decisions.md §Wire format: 400 / 404 / 413 / 415 / 422; docs/api.md §Errors error bodies).
 
 const JSON_API = "application/vnd.api+json";
 
@@ -794,7 +794,7 @@ describe("hostile strings in every body field", () => {
   });
 });
 
-/** Query parameters of every list endpoint (DECISIONS.md §Wire format), plus ones nobody defined. */
+/** Query parameters of every list endpoint (docs/decisions.md §Wire format), plus ones nobody defined. */
 const LIST_PARAMS: Record<string, string[]> = {
   "/tracking_requests": [
     "include",
@@ -883,7 +883,7 @@ describe("hostile query parameters on every list endpoint", () => {
     );
     for (const [i, res] of responses.entries()) {
       const label = QUERY_HOSTILE[i]?.[0] ?? "";
-      // Unknown parameters are refused, not ignored (DECISIONS.md §Wire format, changed 2026-11-25).
+      // Unknown parameters are refused, not ignored (docs/decisions.md §Wire format, changed 2026-11-25).
       const json = await expectJsonApi(res, known ? [200, 400] : [400], label);
       if (res.status === 400) {
         expectErrorDocument(json, 400);

@@ -4,11 +4,12 @@ import { api, apiJson, createAccount } from "./helpers/api";
 import type { One, Resource } from "./helpers/tracking";
 import { seedTransshipmentJourney, type TrackedAccount, trackedAccounts } from "./mcp/fixtures";
 
-// GET /v2/containers/{id}/route (paid feature `routing`, REFERENCE-SERVICE.md §9.3, §10.10): the 403 of an account
-// without the entitlement, tenant isolation, the route/route_location/port/vessel document of a transshipment
-// journey (CNYTN → SGSIN → USLAX, seeded by test/mcp/fixtures.ts), and bad input.
+// GET /v2/containers/{id}/route (paid feature `routing`, docs/api.md §What a client can expect,
+// §Accounts and entitlements): the 403 of an account without the entitlement, tenant isolation, the
+// route/route_location/port/vessel document of a transshipment journey (CNYTN → SGSIN → USLAX, seeded by
+// test/mcp/fixtures.ts), and bad input.
 
-/** The reference's routing 403, verbatim (REFERENCE-SERVICE.md §4). */
+/** The reference's routing 403, verbatim (docs/api.md §Errors). */
 const FORBIDDEN = {
   errors: [
     {

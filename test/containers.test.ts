@@ -8,7 +8,7 @@ import { type Doc, type Many, type One, toMany, toOne, trackSandboxShipment } fr
 const FENIX_ID = "406235e7-48cd-50e5-a48b-e17961617dcf";
 const USLAX_ID = "7f489361-09f1-5853-a300-c72f23604b40";
 
-/** Every container attribute of SPEC.md §2.1. */
+/** Every container attribute of docs/api.md §Container resource. */
 const SPEC_ATTRIBUTES = [
   "number",
   "ref_numbers",
@@ -48,7 +48,7 @@ const SPEC_ATTRIBUTES = [
   "import_deadlines",
   "current_status",
 ];
-/** The reference service's extra container timestamps (DECISIONS.md §Wire format). */
+/** The reference service's extra container timestamps (docs/decisions.md §Wire format). */
 const EXTRA_TIMESTAMPS = [
   "empty_out_at",
   "pol_full_in_at",
@@ -77,7 +77,7 @@ describe("GET /containers", () => {
     expect(json.included).toBeUndefined();
   });
 
-  it("every SPEC.md §2.1 attribute and the extra timestamps are present, null when unknown", async () => {
+  it("every docs/api.md §Container resource attribute and the extra timestamps are present, null when unknown", async () => {
     const { account } = await tracked();
     const { json } = await apiJson<Many>("/containers", { key: account.key });
     for (const container of json.data) {

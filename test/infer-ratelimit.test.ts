@@ -5,9 +5,10 @@ import { withCheckDigit } from "../src/infer/iso6346";
 import { BUCKET_MESSAGES, limitFor } from "../src/ratelimit/buckets";
 import { api, BASE, createAccount } from "./helpers/api";
 
-// The 429 path of POST /tracking_requests/infer_number (issue 5; SPEC.md §8, DECISIONS.md §Rate limits): its own
-// bucket of 200 per rolling minute (RATE_LIMIT_INFER_NUMBER), and over it a JSON:API 429 with Retry-After as the
-// only rate-limit header, the handler not run, the refusal not counted and no other bucket touched.
+// The 429 path of POST /tracking_requests/infer_number (issue 5; docs/api.md §Rate limits,
+// docs/decisions.md §Rate limits): its own bucket of 200 per rolling minute (RATE_LIMIT_INFER_NUMBER), and over it a
+// JSON:API 429 with Retry-After as the only rate-limit header, the handler not run, the refusal not counted and no
+// other bucket touched.
 
 const PATH = "/tracking_requests/infer_number";
 const JSON_API = "application/vnd.api+json";

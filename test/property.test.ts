@@ -11,7 +11,7 @@ const PROPERTY_SEED = 20261122;
 fc.configureGlobal({ seed: PROPERTY_SEED });
 
 // Property: whatever a client sends (any JSON, any text, any near-valid document, any query string, any path id),
-// the answer is a 2xx or a 4xx JSON:API document, never a 5xx (DECISIONS.md §Wire format, SPEC.md §7).
+// the answer is a 2xx or a 4xx JSON:API document, never a 5xx (docs/decisions.md §Wire format, docs/api.md §Errors).
 
 const JSON_API = "application/vnd.api+json";
 const RUNS = 60;

@@ -93,7 +93,7 @@ describe("the window survives eviction of the RateLimiter", () => {
     await evictDurableObject(stub);
     expect(await stub.hit("default", 3, T0 + 45_500)).toEqual({ allowed: false, count: 3, retryAfterSeconds: 15 });
     await evictDurableObject(stub);
-    // T0 leaves at exactly T0 + 60 s (DECISIONS.md §Rate limits).
+    // T0 leaves at exactly T0 + 60 s (docs/decisions.md §Rate limits).
     expect(await stub.hit("default", 3, T0 + 60_000)).toEqual({ allowed: true, count: 3, retryAfterSeconds: 0 });
     await evictDurableObject(stub);
     expect(await stub.hit("default", 3, T0 + 60_000)).toEqual({ allowed: false, count: 3, retryAfterSeconds: 10 });

@@ -20,7 +20,7 @@ import type { HitManyOptions, RateLimitDecision, RateLimitHit } from "../src/rat
 import { SlidingLog, type SlidingLogDecision } from "../src/ratelimit/sliding-log";
 import { api, BASE, createAccount } from "./helpers/api";
 
-// Admission leases (src/ratelimit/leases.ts, DECISIONS.md §Rate limits): for limits ≥ SMALL_LEASE_MIN_LIMIT the
+// Admission leases (src/ratelimit/leases.ts, docs/decisions.md §Rate limits): for limits ≥ SMALL_LEASE_MIN_LIMIT the
 // account's RateLimiter may lease a few admissions to the calling isolate (1 % for 1 s from LEASE_MIN_LIMIT up, 5 % for
 // 3 s below), reserved in its log at the lease's end until settled. Whatever happens, no rolling 60 s window admits
 // more than the limit; with one isolate every decision is the exact log's; below SMALL_LEASE_MIN_LIMIT nothing changes.

@@ -5,12 +5,12 @@ import { generateApiKey, sha256Hex } from "../src/lib/crypto";
 import { BUCKET_MESSAGES, bucketFor, limitFor } from "../src/ratelimit/buckets";
 import { api, apiJson, BASE, createAccount, trackingRequestBody } from "./helpers/api";
 
-// SPEC.md §8 and DECISIONS.md §Rate limits: exact rolling 60 s window per account and bucket; over the limit →
-// 429 with Retry-After (whole seconds, ≥ 1) as the only rate-limit header; a refused request has no effect.
+// docs/api.md §Rate limits and docs/decisions.md §Rate limits: exact rolling 60 s window per account and bucket; over
+// the limit → 429 with Retry-After (whole seconds, ≥ 1) as the only rate-limit header; a refused request has no effect.
 
 const JSON_API = "application/vnd.api+json";
 
-/** Asserts the 429 shape of SPEC.md §7–8 and returns its Retry-After in seconds. */
+/** Asserts the 429 shape of docs/api.md §Errors, §Rate limits and returns its Retry-After in seconds. */
 async function expectTooManyRequests(res: Response, detail: string): Promise<number> {
   expect(res.status).toBe(429);
   expect(res.headers.get("content-type")).toBe(JSON_API);
@@ -154,7 +154,7 @@ describe("buckets are independent", () => {
     expect((await api(`/containers/${id}`, { key })).status).toBe(404);
   });
 
-  it("bucketFor maps method and path to the SPEC.md §8 buckets", () => {
+  it("bucketFor maps method and path to the docs/api.md §Rate limits buckets", () => {
     expect(bucketFor("POST", "/v2/tracking_requests")).toBe("create_tracking_request");
     expect(bucketFor("POST", "/v2/tracking_requests/")).toBe("create_tracking_request");
     expect(bucketFor("GET", "/v2/tracking_requests")).toBe("default");
@@ -261,7 +261,7 @@ describe("RateLimiter Durable Object with an explicit clock", () => {
 describe("limits come from the environment", () => {
   const fakeEnv = (vars: Partial<Record<keyof Env, string>>) => vars as unknown as Env;
 
-  it("defaults to SPEC.md §8 when unset", () => {
+  it("defaults to docs/api.md §Rate limits when unset", () => {
     const e = fakeEnv({});
     expect(limitFor(e, "default")).toBe(100);
     expect(limitFor(e, "create_tracking_request")).toBe(100);

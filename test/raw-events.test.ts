@@ -4,14 +4,15 @@ import { vesselIdForImo } from "../src/vessels/serializer";
 import { api, apiJson, createAccount, type TestAccount } from "./helpers/api";
 import { type Doc, type Many, type Resource, toOne, trackAndProcess, trackSandboxShipment } from "./helpers/tracking";
 
-// GET /containers/{id}/raw_events (R §1.10, §3.5, sample A.4): deprecated; every carrier row of the container by
-// `index`, estimated rows included, `{data, included}` with the locations included by default; no links, no meta.
+// GET /containers/{id}/raw_events (docs/api.md §Raw event resource, §Container endpoints, sample A.4): deprecated;
+// every carrier row of the container by `index`, estimated rows included, `{data, included}` with the locations
+// included by default; no links, no meta.
 
 const USLAX_ID = "7f489361-09f1-5853-a300-c72f23604b40";
 const CNYTN_ID = "8a59a43b-618d-5c61-a499-273f3bc9e328";
 const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-/** The raw event attributes of R §1.10 this service emits. */
+/** The raw event attributes of docs/api.md §Raw event resource this service emits. */
 const ATTRIBUTES = [
   "event",
   "original_event",
@@ -169,7 +170,7 @@ describe("GET /containers/{id}/raw_events", () => {
     expect(toOne(json.data[0], "location")).toEqual({ id: CNYTN_ID, type: "port" });
     // A LOCODE the reference ports do not know links nothing.
     expect(toOne(json.data[3], "location")).toBeNull();
-    // Locations and vessels are included by default (R §0.4), each once.
+    // Locations and vessels are included by default (docs/api.md §Includes), each once.
     const included = json.included ?? [];
     const sandboxExpress = vesselIdForImo("9811000");
     expect(included.map((r) => `${r.type}:${r.id}`).sort()).toEqual(

@@ -5,9 +5,10 @@ import { BUCKET_MESSAGES } from "../src/ratelimit/buckets";
 import { api, apiJson, createAccount, type TestAccount } from "./helpers/api";
 import { type Doc, type One, trackSandboxShipment } from "./helpers/tracking";
 
-// PATCH /containers/{id}/refresh (SPEC.md §4.3, R §3.3, DECISIONS.md §Containers): asks the box's Tracker for a
-// poll now and answers plain JSON naming the sources queued; own bucket of 10 per minute. The sandbox boxes are
-// shared by every account of this file (one Tracker per box), so assertions are about each account's own rows.
+// PATCH /containers/{id}/refresh (docs/api.md §Container endpoints, docs/decisions.md §Containers): asks the box's
+// Tracker for a poll now and answers plain JSON naming the sources queued; own bucket of 10 per minute. The sandbox
+// boxes are shared by every account of this file (one Tracker per box), so assertions are about each account's own
+// rows.
 
 async function tracked() {
   const account = await createAccount();

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { api, apiJson, createAccount, type TestAccount } from "./helpers/api";
 import { type Doc, type One, toMany, trackSandboxShipment } from "./helpers/tracking";
 
-// PATCH /shipments/{id} (R §3.12): replaces `ref_numbers` and/or `tags`; strict body, list limits as on
-// tracking requests (≤ 50 items, ≤ 255 characters each).
+// PATCH /shipments/{id} (docs/api.md §Shipment endpoints): replaces `ref_numbers` and/or `tags`; strict body, list
+// limits as on tracking requests (≤ 50 items, ≤ 255 characters each).
 
 async function tracked() {
   const account = await createAccount();

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { api, apiJson, createAccount, type TestAccount } from "./helpers/api";
 import { createTrackingRequest, type Doc, type Many, type One, trackSandboxShipment } from "./helpers/tracking";
 
-// PATCH /shipments/{id}/stop_tracking and /resume_tracking (R §3.13, DECISIONS.md §Tracking requests). The
-// sandbox boxes are shared by every account of this file (one Tracker per box), so Tracker assertions look only
-// at this account's container ids.
+// PATCH /shipments/{id}/stop_tracking and /resume_tracking (docs/api.md §Shipment endpoints,
+// docs/decisions.md §Tracking requests). The sandbox boxes are shared by every account of this file (one Tracker per
+// box), so Tracker assertions look only at this account's container ids.
 
 const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ROUTING_ENTITLEMENT } from "../src/containers/shipping-route";
 import { api, apiJson, createAccount, type TestAccount, trackingRequestBody } from "./helpers/api";
 
-// Issue 11 §2: strict, predictable queries and methods (DECISIONS.md §Wire format, changed 2026-11-25).
+// Issue 11 §2: strict, predictable queries and methods (docs/decisions.md §Wire format, changed 2026-11-25).
 
 const JSON_API = "application/vnd.api+json";
 

@@ -20,13 +20,13 @@ import {
 } from "./helpers/engine";
 import { containerFacts, DAY_MS, HOUR_MS, iso, milestone, observation, shipmentFacts } from "./helpers/facts";
 
-// A transport event's `source_event` (R §1.9) is the raw event it was recorded from. The documents of a box the
-// engine tracked through a whole journey (actuals, a corrected actual, estimate changes, terminal availability and
-// LFD changes, a second account joining with the history) are pinned in test/fixtures/transport-events-source-link/,
-// captured before the link was stored on the row (when every document read all the containers' raw events to find
-// it), so storing it changes no byte of any response's transport events. The fixtures hold the documents'
-// `transport_event` resources, one a line, exactly as the response wrote them (the other resources belong to other
-// parts of the API and change with them).
+// A transport event's `source_event` (docs/api.md §Transport event resource) is the raw event it was recorded from. The
+// documents of a box the engine tracked through a whole journey (actuals, a corrected actual, estimate changes,
+// terminal availability and LFD changes, a second account joining with the history) are pinned in
+// test/fixtures/transport-events-source-link/, captured before the link was stored on the row (when every document read
+// all the containers' raw events to find it), so storing it changes no byte of any response's transport events. The
+// fixtures hold the documents' `transport_event` resources, one a line, exactly as the response wrote them (the other
+// resources belong to other parts of the API and change with them).
 
 const SCAC = "FAKE";
 const POL = "CNYTN";

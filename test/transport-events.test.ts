@@ -4,8 +4,8 @@ import { vesselIdForImo } from "../src/vessels/serializer";
 import { api, apiJson, BASE, createAccount, type TestAccount } from "./helpers/api";
 import { type Doc, type Many, type Resource, toOne, trackAndProcess, trackSandboxShipment } from "./helpers/tracking";
 
-// GET /containers/{id}/transport_events (R §3.4, sample A.3; DECISIONS.md §Wire format pagination): the
-// container's past milestones, oldest first, estimates left out, scoped by account.
+// GET /containers/{id}/transport_events (docs/api.md §Container endpoints, sample A.3; docs/decisions.md §Wire format
+// pagination): the container's past milestones, oldest first, estimates left out, scoped by account.
 
 const FENIX_ID = "406235e7-48cd-50e5-a48b-e17961617dcf";
 const USLAX_ID = "7f489361-09f1-5853-a300-c72f23604b40";

@@ -55,10 +55,14 @@ export interface TrackingClientOptions {
   apiKey: string;
   /**
    * Base URL of the REST API, ending in the version segment, e.g. `https://api.example.com/v2`
-   * (SPEC.md §9). A bare origin (`http://127.0.0.1:8787`) gets `/v2` appended; trailing slashes are ignored.
+   * (docs/api.md §Base address and media types). A bare origin (`http://127.0.0.1:8787`) gets `/v2` appended; trailing
+   * slashes are ignored.
    */
   baseUrl: string;
-  /** `Token` (default, SPEC.md §5.1) or `Bearer` (accepted for API keys until OAuth exists, SPEC.md §5.2). */
+  /**
+   * `Token` (default, docs/api.md §Authentication) or `Bearer` (accepted for API keys until OAuth exists,
+   * docs/api.md §Authentication).
+   */
   authScheme?: "Token" | "Bearer";
   /** Sends the requests; default the global `fetch`. */
   fetch?: FetchLike;
@@ -67,7 +71,7 @@ export interface TrackingClientOptions {
   /**
    * How many times a call answered 429 is retried after waiting `Retry-After` seconds (default 0: the
    * {@link TrackingClientError} is thrown at once, carrying `retryAfterSeconds`). A 429 request had no effect
-   * (DECISIONS.md §Rate limits), so retrying is safe for every method.
+   * (docs/decisions.md §Rate limits), so retrying is safe for every method.
    */
   maxRetries?: number;
   /** A 429 whose `Retry-After` is longer than this (seconds) is not waited out but thrown (default 60). */
@@ -95,7 +99,10 @@ export interface RawRequestOptions extends RequestOptions {
   body?: unknown;
 }
 
-/** Attributes of `POST /tracking_requests` (SPEC.md §4.4, DECISIONS.md §Tracking requests). */
+/**
+ * Attributes of `POST /tracking_requests` (docs/api.md §Tracking request endpoints,
+ * docs/decisions.md §Tracking requests).
+ */
 export interface CreateTrackingRequestInput {
   request_type: RequestType;
   /** The BL, booking or container number. */
@@ -104,7 +111,7 @@ export interface CreateTrackingRequestInput {
   scac?: string | null;
   ref_numbers?: string[];
   shipment_tags?: string[];
-  /** Let the service infer the carrier (DECISIONS.md §Infer number). */
+  /** Let the service infer the carrier (docs/decisions.md §Infer number). */
   auto_detect_vocc_scac?: boolean;
 }
 
@@ -113,7 +120,7 @@ export interface CreateTrackingRequestOptions extends RequestOptions {
   customerId?: string;
 }
 
-/** `tracking_requests` calls (SPEC.md §4.4, §4.3b, §4.6). */
+/** `tracking_requests` calls (docs/api.md §Tracking request endpoints, §Shipment endpoints, §Infer number). */
 export interface TrackingRequestsApi {
   /** `POST /tracking_requests` → 201, status `pending`. 422 on validation (all failing fields at once). */
   create(
@@ -140,7 +147,7 @@ export interface TrackingRequestsApi {
   inferNumber(number: string, options?: RequestOptions): Promise<InferNumberDocument>;
 }
 
-/** `shipments` calls (SPEC.md §4.3b, R §3.11–3.13). */
+/** `shipments` calls (docs/api.md §Shipment endpoints). */
 export interface ShipmentsApi {
   /** `GET /shipments`, newest first. */
   list(
@@ -164,7 +171,7 @@ export interface ShipmentsApi {
   resumeTracking(id: string, options?: RequestOptions): Promise<SingleDocument<Shipment>>;
 }
 
-/** `containers` calls (SPEC.md §4.1–4.3). */
+/** `containers` calls (docs/api.md §Container endpoints). */
 export interface ContainersApi {
   /** `GET /containers`, newest first. */
   list(
@@ -188,7 +195,7 @@ export interface ContainersApi {
   ): AsyncGenerator<TransportEvent, void, undefined>;
   /** `GET /containers/{id}/raw_events` (deprecated by the API): every carrier row, not paginated. */
   rawEvents(id: string, options?: GetOptions<RawEventInclude>): Promise<CollectionDocument<RawEvent>>;
-  /** `PATCH /containers/{id}/refresh`: queues a poll now; own bucket of 10 per minute (SPEC.md §8). */
+  /** `PATCH /containers/{id}/refresh`: queues a poll now; own bucket of 10 per minute (docs/api.md §Rate limits). */
   refresh(id: string, options?: RequestOptions): Promise<RefreshResult>;
   /**
    * `GET /containers/{id}/route` (paid feature `routing`): the route's stops (`route_location`s, journey order)

@@ -21,13 +21,13 @@ export interface TrackingClientErrorInit {
 
 /**
  * Every failure of a {@link TrackingClient} call: the API answered with a 4xx/5xx (`status` is the HTTP status,
- * `errors` its JSON:API error objects, SPEC.md §7), or no usable answer came (`status` 0 and `code` one of
+ * `errors` its JSON:API error objects, docs/api.md §Errors), or no usable answer came (`status` 0 and `code` one of
  * {@link ClientErrorCode}).
  *
  * - `code`: the first error's `code` (`blank`, `duplicate`, `not_supported`, `tracking_stopped`, ...) or a
  *   {@link ClientErrorCode}; null when the API gave none (e.g. 404).
  * - `detail`: the errors' `detail` texts joined with "; " (the HTTP title when there is none).
- * - `retryAfterSeconds`: the `Retry-After` header of a 429 (whole seconds, SPEC.md §8); null otherwise.
+ * - `retryAfterSeconds`: the `Retry-After` header of a 429 (whole seconds, docs/api.md §Rate limits); null otherwise.
  * - `requestId`: the `X-Request-Id` response header, to quote in support requests.
  *
  * The message never contains the API key: the request headers are not part of the error.
@@ -60,7 +60,7 @@ export class TrackingClientError extends Error {
     this.path = init.path;
   }
 
-  /** 404: no such resource in this account (another account's id is a 404 too, DECISIONS.md §Wire format). */
+  /** 404: no such resource in this account (another account's id is a 404 too, docs/decisions.md §Wire format). */
   get isNotFound(): boolean {
     return this.status === 404;
   }
@@ -70,7 +70,7 @@ export class TrackingClientError extends Error {
     return this.status === 401;
   }
 
-  /** 429: a rate bucket is full; wait {@link retryAfterSeconds} before trying again (SPEC.md §8). */
+  /** 429: a rate bucket is full; wait {@link retryAfterSeconds} before trying again (docs/api.md §Rate limits). */
   get isRateLimited(): boolean {
     return this.status === 429;
   }

@@ -1,7 +1,7 @@
 /**
  * Typed HTTP client of the container tracking REST API (`/v2`): `new TrackingClient({ apiKey, baseUrl })`.
  * Runs in Node ≥ 18, browsers and Workers (only `fetch`, `Request`, `URL`, `AbortController`). The stdio MCP
- * server (src/mcp/stdio.ts) is built on it; README.md §REST client shows how to use it.
+ * server (src/mcp/stdio.ts) is built on it; docs/api.md §REST client shows how to use it.
  */
 export {
   type ContainersApi,

@@ -2,7 +2,7 @@ import type { AnyResource, Linkage, ListDocument, Resource } from "./types";
 
 /**
  * The number of the page after `doc`, or null on the last page. Read from `meta.pagination.next`, which the API
- * sends only when a next page exists (DECISIONS.md §Wire format).
+ * sends only when a next page exists (docs/decisions.md §Wire format).
  */
 export function nextPageNumber(doc: ListDocument<unknown>): number | null {
   return doc.meta.pagination.next ?? null;
@@ -21,7 +21,7 @@ export interface PaginateOptions {
  * next page exists. Lazy: a page is fetched only when the previous one has been consumed. Errors of `fetchPage`
  * (e.g. a {@link TrackingClientError} 429) propagate to the loop that consumes the generator.
  *
- * Lists are newest first (DECISIONS.md §Wire format), so records created while walking shift later pages; use a
+ * Lists are newest first (docs/decisions.md §Wire format), so records created while walking shift later pages; use a
  * `created_at`/`updated_at` filter when that matters.
  */
 export async function* paginate<R>(

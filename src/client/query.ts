@@ -53,7 +53,7 @@ export type RouteInclude =
   | "route_locations.inbound_vessel"
   | "route_locations.outbound_vessel";
 
-/** Container list filters (DECISIONS.md §Wire format): `pod_locode` is the UN/LOCODE of the port of discharge. */
+/** Container list filters (docs/decisions.md §Wire format): `pod_locode` is the UN/LOCODE of the port of discharge. */
 export interface ContainerFilters {
   number?: string;
   status?: ContainerStatus;
@@ -64,7 +64,7 @@ export interface ContainerFilters {
   pickup_lfd?: TimeRange;
 }
 
-/** Shipment list filters (DECISIONS.md §Wire format). `number` is the tracked BL or booking number. */
+/** Shipment list filters (docs/decisions.md §Wire format). `number` is the tracked BL or booking number. */
 export interface ShipmentFilters {
   number?: string;
   tracking_stopped?: boolean;
@@ -73,7 +73,7 @@ export interface ShipmentFilters {
   updated_at?: TimeRange;
 }
 
-/** Tracking request list filters (DECISIONS.md §Wire format). */
+/** Tracking request list filters (docs/decisions.md §Wire format). */
 export interface TrackingRequestFilters {
   request_number?: string;
   status?: TrackingRequestStatus;

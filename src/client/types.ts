@@ -24,7 +24,9 @@ export interface Linkage {
   type: string;
 }
 
-/** A relationship: to-one linkage (or null) or to-many linkage. Always present, included or not (R §0.4). */
+/**
+ * A relationship: to-one linkage (or null) or to-many linkage. Always present, included or not (docs/api.md §Includes).
+ */
 export interface Relationship {
   data: Linkage | Linkage[] | null;
 }
@@ -55,7 +57,7 @@ export interface ListLinks {
 }
 
 /**
- * List `meta` (DECISIONS.md §Wire format): `size` = items on this page, `total` = matching records;
+ * List `meta` (docs/decisions.md §Wire format): `size` = items on this page, `total` = matching records;
  * `pagination.next` only when a next page exists, `pagination.last` only when `total > 0`.
  */
 export interface ListMeta {
@@ -64,14 +66,14 @@ export interface ListMeta {
   pagination: { current: number; next?: number; last?: number; records: number };
 }
 
-/** `{data: resource, included?, links?}` (R §3.2). */
+/** `{data: resource, included?, links?}` (docs/api.md §Container endpoints). */
 export interface SingleDocument<R> {
   data: R;
   included?: AnyResource[];
   links?: { self: string };
 }
 
-/** `{data: resource[], included?, links, meta}`: one page of a list (DECISIONS.md §Wire format). */
+/** `{data: resource[], included?, links, meta}`: one page of a list (docs/decisions.md §Wire format). */
 export interface ListDocument<R> {
   data: R[];
   included?: AnyResource[];
@@ -79,13 +81,13 @@ export interface ListDocument<R> {
   meta: ListMeta;
 }
 
-/** `{data: resource[], included?}` without pagination (the raw events list, R §3.5). */
+/** `{data: resource[], included?}` without pagination (the raw events list, docs/api.md §Container endpoints). */
 export interface CollectionDocument<R> {
   data: R[];
   included?: AnyResource[];
 }
 
-/** One JSON:API error object (SPEC.md §7): `status` is the HTTP status as a string. */
+/** One JSON:API error object (docs/api.md §Errors): `status` is the HTTP status as a string. */
 export interface ApiErrorObject {
   status: string;
   title: string;
@@ -94,15 +96,15 @@ export interface ApiErrorObject {
   code?: string;
 }
 
-/** Container attributes (SPEC.md §2.1), exactly as the server's schema declares them. */
+/** Container attributes (docs/api.md §Container resource), exactly as the server's schema declares them. */
 export type ContainerAttributes = z.infer<typeof ContainerAttributesSchema>;
-/** Shipment attributes (R §1.2). */
+/** Shipment attributes (docs/api.md §Shipment resource). */
 export type ShipmentAttributes = z.infer<typeof ShipmentAttributesSchema>;
-/** Tracking request attributes (SPEC.md §2.4, DECISIONS.md §Tracking requests). */
+/** Tracking request attributes (docs/api.md §Tracking request resource, docs/decisions.md §Tracking requests). */
 export type TrackingRequestAttributes = z.infer<typeof TrackingRequestAttributesSchema>;
-/** Transport event attributes (R §1.9). */
+/** Transport event attributes (docs/api.md §Transport event resource). */
 export type TransportEventAttributes = z.infer<typeof TransportEventAttributesSchema>;
-/** Raw carrier event attributes (R §1.10). */
+/** Raw carrier event attributes (docs/api.md §Raw event resource). */
 export type RawEventAttributes = z.infer<typeof RawEventAttributesSchema>;
 /** Route attributes (`GET /containers/{id}/route`, paid feature `routing`): `container_number`, `total_legs`. */
 export type RouteAttributes = z.infer<typeof RouteAttributesSchema>;
@@ -113,14 +115,17 @@ export type RouteAttributes = z.infer<typeof RouteAttributesSchema>;
 export type RouteLocationAttributes = z.infer<typeof RouteLocationAttributesSchema>;
 /** Vessel attributes as the route knows them: `name`, `imo`. */
 export type VesselAttributes = z.infer<typeof VesselAttributesSchema>;
-/** `current_status` of a container (DECISIONS.md §Containers). */
+/** `current_status` of a container (docs/decisions.md §Containers). */
 export type ContainerStatus = ContainerAttributes["current_status"];
-/** `status` of a tracking request (DECISIONS.md §Tracking requests). */
+/** `status` of a tracking request (docs/decisions.md §Tracking requests). */
 export type TrackingRequestStatus = (typeof TRACKING_REQUEST_STATUSES)[number];
 /** `request_type` of a tracking request: `bill_of_lading`, `booking`, `booking_number` (alias) or `container`. */
 export type RequestType = (typeof REQUEST_TYPES)[number];
 
-/** Shipping line attributes (`GET /shipping_lines`, R §3.19). `supported`: tracking requests are accepted. */
+/**
+ * Shipping line attributes (`GET /shipping_lines`, docs/api.md §Reference data endpoints). `supported`: tracking
+ * requests are accepted.
+ */
 export interface ShippingLineAttributes {
   scac: string;
   name: string;
@@ -195,7 +200,7 @@ export type Vessel = Resource<"vessel", VesselAttributes>;
 /** A party resource (`type: party`). */
 export type Party = Resource<"party", PartyAttributes>;
 
-/** The document of `POST /tracking_requests/infer_number` (SPEC.md §4.6, R §1.15). */
+/** The document of `POST /tracking_requests/infer_number` (docs/api.md §Infer number). */
 export type InferNumberDocument = z.infer<typeof InferNumberDocumentSchema>;
 /** The attributes of an infer-number result: `number_type`, `validation`, `shipping_line` decision and candidates. */
 export type InferNumberResult = InferNumberDocument["data"]["attributes"];

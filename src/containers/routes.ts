@@ -34,7 +34,7 @@ const TRANSPORT_EVENT_INCLUDES = ["location", "terminal", "shipment", "container
 const RAW_EVENT_INCLUDES = ["location", "vessel", "container"];
 /**
  * The raw events endpoint includes the event locations and vessels unless told otherwise, as the reference does
- * (R §0.4: "returns `included` (location ports and vessels) even without an `include` parameter").
+ * (docs/api.md §Includes: "returns `included` (location ports and vessels) even without an `include` parameter").
  */
 const RAW_EVENT_DEFAULT_INCLUDE = "location,vessel";
 const IdParam = pathIdParam("Container");
@@ -164,7 +164,10 @@ const routeRouteDef = createRoute({
   },
 });
 
-/** Routes of `/containers` (SPEC.md §4.1–4.3, R §3.1–3.5; the route: REFERENCE-SERVICE.md §9.3, §10.10). */
+/**
+ * Routes of `/containers` (docs/api.md §Container endpoints; the route: docs/api.md §What a client can expect,
+ * §Accounts and entitlements).
+ */
 export const containerRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listRouteDef, async (c) => {
     const params = queryParams(c);

@@ -31,7 +31,7 @@ export const TerminalFeeSchema = z
   })
   .openapi("TerminalFee");
 
-/** Container attributes (SPEC.md §2.1 and R §1.1). */
+/** Container attributes (docs/api.md §Container resource and docs/api.md §Container resource). */
 export const ContainerAttributes = z
   .object({
     number: z.string(),
@@ -109,7 +109,7 @@ export const ContainerDocument = singleDocumentSchema(ContainerResourceSchema, "
 export const ContainerListDocument = listDocumentSchema(ContainerResourceSchema, "ContainerList");
 
 /**
- * The filters of `GET /v2/containers` (DECISIONS.md §Wire format), as its OpenAPI query declares them: the route's
+ * The filters of `GET /v2/containers` (docs/decisions.md §Wire format), as its OpenAPI query declares them: the route's
  * query is `listQuery`, `include` and these.
  */
 export const containerFilterParams = {

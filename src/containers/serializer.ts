@@ -15,12 +15,13 @@ export type ContainerRow = typeof containers.$inferSelect;
 export type ContainerView = ContainerRow & { transportEventIds?: string[]; rawEventIds?: string[] };
 
 /**
- * Serialises a container with every attribute of SPEC.md §2.1 plus the reference service's extra
- * timestamps (DECISIONS.md §Wire format), in the reference's attribute order (R §1.1). `ind_facility_lfd_on`
- * mirrors `import_deadlines.pickup_lfd_rail` (DECISIONS.md §Containers); the legacy `ssl_lfd` (the shipping line's
- * last free day) mirrors `import_deadlines.pickup_lfd_line`; `ind_facility_holds`/`ind_facility_fees` are always null
- * (no inland facility reports them to us), as in every capture of the reference (issue 15). After them come our
- * extensions `terminal_tracking_last_attempted_at`/`_failed_reason` and `rail_tracking_*` (issue 13 §1).
+ * Serialises a container with every attribute of docs/api.md §Container resource plus the reference service's extra
+ * timestamps (docs/decisions.md §Wire format), in the reference's attribute order (docs/api.md §Container resource).
+ * `ind_facility_lfd_on` mirrors `import_deadlines.pickup_lfd_rail` (docs/decisions.md §Containers); the legacy
+ * `ssl_lfd` (the shipping line's last free day) mirrors `import_deadlines.pickup_lfd_line`;
+ * `ind_facility_holds`/`ind_facility_fees` are always null (no inland facility reports them to us), as in every capture
+ * of the reference (issue 15). After them come our extensions `terminal_tracking_last_attempted_at`/`_failed_reason`
+ * and `rail_tracking_*` (issue 13 §1).
  */
 export function serializeContainer(row: ContainerView): Resource<ContainerAttributes> {
   return {
@@ -69,7 +70,8 @@ export function serializeContainer(row: ContainerView): Resource<ContainerAttrib
       ind_eta_at: row.indEtaAt,
       ind_ata_at: row.indAtaAt,
       ind_rail_unloaded_at: row.indRailUnloadedAt,
-      // No inland facility reports holds or fees to us (R §1.1: always null in the reference's captures too).
+      // No inland facility reports holds or fees to us (docs/api.md §Container resource: always null in the reference's
+      // captures too).
       ind_facility_holds: null,
       ind_facility_fees: null,
       ind_facility_lfd_on: row.pickupLfdRail,
@@ -162,8 +164,8 @@ function terminalIdsIn(column: typeof containers.podTerminalId | typeof containe
 
 /**
  * JSON:API type `container`; includable: `shipment`, `pod_terminal`, `pickup_facility`, `transport_events`
- * (R §0.4). `hydrate` loads the linkage of rows that do not have it yet (one D1 batch for all of them, a cached
- * query shape keyed by the number of ids up to `MAX_SHAPED_IDS`); rows read together with their linkage
+ * (docs/api.md §Includes). `hydrate` loads the linkage of rows that do not have it yet (one D1 batch for all of them, a
+ * cached query shape keyed by the number of ids up to `MAX_SHAPED_IDS`); rows read together with their linkage
  * (`listContainers`, `getContainerView`) pass through untouched. Read by id (`loadContainersByIds`) for the
  * `container` of events.
  */

@@ -20,7 +20,7 @@ import {
 
 /**
  * One container of the account with its linkage, and the rows of the includes that can be prefetched
- * (`shipment`, with its own linkage), all read in one D1 round trip (DECISIONS.md §Wire format: `include`).
+ * (`shipment`, with its own linkage), all read in one D1 round trip (docs/decisions.md §Wire format: `include`).
  * The queries are a cached query shape (src/db/query-shapes.ts; about 0.95 ms of CPU per request saved) keyed by
  * the prefetched includes: the account and id are its only values.
  * @param include the parsed `include` of the request; relationships without a prefetch are left to the loaders.
@@ -55,13 +55,13 @@ export async function getContainerView(
 }
 
 /**
- * A page of the account's containers, newest first, with the filters of DECISIONS.md §Wire format
+ * A page of the account's containers, newest first, with the filters of docs/decisions.md §Wire format
  * (`parseContainerFilters` checks them): `filter[number]` (spaces and dashes ignored, any case), `filter[status]`,
  * `filter[shipment_id]`, `filter[pod_locode]`, `filter[scac]`, `filter[updated_at][start|end]`,
- * `filter[pickup_lfd][start|end]`, and the reference's `filter[customer_id]` and `filter[customer_name]` (R §3.1: the
- * customer party of the container's shipment, by id or by company name compared case-insensitively). The page, its
- * total, the rows' linkage and the prefetched includes are read in one D1 round trip, as a cached query shape
- * (`listPage`).
+ * `filter[pickup_lfd][start|end]`, and the reference's `filter[customer_id]` and `filter[customer_name]`
+ * (docs/api.md §Container endpoints: the customer party of the container's shipment, by id or by company name compared
+ * case-insensitively). The page, its total, the rows' linkage and the prefetched includes are read in one D1 round
+ * trip, as a cached query shape (`listPage`).
  */
 export async function listContainers(
   db: Database,
@@ -179,7 +179,7 @@ export interface RefreshDeps {
 }
 
 /**
- * Asks the Tracker of a container's box for a poll now (`PATCH /containers/{id}/refresh`, DECISIONS.md
+ * Asks the Tracker of a container's box for a poll now (`PATCH /containers/{id}/refresh`, docs/decisions.md
  * §Containers): the poll goes on the `terminal-polls` queue and its results arrive as updates and webhooks.
  * The box is shared by every account tracking it, so one account's refresh refreshes it for all.
  * @returns the sources queued, in the reference's words (`Shipping line`, `Terminal`).

@@ -2,9 +2,9 @@
  * Schemas of `GET /v2/containers/{id}/route` (the paid `routing` feature): the `route`, `route_location` and
  * `vessel` resources, for the OpenAPI document and the typed client (src/client/types.ts infers its attribute
  * types from them). The shapes follow what the reference service's SDK and MCP server read from this endpoint
- * (REFERENCE-SERVICE.md §9.3 `containers.route`, MCP.md §1 `get_container_route`): a `route` whose
- * `route_locations` are the stops in journey order, each with `inbound_*` / `outbound_*` leg facts and links to
- * its `port` and its inbound/outbound `vessel`. Our additions are marked "(ours)".
+ * (docs/api.md §What a client can expect `containers.route`, docs/mcp.md §Compatibility with the reference server
+ * `get_container_route`): a `route` whose `route_locations` are the stops in journey order, each with `inbound_*` /
+ * `outbound_*` leg facts and links to its `port` and its inbound/outbound `vessel`. Our additions are marked "(ours)".
  */
 
 import { z } from "@hono/zod-openapi";
@@ -70,7 +70,10 @@ export const RouteLocationAttributes = z
   })
   .openapi("RouteLocationAttributes");
 
-/** Attributes of a `vessel` (R §1.11) as the route knows it: the carrier's name and the IMO number when known. */
+/**
+ * Attributes of a `vessel` (docs/api.md §Vessel resource) as the route knows it: the carrier's name and the IMO number
+ * when known.
+ */
 export const VesselAttributes = z
   .object({
     name: z.string().openapi({ example: "MSC BETA" }),

@@ -33,7 +33,7 @@ const ROUTE_LOCATION_RELATIONSHIPS = ["port", "location", "inbound_vessel", "out
 
 /**
  * Include paths the route accepts, for the OpenAPI description. `route_location`, `port` and `vessel` are what the
- * reference SDK sends (`include=port,vessel,route_location`, REFERENCE-SERVICE.md §9.3): shorthands for
+ * reference SDK sends (`include=port,vessel,route_location`, docs/api.md §What a client can expect): shorthands for
  * `route_locations`, `route_locations.port` and `route_locations.inbound_vessel,route_locations.outbound_vessel`.
  * A port or vessel path also includes the route locations that link to it (JSON:API: the intermediate resources
  * of a path are included).

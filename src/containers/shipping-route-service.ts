@@ -26,7 +26,7 @@ const MAX_EVENTS = 1_000;
 
 /**
  * The 403 of the route for an account without the `routing` entitlement, exactly as the reference answers it
- * (REFERENCE-SERVICE.md §4): `{"status":"403","title":"Forbidden","detail":"Routing data feature is not enabled
+ * (docs/api.md §Errors): `{"status":"403","title":"Forbidden","detail":"Routing data feature is not enabled
  * for this account","source":null}`.
  */
 export function routingNotEnabled(): ApiError {
@@ -80,10 +80,10 @@ function routeShipmentOf(row: typeof shipments.$inferSelect): RouteShipment {
 /**
  * The route of one of the account's containers, with the ports of its stops (for `include=port`).
  *
- * Order of checks (REFERENCE-SERVICE.md §10.10, DECISIONS.md §Wire format): the entitlement first, so an account
- * without it learns nothing about any id (403 for every id); then the container, scoped to the account (another
- * account's id is 404, never 403). Reads: one D1 round trip for the entitlement, the container, its shipment and
- * its vetted (not invalidated) transport events, estimates included; one more for the ports of those events and
+ * Order of checks (docs/api.md §Accounts and entitlements, docs/decisions.md §Wire format): the entitlement first, so
+ * an account without it learns nothing about any id (403 for every id); then the container, scoped to the account
+ * (another account's id is 404, never 403). Reads: one D1 round trip for the entitlement, the container, its shipment
+ * and its vetted (not invalidated) transport events, estimates included; one more for the ports of those events and
  * stops (reference data).
  * @throws ApiError 403 {@link routingNotEnabled} without the `routing` entitlement; 404 when the container is
  *   unknown or another account's, or has no shipment to route.

@@ -1,5 +1,5 @@
 /**
- * A container's route (the paid `routing` feature, REFERENCE-SERVICE.md §10.10): the stops from the port of
+ * A container's route (the paid `routing` feature, docs/api.md §Accounts and entitlements): the stops from the port of
  * lading (POL) through transshipment and feeder ports to the port of discharge (POD) and, for inland moves, the
  * inland destination, with the legs between them (vessel, voyage, rail carrier) and actual vs. estimated times.
  *
@@ -13,10 +13,13 @@
 // The route
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Entitlement (an entry of `accounts.entitlements`) that unlocks the route: REFERENCE-SERVICE.md §10.10 "routing". */
+/**
+ * Entitlement (an entry of `accounts.entitlements`) that unlocks the route: docs/api.md §Accounts and entitlements
+ * "routing".
+ */
 export const ROUTING_ENTITLEMENT = "routing";
 
-/** `detail` of the 403 for an account without {@link ROUTING_ENTITLEMENT}, verbatim from REFERENCE-SERVICE.md §4. */
+/** `detail` of the 403 for an account without {@link ROUTING_ENTITLEMENT}, verbatim from docs/api.md §Errors. */
 export const ROUTING_NOT_ENABLED_DETAIL = "Routing data feature is not enabled for this account";
 
 /** A vessel as named by the carrier; `imo` is the IMO number when known, `voyage_number` the carrier's voyage. */

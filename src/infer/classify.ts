@@ -1,14 +1,14 @@
 /**
- * Classification of a bare tracking number for `POST /tracking_requests/infer_number` (SPEC.md §4.6,
- * DECISIONS.md §Infer number). Pure: the BL prefix table is built once at module load.
+ * Classification of a bare tracking number for `POST /tracking_requests/infer_number` (docs/api.md §Infer number,
+ * docs/decisions.md §Infer number). Pure: the BL prefix table is built once at module load.
  */
 import { allShippingLines } from "../reference/shipping-lines.ts";
 import { CONTAINER_NUMBER_PATTERN, hasValidCheckDigit } from "./iso6346.ts";
 
-/** `container`, `bill_of_lading` or `booking` (R §1.15; note `booking`, not `booking_number`). */
+/** `container`, `bill_of_lading` or `booking` (docs/api.md §Infer number; note `booking`, not `booking_number`). */
 export type NumberType = "container" | "bill_of_lading" | "booking";
 
-/** The `validation` object of an infer-number result (SPEC.md §4.6). */
+/** The `validation` object of an infer-number result (docs/api.md §Infer number). */
 export interface NumberValidation {
   /** true valid, false invalid, null unknown (bookings have no checkable format). */
   isValid: boolean | null;
@@ -35,9 +35,9 @@ export interface Classification {
   blPrefix: { prefix: string; scacs: readonly string[] } | null;
 }
 
-/** Longest input accepted after normalisation (DECISIONS.md §Infer number). */
+/** Longest input accepted after normalisation (docs/decisions.md §Infer number). */
 export const MAX_NUMBER_LENGTH = 40;
-/** Characters that must follow a BL prefix or SCAC (DECISIONS.md §Infer number). */
+/** Characters that must follow a BL prefix or SCAC (docs/decisions.md §Infer number). */
 export const MIN_BL_SUFFIX = 6;
 
 /** Thrown for garbage input: the route answers 422 `This reference number is not valid.` */
@@ -72,7 +72,7 @@ const BL_PREFIX_LENGTHS: readonly number[] = [...new Set([...BL_PREFIXES.keys()]
   (a, b) => b - a,
 );
 
-/** Normal form: trimmed, upper-cased, spaces (any whitespace) and dashes removed (DECISIONS.md §Infer number). */
+/** Normal form: trimmed, upper-cased, spaces (any whitespace) and dashes removed (docs/decisions.md §Infer number). */
 export function normalizeNumber(raw: string): string {
   return raw
     .trim()
@@ -96,7 +96,7 @@ export function matchBlPrefix(normalized: string): { prefix: string; scacs: read
 }
 
 /**
- * Normalises and classifies a number (DECISIONS.md §Infer number):
+ * Normalises and classifies a number (docs/decisions.md §Infer number):
  * - garbage (empty after normalisation, longer than 40 characters, or without any letter or digit) throws
  *   {@link InvalidReferenceNumber};
  * - `^[A-Z]{3}[UJZ]\d{7}$` is a container number, valid when its ISO 6346 check digit passes (reason

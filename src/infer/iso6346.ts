@@ -16,7 +16,7 @@ const LETTER_VALUES: Record<string, number> = (() => {
   return values;
 })();
 
-/** Container number shape after normalisation: `^[A-Z]{3}[UJZ]\d{7}$` (DECISIONS.md §Infer number). */
+/** Container number shape after normalisation: `^[A-Z]{3}[UJZ]\d{7}$` (docs/decisions.md §Infer number). */
 export const CONTAINER_NUMBER_PATTERN = /^[A-Z]{3}[UJZ]\d{7}$/;
 
 /**

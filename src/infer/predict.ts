@@ -1,6 +1,7 @@
 /**
- * Carrier prediction for `POST /tracking_requests/infer_number` (SPEC.md §4.6, DECISIONS.md §Infer number).
- * Pure: history evidence is passed in as data; the owner-prefix table is built once at module load.
+ * Carrier prediction for `POST /tracking_requests/infer_number` (docs/api.md §Infer number,
+ * docs/decisions.md §Infer number). Pure: history evidence is passed in as data; the owner-prefix table is built once
+ * at module load.
  *
  * Calibration (every constant below says where its number comes from):
  * - Each piece of evidence gives a probability that the number belongs to a SCAC.
@@ -22,7 +23,7 @@ export interface HistoryCount {
   successes: number;
 }
 
-/** History evidence for one number (DECISIONS.md §Infer number, evidence 1). */
+/** History evidence for one number (docs/decisions.md §Infer number, evidence 1). */
 export interface HistoryEvidence {
   /** The same number tracked before with a SCAC that succeeded (tracking requests, container numbers). */
   exactNumber: readonly HistoryCount[];
@@ -32,7 +33,7 @@ export interface HistoryEvidence {
 
 export const NO_HISTORY: HistoryEvidence = { exactNumber: [], ownerPrefix: [] };
 
-/** `auto_select` ≥ 0.95, `needs_confirmation` ≥ 0.70, else `no_prediction` (SPEC.md §4.6). */
+/** `auto_select` ≥ 0.95, `needs_confirmation` ≥ 0.70, else `no_prediction` (docs/api.md §Infer number). */
 export type Decision = "auto_select" | "needs_confirmation" | "no_prediction";
 
 /** One ranked candidate: the line's own SCAC, its name and a confidence in [0, 1] with 2 decimals. */
@@ -49,9 +50,9 @@ export interface Prediction {
   candidates: Candidate[];
 }
 
-/** SPEC.md §4.6: auto_select at 95 % or more. */
+/** docs/api.md §Infer number: auto_select at 95 % or more. */
 export const AUTO_SELECT_THRESHOLD = 0.95;
-/** SPEC.md §4.6: needs_confirmation from 70 % up to 95 %. */
+/** docs/api.md §Infer number: needs_confirmation from 70 % up to 95 %. */
 export const NEEDS_CONFIRMATION_THRESHOLD = 0.7;
 
 /**
@@ -81,15 +82,15 @@ export const BL_PREFIX_CONFIDENCE = 0.97;
 
 /**
  * Carrier-owned container prefix: 0.96. A line's own boxes mostly sail on that line; the 4 % residual covers
- * vessel-sharing partners and boxes sold or sub-let to others (R §8: the prefix alone is not enough). A prefix
- * claimed by several lines (the table's conflict flag) is split evenly; a lessor prefix (no mapped SCAC) gives
- * no evidence at all.
+ * vessel-sharing partners and boxes sold or sub-let to others (docs/decisions.md §Infer number: the prefix alone is not
+ * enough). A prefix claimed by several lines (the table's conflict flag) is split evenly; a lessor prefix (no mapped
+ * SCAC) gives no evidence at all.
  */
 export const OWNER_PREFIX_CONFIDENCE = 0.96;
 
 /**
  * Owner prefix of an owner outside the carrier registry (`CONTAINER_OWNERS`: a SCAC of
- * ../shared/data/container-prefixes.csv that ../shared/data/carriers.csv does not list, e.g. ADMU Admiral
+ * data/container-prefixes.csv that data/carriers.csv does not list, e.g. ADMU Admiral
  * Container Lines or DHC2 DHL Global Forwarding): the owner-prefix confidence times 0.5, i.e. 0.48 for a prefix
  * of one owner. The prefix says whose box it is, exactly as for a line's own prefix (0.96 if the owner runs the
  * ships the box sails on), but nothing in the data says whether the owner does: the list mixes ocean lines with
@@ -157,7 +158,7 @@ function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-/** The decision for a top confidence (SPEC.md §4.6); null (no candidate) is `no_prediction`. */
+/** The decision for a top confidence (docs/api.md §Infer number); null (no candidate) is `no_prediction`. */
 export function decide(confidence: number | null): Decision {
   if (confidence === null) return "no_prediction";
   if (confidence >= AUTO_SELECT_THRESHOLD) return "auto_select";
@@ -242,7 +243,7 @@ function byConfidenceThenScac(a: Candidate, b: Candidate): number {
 }
 
 /**
- * Ranked carrier candidates and the decision for a classified number (DECISIONS.md §Infer number): history
+ * Ranked carrier candidates and the decision for a classified number (docs/decisions.md §Infer number): history
  * first, then BL prefix / SCAC tables, then container owner prefix tables. Candidates are sorted by confidence
  * (then SCAC), rounded to 2 decimals, those rounding to 0 dropped; `selected` is the top one or null. Pure and
  * cheap: every table is built at module load (bench/infer measures the path; issue 5 asks ≥ 100 000 numbers/s).

@@ -22,7 +22,7 @@ const inferRouteDef = createRoute({
   },
 });
 
-/** `POST /tracking_requests/infer_number` (SPEC.md §4.6, R §3.10, DECISIONS.md §Infer number). */
+/** `POST /tracking_requests/infer_number` (docs/api.md §Infer number, docs/decisions.md §Infer number). */
 export const inferRoutes = new OpenAPIHono<AppEnv>().openapi(inferRouteDef, async (c) => {
   const { number } = c.req.valid("json");
   let result: Awaited<ReturnType<typeof inferNumber>>;

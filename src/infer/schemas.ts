@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 /** Longest `number` accepted by the schema; the classifier rejects anything over 40 after normalisation. */
 const MAX_BODY_NUMBER_LENGTH = 100;
 
-/** Body of `POST /tracking_requests/infer_number`: plain JSON, not JSON:API (R §3.10). */
+/** Body of `POST /tracking_requests/infer_number`: plain JSON, not JSON:API (docs/api.md §Infer number). */
 export const InferNumberBody = z
   .strictObject({
     number: z.string().max(MAX_BODY_NUMBER_LENGTH).openapi({ example: "WHLU1234560" }),
@@ -18,7 +18,7 @@ const CandidateSchema = z
   })
   .openapi("InferNumberCandidate");
 
-/** `infer_number_results` (R §1.15). */
+/** `infer_number_results` (docs/api.md §Infer number). */
 export const InferNumberDocument = z
   .object({
     data: z.object({

@@ -2,8 +2,8 @@ import type { InferNumberAttributes } from "./schemas";
 import type { InferResult } from "./service";
 
 /**
- * The attributes of `POST /tracking_requests/infer_number` (R §1.15) for a classified number and its carrier
- * prediction: `parsed_number` is always null, as in the reference.
+ * The attributes of `POST /tracking_requests/infer_number` (docs/api.md §Infer number) for a classified number and its
+ * carrier prediction: `parsed_number` is always null, as in the reference.
  */
 export function serializeInferResult({ classification: k, prediction: p }: InferResult): InferNumberAttributes {
   return {

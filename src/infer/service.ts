@@ -11,7 +11,7 @@ export interface InferResult {
 }
 
 /**
- * The service's own tracking history for a normalised number (DECISIONS.md §Infer number, evidence 1), across
+ * The service's own tracking history for a normalised number (docs/decisions.md §Infer number, evidence 1), across
  * all accounts but as aggregated counts per SCAC only — nothing else of another account is read or exposed. One
  * D1 batch:
  * - tracking requests that reached `created`, by `line_scac`, whose normalised number (spaces and dashes removed
@@ -67,7 +67,7 @@ export async function loadHistory(db: Database, classification: Classification):
 }
 
 /**
- * Classifies a raw number and predicts its carrier from history and the reference tables (SPEC.md §4.6).
+ * Classifies a raw number and predicts its carrier from history and the reference tables (docs/api.md §Infer number).
  * @throws InvalidReferenceNumber for garbage input.
  */
 export async function inferNumber(db: Database, raw: string): Promise<InferResult> {

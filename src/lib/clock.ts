@@ -23,7 +23,7 @@ export class FakeClock implements Clock {
 }
 
 /**
- * Formats a time as the wire format of DECISIONS.md §Wire format: UTC, ISO 8601, second precision, `Z`
+ * Formats a time as the wire format of docs/decisions.md §Wire format: UTC, ISO 8601, second precision, `Z`
  * (e.g. `2024-06-26T15:05:18Z`).
  */
 export function toIsoSeconds(ms: number): string {

@@ -29,8 +29,8 @@ export function randomBase62(length: number): string {
 }
 
 /**
- * A new API key, DECISIONS.md §Accounts: `svc_live_` (or `svc_test_` for local development) followed by 43
- * base62 characters (256 bits).
+ * A new API key, docs/decisions.md §Accounts and keys: `svc_live_` (or `svc_test_` for local development) followed by
+ * 43 base62 characters (256 bits).
  */
 export function generateApiKey(environment: "live" | "test"): string {
   return `svc_${environment}_${randomBase62(43)}`;

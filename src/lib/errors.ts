@@ -1,4 +1,4 @@
-/** One JSON:API error object (SPEC.md §7, R §4). `status` is the HTTP status as a string. */
+/** One JSON:API error object (docs/api.md §Errors). `status` is the HTTP status as a string. */
 export interface ErrorObject {
   status: string;
   title: string;
@@ -28,7 +28,7 @@ export function titleFor(status: number): string {
 
 /**
  * The one error type handlers and services throw. The app's `onError` turns it into
- * `{errors:[...]}` with the given status (STYLE.md §One error path). Several errors may be carried at once
+ * `{errors:[...]}` with the given status (docs/architecture.md §One error path). Several errors may be carried at once
  * (e.g. every failing field of a 422).
  */
 export class ApiError extends Error {
@@ -48,7 +48,7 @@ export class ApiError extends Error {
     this.errors = list.map((e) => ({ status: String(status), title: titleFor(status), ...e }));
   }
 
-  /** 404 for an unknown id or another account's id (never 403; DECISIONS.md §Wire format). */
+  /** 404 for an unknown id or another account's id (never 403; docs/decisions.md §Wire format). */
   static notFound(detail?: string): ApiError {
     return new ApiError(404, [detail ? { detail } : {}]);
   }

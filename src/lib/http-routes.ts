@@ -75,7 +75,7 @@ export function matchedOperation(c: Context): string | undefined {
  * values would count is not guessed): one error per parameter, each with `source.parameter` naming it exactly as
  * decoded (`filter%5Bx%5D` → `filter[x]`) and a `code` (`unknown_parameter`, `duplicate_parameter`). JSON:API 1.1
  * §Query Parameters: a server that does not support `sort` must answer 400; the same for `fields[...]` and any
- * filter or operator (`filter[number][eq]`) it does not have. DECISIONS.md §Wire format (changed 2026-11-25).
+ * filter or operator (`filter[number][eq]`) it does not have. docs/decisions.md §Wire format (changed 2026-11-25).
  * @throws ApiError 400 listing every offending parameter.
  */
 export function checkQueryParameters(params: URLSearchParams, declared: ReadonlySet<string>): void {

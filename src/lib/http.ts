@@ -7,7 +7,7 @@ const parsedQueries = new WeakMap<Request, URLSearchParams>();
 
 /**
  * The request's query parameters, decoded: `page%5Bsize%5D` arrives as `page[size]`, so the literal and
- * percent-encoded bracket forms are the same thing (DECISIONS.md §Wire format). Parsed once per request and shared
+ * percent-encoded bracket forms are the same thing (docs/decisions.md §Wire format). Parsed once per request and shared
  * by every caller (the strict-query check, the handler): callers must treat the result as read-only.
  */
 export function queryParams(c: Context<AppEnv>): URLSearchParams {

@@ -1,7 +1,7 @@
 import { uuidv7 } from "uuidv7";
 
 /**
- * New resource id: a UUID v7 (time-ordered, so new rows land at the end of indexes; DECISIONS.md §Wire format).
+ * New resource id: a UUID v7 (time-ordered, so new rows land at the end of indexes; docs/decisions.md §Wire format).
  */
 export function newId(): string {
   return uuidv7();

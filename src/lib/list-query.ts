@@ -59,7 +59,7 @@ function isListFilter(f: SQL | ListFilter): f is ListFilter {
 }
 
 /**
- * One page of an account's rows, newest first (`created_at DESC, id DESC`, DECISIONS.md §Wire format),
+ * One page of an account's rows, newest first (`created_at DESC, id DESC`, docs/decisions.md §Wire format),
  * with the total number of matching rows, and optional companion queries keyed on the page — all in one D1
  * round trip. Without filters the total comes from `account_resource_counts` (O(1)); with filters it is a
  * COUNT over the account's index range. The page reads through the `(account_id, created_at, id)` index

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { JSON_API_MEDIA_TYPE } from "./jsonapi/document";
 
-/** JSON:API error object and document (SPEC.md §7). */
+/** JSON:API error object and document (docs/api.md §Errors). */
 export const ErrorObjectSchema = z
   .object({
     status: z.string().openapi({ example: "422" }),
@@ -54,7 +54,7 @@ export const bodyErrors = {
   },
 } as const;
 
-/** Media types accepted for request bodies (DECISIONS.md §Wire format). */
+/** Media types accepted for request bodies (docs/decisions.md §Wire format). */
 export function jsonBodyContent<T extends z.ZodType>(schema: T) {
   return {
     "application/json": { schema },
@@ -73,8 +73,8 @@ export const MAX_PATH_ID_LENGTH = 64;
 /**
  * A path parameter naming one `model` (`{id}`, or `{scac}` for shipping lines). An id longer than
  * `MAX_PATH_ID_LENGTH` cannot exist, so it answers, without a read, the very 404 an unknown id gets
- * (`Couldn't find <model>`, R §3): the app's validation hook turns a path parameter's issue into a 404 whose detail
- * is the issue's message (src/lib/validation.ts; issue 11 §2).
+ * (`Couldn't find <model>`, docs/api.md §Errors): the app's validation hook turns a path parameter's issue into a 404
+ * whose detail is the issue's message (src/lib/validation.ts; issue 11 §2).
  * @param model the model name of the service's own 404 (`Container`, `ShippingLine` …).
  * @param name the parameter's name in the path.
  */
@@ -120,7 +120,7 @@ export function resourceSchema(type: string, attributes: z.ZodType, name: string
     .openapi(name);
 }
 
-/** Pagination links and meta of list documents (DECISIONS.md §Wire format). */
+/** Pagination links and meta of list documents (docs/decisions.md §Wire format). */
 export const ListLinksSchema = z
   .object({
     self: z.string(),

@@ -1,8 +1,9 @@
 /**
  * IANA time-zone arithmetic on plain epoch milliseconds, shared by the providers' timestamps (DCSA, APM Terminals,
  * LBCT, Port of Virginia: src/tracking/sources/timestamps.ts) and the simulator. Providers often send local
- * wall-clock times without an offset; R §10.1 asks for UTC, so these read such a time in the zone of the place it
- * belongs to. Uses only `Intl.DateTimeFormat` (workerd ships the full IANA database); second precision.
+ * wall-clock times without an offset; docs/api.md §Timestamps and time zones asks for UTC, so these read such a time in
+ * the zone of the place it belongs to. Uses only `Intl.DateTimeFormat` (workerd ships the full IANA database); second
+ * precision.
  */
 
 const zoneFormatters = new Map<string, Intl.DateTimeFormat>();

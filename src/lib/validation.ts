@@ -157,8 +157,8 @@ function issueToError(
 /**
  * Turns a failed zod validation into the JSON:API error of its target: body → 422 with one error per issue,
  * each with `source.pointer` (JSON Pointer into the request document) and a `code` (`blank`, `invalid`,
- * `unknown_attribute`, `control_character`); query → 400 with `source.parameter` (DECISIONS.md §Wire format); path →
- * the 404 of an unknown id, whose detail is the issue's message (`pathIdParam` in src/lib/openapi.ts sets it to
+ * `unknown_attribute`, `control_character`); query → 400 with `source.parameter` (docs/decisions.md §Wire format); path
+ * → the 404 of an unknown id, whose detail is the issue's message (`pathIdParam` in src/lib/openapi.ts sets it to
  * `Couldn't find <model>`).
  */
 export function validationError(error: z.ZodError, target: string): ApiError {

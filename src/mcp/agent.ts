@@ -35,7 +35,7 @@ export type McpExchangeResult =
 
 /**
  * The MCP methods whose requests may read account data: each request of one draws one request from the account's
- * `default` bucket (shared with REST, DECISIONS.md §Rate limits) before the server handles it, whatever its
+ * `default` bucket (shared with REST, docs/decisions.md §Rate limits) before the server handles it, whatever its
  * arguments (a guide read or a carrier completion counts as a container read does), and is refused when the bucket
  * is spent (issue 23 §4). Everything else reads no account data and is free: `ping`, `logging/setLevel`, the listings
  * of tools, prompts and resource templates, notifications and responses; `initialize` is counted by the `/mcp`
@@ -56,7 +56,7 @@ const RATE_LIMITED_CODE = -32000;
  * The answer to `request` when the account's bucket is spent (`seconds` until one is admitted, from the rate
  * limiter): for `tools/call` a tool error result, as a tool reports every failure; for any other method a JSON-RPC
  * error -32000 with `data.retry_after_seconds` (and the `uri` of a `resources/read`, as a refused container read
- * had it). Both say `Rate limited: … Retry after N seconds.` (README "MCP").
+ * had it). Both say `Rate limited: … Retry after N seconds.` (docs/mcp.md).
  */
 export function rateLimitedAnswer(request: JSONRPCRequest, seconds: number): JSONRPCMessage {
   const message = rateLimitedMessage(seconds);
@@ -74,9 +74,9 @@ export function rateLimitedAnswer(request: JSONRPCRequest, seconds: number): JSO
 }
 
 /**
- * The MCP server of one session (DESIGN.md §6, SPEC.md §4.7): an `agents` McpAgent Durable Object (binding
- * `MCP_OBJECT`, one object per `mcp-session-id`) serving the tools, prompts and resources of `registerAll` over
- * the Worker's services. Reached only through `handleMcpRequest` (src/mcp/http.ts), which authenticates every
+ * The MCP server of one session (docs/architecture.md §MCP, docs/mcp.md §Tools): an `agents` McpAgent Durable Object
+ * (binding `MCP_OBJECT`, one object per `mcp-session-id`) serving the tools, prompts and resources of `registerAll`
+ * over the Worker's services. Reached only through `handleMcpRequest` (src/mcp/http.ts), which authenticates every
  * request and checks that the session belongs to the caller's key before forwarding.
  *
  * Transport: the object is named `rpc:<session id>`, so McpAgent gives its server the RPC transport, and the
@@ -87,8 +87,8 @@ export function rateLimitedAnswer(request: JSONRPCRequest, seconds: number): JSO
  *
  * Props (set when the session is initialised): `{accountId, keyFingerprint}`. Every exchange is checked against them
  * (the live caller's account and key fingerprint must be the session's), and each request of {@link METERED_METHODS}
- * draws one request from the account's `default` rate bucket before the server sees it (DECISIONS.md §Rate limits);
- * a refused one is answered here ({@link rateLimitedAnswer}).
+ * draws one request from the account's `default` rate bucket before the server sees it
+ * (docs/decisions.md §Rate limits); a refused one is answered here ({@link rateLimitedAnswer}).
  */
 export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, McpSessionProps> {
   server = new McpServer({ ...SERVER_INFO }, { instructions: SERVER_INSTRUCTIONS, capabilities: { logging: {} } });

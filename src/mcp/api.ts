@@ -1,9 +1,9 @@
 /**
- * `TrackingApi`: what every MCP tool, prompt and resource reads through (DESIGN.md §6), for one account (the
- * caller's). It calls the services the REST routes call, with the same typed filters (parsed by the same parsers), and
- * hands back what the resources' serializers write, typed by their zod schemas (`Resource<ContainerAttributes>` …):
+ * `TrackingApi`: what every MCP tool, prompt and resource reads through (docs/architecture.md §MCP), for one account
+ * (the caller's). It calls the services the REST routes call, with the same typed filters (parsed by the same parsers),
+ * and hands back what the resources' serializers write, typed by their zod schemas (`Resource<ContainerAttributes>` …):
  * the REST API's resource objects without a JSON:API document around them. Another account's id is `not_found`,
- * never `forbidden_feature` (DECISIONS.md §Wire format: another account's id → 404).
+ * never `forbidden_feature` (docs/decisions.md §Wire format: another account's id → 404).
  *
  * Errors: every method rejects only with {@link TrackingApiError} for expected failures (a service's `ApiError`
  * becomes the error of the same meaning); anything else is a bug or an outage and is reported to the MCP client as an
@@ -67,7 +67,7 @@ import { listContainerTransportEvents } from "../transport-events/service";
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * What went wrong, in terms a model can act on (MCP.md §1.9 gap 1):
+ * What went wrong, in terms a model can act on (docs/mcp.md §Where we go further gap 1):
  * - `not_found`: no such id (or number) in this account (REST 404);
  * - `invalid_argument`: the input was rejected (REST 400/422); `field` names the argument when known;
  * - `rate_limited`: the account's default bucket is exhausted (REST 429); retry after `retryAfterSeconds`;
@@ -162,7 +162,7 @@ function fieldFromSource(source: string | undefined): string | undefined {
 
 /**
  * The `forbidden_feature` error of `getContainerRoute` for an account without the `routing` entitlement: the
- * REST 403 detail (REFERENCE-SERVICE.md §4) plus what to do instead, with `feature: "routing"`.
+ * REST 403 detail (docs/api.md §Errors) plus what to do instead, with `feature: "routing"`.
  */
 export function routingNotEnabledError(): TrackingApiError {
   return new TrackingApiError(
@@ -197,27 +197,33 @@ async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
 // What the tools read: the serializers' resource objects, typed by the resources' zod schemas
 // ---------------------------------------------------------------------------------------------------------------
 
-/** A container as `GET /v2/containers/{id}` serves it (SPEC.md §2.1). */
+/** A container as `GET /v2/containers/{id}` serves it (docs/api.md §Container resource). */
 export type ContainerResource = Resource<ContainerAttributes>;
-/** A shipment as `GET /v2/shipments/{id}` serves it (R §1.2). */
+/** A shipment as `GET /v2/shipments/{id}` serves it (docs/api.md §Shipment resource). */
 export type ShipmentResource = Resource<ShipmentAttributes>;
-/** A tracking request as `GET /v2/tracking_requests/{id}` serves it (SPEC.md §2.4). */
+/** A tracking request as `GET /v2/tracking_requests/{id}` serves it (docs/api.md §Tracking request resource). */
 export type TrackingRequestResource = Resource<TrackingRequestAttributes>;
-/** A terminal (R §1.4) with its CBP FIRMS code and IANA time zone. */
+/** A terminal (docs/api.md §Terminal resource) with its CBP FIRMS code and IANA time zone. */
 export type TerminalResource = Resource<TerminalAttributes>;
-/** A port (R §1.6) by UN/LOCODE. */
+/** A port (docs/api.md §Port resource) by UN/LOCODE. */
 export type PortResource = Resource<PortAttributes>;
-/** A shipping line (R §1.8); `supported`: tracking requests for this SCAC are accepted here. */
+/**
+ * A shipping line (docs/api.md §Shipping line resource); `supported`: tracking requests for this SCAC are accepted
+ * here.
+ */
 export type ShippingLineResource = Resource<ShippingLineAttributes>;
 
-/** A past, vetted transport event (R §1.9) with its `location` (port) and `terminal` (null when it has none). */
+/**
+ * A past, vetted transport event (docs/api.md §Transport event resource) with its `location` (port) and `terminal`
+ * (null when it has none).
+ */
 export interface TransportEventDetails {
   event: Resource<TransportEventAttributes>;
   location: PortResource | null;
   terminal: TerminalResource | null;
 }
 
-/** Includes of `getContainer` (SPEC.md §4.7 `get_container`). */
+/** Includes of `getContainer` (docs/mcp.md §Tools `get_container`). */
 export type ContainerInclude = "shipment" | "pod_terminal" | "transport_events";
 
 /** A container with what was asked to be included (absent keys were not asked for; null: no such relation). */
@@ -265,7 +271,10 @@ const MAX_CONTAINER_NUMBER_LENGTH = 20;
 /** Longest BL/booking/request number the API accepts (src/tracking-requests/schemas.ts). */
 const MAX_NUMBER_LENGTH = 64;
 
-/** The service page of `options`: `page` 1-based (default 1), size default 30, clamped to 1..100 (DECISIONS.md §Wire format). */
+/**
+ * The service page of `options`: `page` 1-based (default 1), size default 30, clamped to 1..100
+ * (docs/decisions.md §Wire format).
+ */
 export function pageRequest(options: PageOptions): PageRequest {
   const number = Math.max(1, Math.floor(options.page ?? 1));
   const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE)));
@@ -503,7 +512,8 @@ export class TrackingApi {
 
   /**
    * Every past, vetted transport event of a container (at most {@link MAX_TRANSPORT_EVENTS}), oldest first
-   * (timestamp, then id), with its location (port) and terminal; estimates are not listed (R §3.4).
+   * (timestamp, then id), with its location (port) and terminal; estimates are not listed
+   * (docs/api.md §Container endpoints).
    * @throws TrackingApiError `not_found`.
    */
   async getTransportEvents(containerId: string): Promise<TransportEventDetails[]> {
@@ -554,8 +564,8 @@ export class TrackingApi {
   }
 
   /**
-   * Creates a tracking request (SPEC.md §4.4) after drawing from the account's `create_tracking_request` bucket; it
-   * starts `pending` and is looked up asynchronously.
+   * Creates a tracking request (docs/api.md §Tracking request endpoints) after drawing from the account's
+   * `create_tracking_request` bucket; it starts `pending` and is looked up asynchronously.
    * @throws TrackingApiError `invalid_argument` (field `scac` / `request_number`, code `blank`, `not_recognized`,
    *   `not_supported`, `duplicate`, `invalid`); `rate_limited`.
    */
@@ -593,7 +603,8 @@ export class TrackingApi {
   }
 
   /**
-   * Classifies a number and predicts its shipping line (SPEC.md §4.6), as `POST /tracking_requests/infer_number`.
+   * Classifies a number and predicts its shipping line (docs/api.md §Infer number), as
+   * `POST /tracking_requests/infer_number`.
    * @throws TrackingApiError `invalid_argument` (field `number`) for garbage (`This reference number is not valid.`).
    */
   async inferNumber(number: string): Promise<InferNumberAttributes> {

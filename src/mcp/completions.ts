@@ -1,8 +1,8 @@
 /**
  * Completion sources (MCP `completion/complete`): carrier SCACs and the account's container numbers/ids
- * (MCP.md §1.9 gap 2). Completions never fail once handled: any error gives `[]` (and is reported to the server
- * log), so a client's autocomplete degrades rather than breaks. Over `/mcp` each `completion/complete` draws one
- * request from the account's default bucket before it gets here, and is refused when the bucket is spent
+ * (docs/mcp.md §Where we go further gap 2). Completions never fail once handled: any error gives `[]` (and is reported
+ * to the server log), so a client's autocomplete degrades rather than breaks. Over `/mcp` each `completion/complete`
+ * draws one request from the account's default bucket before it gets here, and is refused when the bucket is spent
  * (src/mcp/agent.ts).
  */
 

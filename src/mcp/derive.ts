@@ -1,7 +1,7 @@
 /**
- * Domain views the MCP tools add on top of the REST resources (pure, no I/O): readiness for pickup (SPEC.md §3),
- * last-free-day (LFD) urgency, fee sums excluding `total` (SPEC.md §2.3), source health, local times. Each view's
- * type is inferred from the zod schema `get_container` declares it with.
+ * Domain views the MCP tools add on top of the REST resources (pure, no I/O): readiness for pickup
+ * (docs/api.md §Readiness), last-free-day (LFD) urgency, fee sums excluding `total` (docs/api.md §Fees), source health,
+ * local times. Each view's type is inferred from the zod schema `get_container` declares it with.
  */
 
 import { z } from "zod";
@@ -29,11 +29,11 @@ export function isPickedUp(c: Pick<ContainerAttributes, "current_status">): bool
 }
 
 /**
- * Readiness for pickup (SPEC.md §3), as `get_container` outputs it: `status` `ready`, `not_ready`, `unknown` (the
- * terminal does not report availability) or `not_applicable` (already picked up); `ready_for_pickup` true only when
- * ready, null when unknown or not applicable; `active_holds` the holds with status `hold` (pending ones are not
- * active); `signals_disagree` when available but holds are still active (the next update settles it); `explanation`
- * why, in one sentence.
+ * Readiness for pickup (docs/api.md §Readiness), as `get_container` outputs it: `status` `ready`, `not_ready`,
+ * `unknown` (the terminal does not report availability) or `not_applicable` (already picked up); `ready_for_pickup`
+ * true only when ready, null when unknown or not applicable; `active_holds` the holds with status `hold` (pending ones
+ * are not active); `signals_disagree` when available but holds are still active (the next update settles it);
+ * `explanation` why, in one sentence.
  */
 export const Readiness = z.object({
   status: z.enum(["ready", "not_ready", "unknown", "not_applicable"]),
@@ -49,7 +49,7 @@ export const Readiness = z.object({
 export type Readiness = z.infer<typeof Readiness>;
 
 /**
- * Readiness rule of SPEC.md §3: ready for pickup when `available_for_pickup` is true and no item of
+ * Readiness rule of docs/api.md §Readiness: ready for pickup when `available_for_pickup` is true and no item of
  * `holds_at_pod_terminal` has status `hold`. Picked-up boxes are `not_applicable`; unknown availability is `unknown`.
  */
 export function readinessOf(
@@ -119,7 +119,7 @@ export function readinessOf(
 
 /**
  * The last free day (LFD) with its urgency, as `get_container` outputs it: `pickup_lfd` UTC and `pickup_lfd_local` in
- * the POD (or final destination) zone; `source` the deadline it came from (DECISIONS.md §Containers: line first);
+ * the POD (or final destination) zone; `source` the deadline it came from (docs/decisions.md §Containers: line first);
  * `hours_remaining` one decimal, at most -0.1 once past (never 0 when overdue); `days_remaining` whole days, rounded
  * down; `urgency` `overdue` (any time after the LFD instant), `imminent` (within 48 h), `upcoming`, `none` (already
  * picked up) or `unknown` (no LFD, or suppressed because the data may be stale), with `note` saying why for the last two.
@@ -144,7 +144,7 @@ export type LfdStatus = z.infer<typeof LfdStatus>;
 /**
  * LFD urgency of a container at `nowMs` (ms since epoch). Suppressed to `unknown` when the shipment stopped
  * tracking or the terminal was last checked more than 7 days ago (the LFD may be stale), as the reference MCP
- * server does (MCP.md §1.3).
+ * server does (docs/mcp.md §Compatibility with the reference server).
  */
 export function lfdStatusOf(
   c: Pick<
@@ -216,7 +216,7 @@ export function lfdStatusOf(
 const Fee = z.object({ type: z.string(), amount: z.number(), currency_code: z.string() });
 const Amount = z.object({ currency_code: z.string(), amount: z.number() });
 
-/** Terminal fees with the `total` line left out of the sums (SPEC.md §2.3), as `get_container` outputs them. */
+/** Terminal fees with the `total` line left out of the sums (docs/api.md §Fees), as `get_container` outputs them. */
 export const FeeSummary = z.object({
   items: z.array(Fee).describe("Fee line items; the terminal's `total` line is excluded."),
   sum_by_currency: z.array(Amount).describe("Sum of the line items per currency (`total` excluded)."),
@@ -225,7 +225,7 @@ export const FeeSummary = z.object({
 /** See {@link FeeSummary}. */
 export type FeeSummary = z.infer<typeof FeeSummary>;
 
-/** Sums fees per currency excluding `total` items (they may duplicate line items; SPEC.md §2.3). */
+/** Sums fees per currency excluding `total` items (they may duplicate line items; docs/api.md §Fees). */
 export function feeSummaryOf(fees: TerminalFee[]): FeeSummary {
   const items = fees.filter((f) => f.type !== "total");
   const sums = new Map<string, number>();

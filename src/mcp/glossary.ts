@@ -1,7 +1,7 @@
 /**
  * The milestone catalog by journey phase: one source for the `get_container_transport_events` grouping and the
- * `svc://docs/milestone-glossary` resource (our own text; event names from REFERENCE-SERVICE.md §2.4, the
- * attributes each sets from DECISIONS.md §Containers and the tracking engine, src/tracking/events.ts).
+ * `svc://docs/milestone-glossary` resource (our own text; event names from docs/api.md §Transport event names, the
+ * attributes each sets from docs/decisions.md §Containers and the tracking engine, src/tracking/events.ts).
  */
 
 /** Journey phases, in the order a box lives through them. */
@@ -160,7 +160,8 @@ export const MILESTONES: readonly MilestoneEntry[] = [
     event: `${T}available`,
     phase: "destination",
     label: "Available for pickup",
-    meaning: "The terminal reports the box can be picked up. Ready for pickup also needs no active hold (SPEC.md §3).",
+    meaning:
+      "The terminal reports the box can be picked up. Ready for pickup also needs no active hold (docs/api.md §Readiness).",
     sets: ["available_for_pickup=true", "current_status=available"],
   },
   {
@@ -396,7 +397,7 @@ export function milestoneGlossaryMarkdown(): string {
     "- `vessel_arrived` means the ship is in port, not that the box is off it: wait for `vessel_discharged` (often 0–48 h later).",
     "- Several departures in one journey usually mean transshipments; compare with `get_container_route` (paid `routing` feature).",
     "- Rail events can arrive out of order with the discharge: sort by timestamp, not by arrival.",
-    "- Ready for pickup = `available_for_pickup` true **and** no hold with status `hold` (SPEC.md §3). An `available` event while holds are listed means the data are out of sync; the next update settles it.",
+    "- Ready for pickup = `available_for_pickup` true **and** no hold with status `hold` (docs/api.md §Readiness). An `available` event while holds are listed means the data are out of sync; the next update settles it.",
     "- Delays: compare ETAs (`pod_eta_at`) with their originals (`pod_original_eta_at`) and the actual times.",
     "- Estimates (`*.estimated.*`) are not listed by `get_container_transport_events`; they move the shipment's ETD/ETAs.",
   );

@@ -1,6 +1,6 @@
 /**
- * The two guide resources the reference server also offers (MCP.md §1.6, issue 16 §9): which tool answers which
- * question (`svc://docs/mcp-query-guidance`, markdown) and which columns to show for each list tool
+ * The two guide resources the reference server also offers (docs/mcp.md §Resources, issue 16 §9): which tool answers
+ * which question (`svc://docs/mcp-query-guidance`, markdown) and which columns to show for each list tool
  * (`svc://docs/list-display-columns`, JSON), fetched once instead of repeated in every list result. Static text,
  * no account data: reading them costs no API request.
  */

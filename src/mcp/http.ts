@@ -1,6 +1,6 @@
 /**
- * The `/mcp` endpoint (SPEC.md §4.7, §5; DESIGN.md §6): MCP streamable HTTP in front of the McpAgent. On every
- * request, before the agent runs:
+ * The `/mcp` endpoint (docs/mcp.md §Transport, docs/api.md §Authentication; docs/architecture.md §MCP): MCP streamable
+ * HTTP in front of the McpAgent. On every request, before the agent runs:
  * 1. Host/Origin guard against DNS rebinding: loopback hosts and the hosts of `MCP_ALLOWED_HOSTS` only (unset: the
  *    Worker's own host over HTTPS, see `ownHostOf`) → else 403;
  * 2. `Authorization: Token <key>` or `Bearer <key>` (scheme case-insensitive), checked with the REST key lookup
@@ -15,7 +15,7 @@
  *    sessions (Durable Objects) cannot be created without limit → 429 with `Retry-After`;
  * then one call to the session's agent (`TrackingMcpAgent.exchange`), which also checks that the session was opened
  * by this caller's account and key: another key (of this or another account), an unknown or an ended session →
- * 404 "Session not found", so a session id grants nothing by itself and reveals nothing (DECISIONS.md: another
+ * 404 "Session not found", so a session id grants nothing by itself and reveals nothing (docs/decisions.md: another
  * account's data → 404); MCP clients re-initialise on 404.
  *
  * Answers: an SSE stream (`event: message`) with what the server sent (log notifications before a tool's result,

@@ -1,8 +1,8 @@
 /**
- * Prompts (SPEC.md §4.7): `track-shipment`, `check-demurrage`, `analyze-delays`. Container arguments accept a
- * container number or an id (MCP.md §1.9 gap 3): a number is resolved to its id in the account when possible,
- * otherwise the prompt tells the model to resolve it with `search_container` first. Arguments complete from the
- * account's containers and the carriers' SCACs.
+ * Prompts (docs/mcp.md §Tools): `track-shipment`, `check-demurrage`, `analyze-delays`. Container arguments accept a
+ * container number or an id (docs/mcp.md §Where we go further gap 3): a number is resolved to its id in the account
+ * when possible, otherwise the prompt tells the model to resolve it with `search_container` first. Arguments complete
+ * from the account's containers and the carriers' SCACs.
  */
 
 import { completable } from "@modelcontextprotocol/sdk/server/completable.js";

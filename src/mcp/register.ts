@@ -1,7 +1,7 @@
 /**
  * `registerAll`: every tool, prompt and resource of the MCP server, registered once against a `TrackingApi`
- * resolver (DESIGN.md §6). The Worker's McpAgent (src/mcp/agent.ts) resolves the caller's API over the services;
- * the stdio bin relays to it (src/mcp/stdio.ts), so this is the only MCP server.
+ * resolver (docs/architecture.md §MCP). The Worker's McpAgent (src/mcp/agent.ts) resolves the caller's API over the
+ * services; the stdio bin relays to it (src/mcp/stdio.ts), so this is the only MCP server.
  */
 
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -19,7 +19,7 @@ import { registerTrackTool } from "./tools/track";
 /** Name and version the server announces at `initialize`. */
 export const SERVER_INFO = { name: "container-tracking-service", version: "0.2.0" } as const;
 
-/** Names of the tools, in registration order (SPEC.md §4.7). */
+/** Names of the tools, in registration order (docs/mcp.md §Tools). */
 export const TOOL_NAMES = [
   "search_container",
   "track_container",
@@ -33,12 +33,12 @@ export const TOOL_NAMES = [
   "list_tracking_requests",
 ] as const;
 
-/** Names of the prompts (SPEC.md §4.7). */
+/** Names of the prompts (docs/mcp.md §Tools). */
 export const PROMPT_NAMES = ["track-shipment", "check-demurrage", "analyze-delays"] as const;
 
 /**
- * Server instructions sent at `initialize` (MCP.md §1.2): the domain, the tool chain, the rules the tools apply,
- * and what errors mean.
+ * Server instructions sent at `initialize` (docs/mcp.md §Server instructions): the domain, the tool chain, the rules
+ * the tools apply, and what errors mean.
  */
 export const SERVER_INSTRUCTIONS = `Ocean container tracking for one account: shipments (bills of lading or bookings), their containers, carrier and terminal milestones, pickup readiness, last free day (LFD), holds and fees.
 

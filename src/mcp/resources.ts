@@ -1,5 +1,5 @@
 /**
- * Resources (SPEC.md §4.7): the `svc://container/{id}` template (listable: the account's newest containers;
+ * Resources (docs/mcp.md §Tools): the `svc://container/{id}` template (listable: the account's newest containers;
  * `id` completes from container ids and numbers; a number is accepted in place of the id) and the static
  * `svc://docs/milestone-glossary`, `svc://docs/mcp-query-guidance` and `svc://docs/list-display-columns`.
  */

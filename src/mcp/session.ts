@@ -1,6 +1,6 @@
 /**
  * What the `/mcp` wrapper (src/mcp/http.ts) and the McpAgent (src/mcp/agent.ts) share: the session props, the
- * API key fingerprint, and drawing from the account's rate buckets (DECISIONS.md §Rate limits: the MCP endpoint
+ * API key fingerprint, and drawing from the account's rate buckets (docs/decisions.md §Rate limits: the MCP endpoint
  * draws from `default`).
  */
 
@@ -12,7 +12,7 @@ import { TrackingApiError } from "./api";
 
 /**
  * Props of an MCP session (stored by the agent in its Durable Object, in plaintext): only the account id and a
- * fingerprint of the key that opened the session, never the key (DESIGN.md §6).
+ * fingerprint of the key that opened the session, never the key (docs/architecture.md §MCP).
  */
 export interface McpSessionProps extends Record<string, unknown> {
   accountId: string;

@@ -1,5 +1,5 @@
 /**
- * The local (stdio) MCP server (SPEC.md §4.7 "a local stdio variant … reads the API key from an environment
+ * The local (stdio) MCP server (docs/mcp.md §stdio "a local stdio variant … reads the API key from an environment
  * setting"), as a relay: it serves no tools itself but pipes every MCP message between its stdin/stdout and the
  * service's own `/mcp` endpoint over streamable HTTP, with the SDK's `StdioServerTransport` on one side and its
  * `StreamableHTTPClientTransport` on the other. So the tools, prompts and resources are the Worker's, answered from the
@@ -8,7 +8,7 @@
  *
  * Environment:
  * - `SVC_API_KEY` (required): the API key, sent as `Authorization: Token <key>` on every HTTP request. Missing or
- *   blank → a message on stderr and exit code 1 before anything starts (fail fast, MCP.md §3.5).
+ *   blank → a message on stderr and exit code 1 before anything starts (fail fast, docs/mcp.md §stdio).
  * - `SVC_API_BASE_URL` (optional): the REST API's base URL, default {@link DEFAULT_BASE_URL} (`npm start`'s); the MCP
  *   endpoint is its origin + `/mcp` ({@link mcpEndpointOf}).
  *

@@ -8,7 +8,7 @@ import { ActiveKeyIndex, loadActiveKeyHashPrefixes } from "./active-key-index";
 import { AuthFailureThrottle, authFailureLimit, clientAddress } from "./auth-throttle";
 import { ApiKeyCache, KEY_CACHE_MAX_ENTRIES } from "./key-cache";
 
-/** `detail` of every 401 (DECISIONS.md §Wire format). */
+/** `detail` of every 401 (docs/decisions.md §Wire format). */
 export const UNAUTHORIZED_DETAIL = "Invalid or missing API key.";
 /** `WWW-Authenticate` of every 401. */
 export const WWW_AUTHENTICATE = 'Token realm="api"';
@@ -19,9 +19,9 @@ export function unauthorized(): ApiError {
 }
 
 /**
- * Extracts the API key from an `Authorization` value: `Token <key>` or `Bearer <key>` (SPEC.md §5; scheme
- * words case-insensitive, DECISIONS.md §Accounts). Returns null for anything else, including a key that does
- * not have the shape of our keys (so garbage never reaches the database).
+ * Extracts the API key from an `Authorization` value: `Token <key>` or `Bearer <key>` (docs/api.md §Authentication;
+ * scheme words case-insensitive, docs/decisions.md §Accounts and keys). Returns null for anything else, including a key
+ * that does not have the shape of our keys (so garbage never reaches the database).
  */
 export function parseAuthorization(header: string | undefined | null): string | null {
   if (!header) return null;
@@ -33,7 +33,7 @@ export function parseAuthorization(header: string | undefined | null): string | 
 
 /**
  * A non-secret fingerprint of an API key from its SHA-256 (hex): the first 16 hex digits (64 bits). It identifies
- * the key an MCP session belongs to without storing anything that authenticates (DESIGN.md §6).
+ * the key an MCP session belongs to without storing anything that authenticates (docs/architecture.md §MCP).
  */
 export function fingerprintOfKeyHash(keyHash: string): string {
   return keyHash.slice(0, 16);
@@ -135,8 +135,8 @@ export function authCacheTtl(raw: string | undefined): number {
 }
 
 /**
- * Requires a valid API key (SPEC.md §5). Missing, malformed, unknown or revoked → 401 JSON:API error with
- * `WWW-Authenticate`; a client address over `AUTH_FAILURES_PER_MINUTE` failed keys → 429 with `Retry-After`
+ * Requires a valid API key (docs/api.md §Authentication). Missing, malformed, unknown or revoked → 401 JSON:API error
+ * with `WWW-Authenticate`; a client address over `AUTH_FAILURES_PER_MINUTE` failed keys → 429 with `Retry-After`
  * (`checkApiKey`). Missing or malformed keys cost nothing and are not counted. Sets the `principal` variable for
  * everything after it.
  */

@@ -4,7 +4,7 @@ import { ApiError } from "../lib/errors";
 import { BODY_TOO_LARGE, readBodyUpTo } from "../lib/request-body";
 import { unpairedSurrogateErrors } from "../lib/validation";
 
-/** Largest request body accepted (DECISIONS.md §Wire format: 413 over 1 MiB). */
+/** Largest request body accepted (docs/decisions.md §Wire format: 413 over 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const JSON_MEDIA_TYPES = new Set(["application/json", "application/vnd.api+json"]);

@@ -11,9 +11,9 @@ interface ValidEntry {
 }
 
 /**
- * Per-isolate cache of API key → principal, and of keys D1 did not know (DESIGN.md §8, issue 11 §3). Keyed by the key
- * itself, in this isolate's memory only (never stored or logged), so a hit costs no hashing: SHA-256 through
- * `crypto.subtle` plus hex was about 0.2 ms of CPU on every request in `npm run bench -- api`.
+ * Per-isolate cache of API key → principal, and of keys D1 did not know (docs/architecture.md §Performance model, issue
+ * 11 §3). Keyed by the key itself, in this isolate's memory only (never stored or logged), so a hit costs no hashing:
+ * SHA-256 through `crypto.subtle` plus hex was about 0.2 ms of CPU on every request in `npm run bench -- api`.
  *
  * Valid and invalid keys live in two separate LRU caches (`lru-cache`) of `KEY_CACHE_MAX_ENTRIES` each, so a flood of
  * bad keys only ever evicts other bad keys: a valid key's entry cannot be pushed out by keys nobody holds. Entries

@@ -7,7 +7,7 @@ import { checkRateLimit } from "../ratelimit/client";
 
 /**
  * Counts the request against the caller's bucket in the account's RateLimiter Durable Object before any
- * other work (SPEC.md §8). Over the limit → 429 with `Retry-After` (whole seconds, the only rate-limit
+ * other work (docs/api.md §Rate limits). Over the limit → 429 with `Retry-After` (whole seconds, the only rate-limit
  * header) and no side effect. Concurrent checks of one account are batched into one Durable Object call
  * (`checkRateLimit`, src/ratelimit/client.ts); a lease the check takes is settled when it ends from the request's
  * `waitUntil`.

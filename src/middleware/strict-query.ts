@@ -13,8 +13,8 @@ export type RouteDefinitions = readonly ({ type: "route"; route: RegisteredRoute
 
 /**
  * Refuses query parameters the matched operation does not declare in its OpenAPI query schema (issue 11 §2,
- * DECISIONS.md §Wire format): unknown parameters and `filter[...]` keys, `sort`, `fields[...]`, `include[]`, operators
- * such as `filter[number][eq]`, and a declared parameter given twice → 400 with `source.parameter` (see
+ * docs/decisions.md §Wire format): unknown parameters and `filter[...]` keys, `sort`, `fields[...]`, `include[]`,
+ * operators such as `filter[number][eq]`, and a declared parameter given twice → 400 with `source.parameter` (see
  * `checkQueryParameters`). One check for every route: the allow-list is each route's declared query schema, read from
  * `definitions` (the app's OpenAPI registry) on the first request, so a new route is covered as soon as it is
  * registered with `openapi()`; an operation without a query schema takes no parameters. Requests no registered

@@ -29,7 +29,10 @@ import { partyResource } from "./serializer";
 
 const tags = ["Parties"];
 const PartySchema = resourceSchema("party", z.object({ company_name: z.string(), created_at: z.string() }), "Party");
-/** Body of `POST /parties` (R §1.12): `data.type` may be omitted, as in the reference's schema and examples. */
+/**
+ * Body of `POST /parties` (docs/api.md §Party resource): `data.type` may be omitted, as in the reference's schema and
+ * examples.
+ */
 const CreatePartyBody = z
   .strictObject({
     data: z.strictObject({
@@ -80,7 +83,7 @@ const getRouteDef = createRoute({
   },
 });
 
-/** Routes of `/parties` (R §1.12): create, list, get. Company names are unique per account. */
+/** Routes of `/parties` (docs/api.md §Party resource): create, list, get. Company names are unique per account. */
 export const partyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createRouteDef, async (c) => {
     const name = c.req.valid("json").data.attributes.company_name.trim();

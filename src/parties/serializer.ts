@@ -5,7 +5,7 @@ import type { ResourceObject } from "../lib/jsonapi/types";
 /** A `parties` row as drizzle returns it. */
 export type PartyRow = typeof parties.$inferSelect;
 
-/** Serialises a party (a customer of the account, R §1.12): `{company_name}` and `links.self`. */
+/** Serialises a party (a customer of the account, docs/api.md §Party resource): `{company_name}` and `links.self`. */
 export function serializeParty(row: PartyRow): ResourceObject {
   return {
     id: row.id,

@@ -43,7 +43,7 @@ const LOCODE = /^[A-Za-z]{2}[A-Za-z2-9]{3}$/;
 
 /**
  * `GET /ports/{id}`: by UN/LOCODE, current or alternative (`CNSGH` answers Shanghai, `code: CNSHA`; issue 12), or
- * UUID (R §3.21); `links.self` keeps what was asked.
+ * UUID (docs/api.md §Reference data endpoints); `links.self` keeps what was asked.
  */
 export const portRoutes = new OpenAPIHono<AppEnv>().openapi(getRouteDef, async (c) => {
   const id = c.req.valid("param").id;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
-/** Port attributes (R §1.6, sample A.5): UN/LOCODE, coordinates as strings, IANA time zone. */
+/** Port attributes (docs/api.md §Port resource, sample A.5): UN/LOCODE, coordinates as strings, IANA time zone. */
 export const PortAttributes = z.object({
   id: z.string(),
   name: z.string(),

@@ -22,7 +22,10 @@ export type PortRow = typeof ports.$inferSelect;
 /** A port plus the ids of its terminals (for `relationships.terminals`). */
 export type PortView = PortRow & { terminalIds?: string[] };
 
-/** Serialises a port (R §1.6, sample A.5): `id` repeated in attributes, lat/long as strings, `time_zone`. */
+/**
+ * Serialises a port (docs/api.md §Port resource, sample A.5): `id` repeated in attributes, lat/long as strings,
+ * `time_zone`.
+ */
 export function serializePort(row: PortView): Resource<PortAttributes> {
   const resource: Resource<PortAttributes> = {
     id: row.id,

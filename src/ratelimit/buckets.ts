@@ -1,10 +1,10 @@
-/** Rate buckets of SPEC.md §8; each has its own rolling 60 s window per account. */
+/** Rate buckets of docs/api.md §Rate limits; each has its own rolling 60 s window per account. */
 export type BucketName = "default" | "create_tracking_request" | "infer_number" | "refresh_container";
 
 /** Window of every bucket: a rolling 60 seconds. */
 export const WINDOW_MS = 60_000;
 
-/** Default limits per minute (SPEC.md §8); each can be changed by an environment variable. */
+/** Default limits per minute (docs/api.md §Rate limits); each can be changed by an environment variable. */
 const DEFAULT_LIMITS: Record<BucketName, number> = {
   default: 100,
   create_tracking_request: 100,
@@ -41,7 +41,10 @@ export function bucketFor(method: string, path: string): BucketName {
   return "default";
 }
 
-/** The 429 `detail` of each bucket, in the reference service's words (R §3.3, §3.6, §6). */
+/**
+ * The 429 `detail` of each bucket, in the reference service's words (docs/api.md §Container endpoints,
+ * §Tracking request endpoints, §Rate limits).
+ */
 export const BUCKET_MESSAGES: Record<BucketName, string> = {
   default:
     "Your account has exceeded its API rate limit. Please reduce request frequency or contact support to increase your limit. Consider using webhooks for real-time updates instead of polling.",

@@ -65,8 +65,8 @@ const LANE_SWEEP_THRESHOLD = 1_024;
 
 /**
  * Coalesces the rate-limit checks of concurrent requests of one account in this isolate into one Durable Object
- * call, and gives out admissions leased by the account's RateLimiter without any call (DESIGN.md §2, SPEC.md §8,
- * src/ratelimit/leases.ts).
+ * call, and gives out admissions leased by the account's RateLimiter without any call
+ * (docs/architecture.md §Components, docs/api.md §Rate limits, src/ratelimit/leases.ts).
  *
  * Why: the call to the account's RateLimiter is the largest fixed cost of a cheap read (about 0.6-0.8 ms of the
  * ~8 ms a request costs in `npm run bench -- api`), and each call that admits commits to the object's storage. With

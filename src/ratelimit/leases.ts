@@ -1,7 +1,7 @@
 /**
- * Admission leases (DECISIONS.md §Rate limits, "Admission leases"): the account's RateLimiter Durable Object may hand
- * the calling isolate a small number of admissions it can give out locally, without a Durable Object call (and, since
- * issue 11 §1, without a durable write) per request.
+ * Admission leases (docs/decisions.md §Rate limits, "Admission leases"): the account's RateLimiter Durable Object may
+ * hand the calling isolate a small number of admissions it can give out locally, without a Durable Object call (and,
+ * since issue 11 §1, without a durable write) per request.
  *
  * The rule, and why no rolling 60 s window ever admits more than the limit:
  * - A lease of `credits` admissions for one (account, bucket) is granted at `grantedAt` (the caller's clock, ms) and
@@ -29,10 +29,10 @@
  * Two sizes (issue 11 §1: one durable commit per admitted call made the object's storage the bottleneck of accounts
  * at ordinary limits; bench/README.md §bench/api, session 5):
  * - high limits (≥ `LEASE_MIN_LIMIT` per minute): 1 % of the limit, at most `LEASE_MAX`, for `LEASE_MS` (1 s);
- * - ordinary limits (`SMALL_LEASE_MIN_LIMIT` up to `LEASE_MIN_LIMIT`, the SPEC.md §8 defaults 100, 100 and 200
- *   included): 5 % of the limit, at most `SMALL_LEASE_MAX` (5 of 100, 10 of 200 and above), for `SMALL_LEASE_MS`
- *   (3 s, the time a client sending at exactly its limit's average rate takes to send 5 % of it). The refresh bucket
- *   (10/min) and any limit under 20 get none.
+ * - ordinary limits (`SMALL_LEASE_MIN_LIMIT` up to `LEASE_MIN_LIMIT`, the docs/api.md §Rate limits defaults 100, 100
+ *   and 200 included): 5 % of the limit, at most `SMALL_LEASE_MAX` (5 of 100, 10 of 200 and above), for
+ *   `SMALL_LEASE_MS` (3 s, the time a client sending at exactly its limit's average rate takes to send 5 % of it). The
+ *   refresh bucket (10/min) and any limit under 20 get none.
  *
  * What a lease costs a client, exactly: with one isolate serving the account (wrangler dev, tests, a quiet account),
  * the isolate settles its lease in the call that asks the object anything, so every decision equals the exact

@@ -30,8 +30,8 @@ export interface RateLimitDecision extends SlidingLogDecision {
 /**
  * One per account (named by the account id): keeps an exact sliding log per bucket. A Durable Object runs
  * one call at a time and `hit` never awaits, so concurrent requests are decided in a strict order and the
- * window admits exactly `limit` (DESIGN.md §2). For high limits it may lease a few admissions to the calling
- * isolate (src/ratelimit/leases.ts), still never admitting more than `limit` in any 60 s window.
+ * window admits exactly `limit` (docs/architecture.md §Components). For high limits it may lease a few admissions to
+ * the calling isolate (src/ratelimit/leases.ts), still never admitting more than `limit` in any 60 s window.
  *
  * Durable (issue 11 §1): decisions are made from the logs in memory, and every admission, reservation and
  * settlement is written in the same call to the object's own SQLite storage (`SqlLogStore`, which prunes entries

@@ -5,7 +5,7 @@ export interface SlidingLogDecision {
   count: number;
   /**
    * When refused: whole seconds until the oldest counted request leaves the window (≥ 1), the value of
-   * `Retry-After` (DECISIONS.md §Rate limits). 0 when allowed.
+   * `Retry-After` (docs/decisions.md §Rate limits). 0 when allowed.
    */
   retryAfterSeconds: number;
 }
@@ -49,7 +49,8 @@ export interface SlidingLogJournal {
 /**
  * An exact rolling-window counter: it keeps the time of every admitted request in the last `windowMs`
  * and admits a new one only while fewer than `limit` are counted. Refused requests are not recorded, so
- * they cost the caller nothing (SPEC.md §8, DECISIONS.md §Rate limits). Pure: time is passed in (ms).
+ * they cost the caller nothing (docs/api.md §Rate limits, docs/decisions.md §Rate limits). Pure: time is passed in
+ * (ms).
  *
  * It also holds lease reservations (src/ratelimit/leases.ts): `count` entries stamped at the lease's end, which may
  * lie in the future. An entry counts in the window ending at `nowMs` when its stamp is after `nowMs - windowMs`, so

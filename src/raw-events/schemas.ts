@@ -4,13 +4,13 @@ import { resourceSchema } from "../lib/openapi";
 const ts = () => z.string().nullable().openapi({ format: "date-time", example: "2025-11-12T03:23:00Z" });
 const day = () => z.string().nullable().openapi({ format: "date", example: "2025-11-12" });
 
-/** Raw event attributes (R §1.10, sample A.4). */
+/** Raw event attributes (docs/api.md §Raw event resource, sample A.4). */
 export const RawEventAttributes = z
   .object({
     event: z.string().nullable().openapi({
       example: "full_in",
       description:
-        "Normalised name, one of the reference's 28 (R §2.5), or null when the row has none there (e.g. a berthing); `original_event` keeps the carrier's words.",
+        "Normalised name, one of the reference's 28 (docs/api.md §Raw event names), or null when the row has none there (e.g. a berthing); `original_event` keeps the carrier's words.",
     }),
     original_event: z.string().nullable().openapi({ example: "Truck Arrival in" }),
     timestamp: ts(),
@@ -43,7 +43,10 @@ export const RawEventAttributes = z
 
 export const RawEventResourceSchema = resourceSchema("raw_event", RawEventAttributes, "RawEvent");
 
-/** `{data: raw_event[], included?}`: no links and no meta, as the reference serves it (R §3.5). */
+/**
+ * `{data: raw_event[], included?}`: no links and no meta, as the reference serves it
+ * (docs/api.md §Container endpoints).
+ */
 export const RawEventListDocument = z
   .object({ data: z.array(RawEventResourceSchema), included: z.array(z.unknown()).optional() })
   .openapi("RawEventList");

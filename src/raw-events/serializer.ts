@@ -15,9 +15,10 @@ export type RawEventRow = typeof rawEvents.$inferSelect;
 export type RawEventView = RawEventRow & { providerScac?: string | null };
 
 /**
- * The reference's 28 normalised raw event names (R §2.5). Our feed rows also carry milestone names outside it
- * (`vessel_berthed`); those are served as `event: null` ("not normalised", which the reference's enum allows) with
- * the carrier's wording kept in `original_event`, so clients validating the enum keep working (issue 15 item 4).
+ * The reference's 28 normalised raw event names (docs/api.md §Raw event names). Our feed rows also carry milestone
+ * names outside it (`vessel_berthed`); those are served as `event: null` ("not normalised", which the reference's enum
+ * allows) with the carrier's wording kept in `original_event`, so clients validating the enum keep working (issue 15
+ * item 4).
  */
 export const RAW_EVENT_NAMES: ReadonlySet<string> = new Set([
   "empty_out",
@@ -51,8 +52,8 @@ export const RAW_EVENT_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The reference's name of one of our raw event names: the same name when it is one of R §2.5's 28,
- * `arrived_at_destination` for our `arrived_at_inland_destination`, otherwise null (not normalised).
+ * The reference's name of one of our raw event names: the same name when it is one of docs/api.md §Raw event names's
+ * 28, `arrived_at_destination` for our `arrived_at_inland_destination`, otherwise null (not normalised).
  */
 export function referenceRawEventName(event: string | null): string | null {
   if (event === null) return null;
@@ -61,8 +62,9 @@ export function referenceRawEventName(event: string | null): string | null {
 }
 
 /**
- * Who reported a raw event (R §1.10 `data_provider_name`/`data_provider_code`): for shipping-line rows the line of
- * the container's shipment (its SCAC and name; the sandbox line for `TEST`), null when unknown.
+ * Who reported a raw event (docs/api.md §Raw event resource `data_provider_name`/`data_provider_code`): for
+ * shipping-line rows the line of the container's shipment (its SCAC and name; the sandbox line for `TEST`), null when
+ * unknown.
  */
 function dataProvider(row: RawEventView): { name: string | null; code: string | null } {
   const scac = row.dataSource === "shipping_line" ? (row.providerScac ?? null) : null;
@@ -76,12 +78,12 @@ function locationId(row: RawEventRow): string | null {
 }
 
 /**
- * Serialises a carrier feed row (R §1.10, sample A.4): `event` is the normalised name without the
- * `container.transport.` prefix, `original_event` the carrier's own words, `actual_on`/`estimated_on` the
+ * Serialises a carrier feed row (docs/api.md §Raw event resource, sample A.4): `event` is the normalised name without
+ * the `container.transport.` prefix, `original_event` the carrier's own words, `actual_on`/`estimated_on` the
  * (deprecated) date-only forms of `timestamp`. `location` links the reference port of `location_locode`;
  * `vessel` links the vessel of `vessel_imo` (none without a valid IMO number); `terminal` is not resolved for raw rows
  * (always null). `estimated_at`/`will_occur_at` carry `timestamp` of an estimated row, `actual_at` that of an actual
- * one (sample A.4); `event` outside R §2.5 is null (`referenceRawEventName`).
+ * one (sample A.4); `event` outside docs/api.md §Raw event names is null (`referenceRawEventName`).
  */
 export function serializeRawEvent(row: RawEventView): ResourceObject {
   const location = locationId(row);

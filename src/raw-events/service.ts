@@ -7,9 +7,9 @@ import type { RawEventView } from "./serializer";
 
 /**
  * Every raw (carrier feed) event of a container in carrier order (`index ASC`, then id), estimated rows
- * included, as the deprecated reference endpoint serves them (R §3.5: not paginated), each with the SCAC of the
- * container's shipment (the line whose feed the rows are: `data_provider_code`). The container lookup and the rows
- * are one D1 round trip, both scoped by account.
+ * included, as the deprecated reference endpoint serves them (docs/api.md §Container endpoints: not paginated), each
+ * with the SCAC of the container's shipment (the line whose feed the rows are: `data_provider_code`). The container
+ * lookup and the rows are one D1 round trip, both scoped by account.
  * @throws ApiError 404 when the container is unknown or another account's.
  */
 export async function listContainerRawEvents(

@@ -12,7 +12,7 @@ for (const record of CONTAINER_PREFIXES) {
 
 /**
  * ISO 6346 owner prefixes (owner code + category, e.g. `MSKU`) of a shipping line's own boxes: the line's
- * `container_prefixes` in ../shared/data/carriers.csv, else the prefixes ../shared/data/container-prefixes.csv
+ * `container_prefixes` in data/carriers.csv, else the prefixes data/container-prefixes.csv
  * maps to its SCAC. Empty when neither names any. `scac` is the line's own SCAC (case-insensitive).
  */
 export function containerPrefixesForScac(scac: string): string[] {

@@ -1,4 +1,4 @@
-/** A shipping line (ocean carrier) as compiled from ../shared/data/carriers*.csv. */
+/** A shipping line (ocean carrier) as compiled from data/carriers*.csv. */
 export interface ShippingLineRecord {
   /** Deterministic UUID (v5 of the SCAC). */
   id: string;
@@ -20,8 +20,8 @@ export interface ShippingLineRecord {
 }
 
 /**
- * A port by UN/LOCODE (R §1.6), compiled by scripts/compile-data.mjs from npm `sea-ports`, terminals.csv, DCSA's
- * UN/LOCODE sample and the ports of SMDG terminals (scripts/lib/locations.mjs).
+ * A port by UN/LOCODE (docs/api.md §Port resource), compiled by scripts/compile-data.mjs from npm `sea-ports`,
+ * terminals.csv, DCSA's UN/LOCODE sample and the ports of SMDG terminals (scripts/lib/locations.mjs).
  */
 export interface PortRecord {
   /** Deterministic UUID: v5 of `port:<UN/LOCODE>`; never changes. */
@@ -44,8 +44,9 @@ export interface PortRecord {
 }
 
 /**
- * A terminal (R §1.4) or rail ramp (R §1.5): an SMDG Terminal Code List entry merged with its terminals.csv row when
- * both name the same facility, so one record carries the SMDG code and the FIRMS/BIC code.
+ * A terminal (docs/api.md §Terminal resource) or rail ramp (docs/api.md §Terminal resource): an SMDG Terminal Code List
+ * entry merged with its terminals.csv row when both name the same facility, so one record carries the SMDG code and the
+ * FIRMS/BIC code.
  */
 export interface TerminalRecord {
   /** Deterministic UUID (v5): terminals.csv rows keep theirs when SMDG data is merged in; never changes. */
@@ -67,7 +68,7 @@ export interface TerminalRecord {
   state: string | null;
   stateAbbr: string | null;
   zip: string | null;
-  /** Country name in English, e.g. `United States` (R §1.4 `country`). */
+  /** Country name in English, e.g. `United States` (docs/api.md §Terminal resource `country`). */
   country: string | null;
   countryCode: string | null;
   /** WGS 84 decimal degrees as decimal strings (SMDG), null when no source has them. */
@@ -77,20 +78,26 @@ export interface TerminalRecord {
   timeZone: string;
   /** SMDG `Valid to` (YYYY-MM-DD): after it the terminal still resolves but is not listed under its port. */
   validTo: string | null;
-  /** `ocean_terminal` (R §1.4) or `rail_terminal` (an inland ramp, R §1.5). */
+  /**
+   * `ocean_terminal` (docs/api.md §Terminal resource) or `rail_terminal` (an inland ramp,
+   * docs/api.md §Terminal resource).
+   */
   facilityType: "ocean_terminal" | "rail_terminal";
 }
 
-/** `equipment_type` values of SPEC.md §2.1 (note the spaces in `open top` and `flat rack`). */
+/** `equipment_type` values of docs/api.md §Container resource (note the spaces in `open top` and `flat rack`). */
 export type EquipmentType = "dry" | "reefer" | "open top" | "flat rack" | "bulk" | "tank";
 
-/** `equipment_height` values of SPEC.md §2.1: `high_cube` is 9'6" (ISO 6346 height code 5 and up). */
+/**
+ * `equipment_height` values of docs/api.md §Container resource: `high_cube` is 9'6" (ISO 6346 height code 5 and up).
+ */
 export type EquipmentHeight = "standard" | "high_cube";
 
 /**
- * An ISO 6346 size-type code as compiled from ../shared/data/iso6346-size-types.csv (columns
+ * An ISO 6346 size-type code as compiled from data/iso6346-size-types.csv (columns
  * `t49_equipment_length`, `t49_equipment_height`, `t49_equipment_type`). A field is null where the code has no
- * value in SPEC.md §2.1's enum (e.g. the length of a 53 ft `P5G1`, the height of a half-height `28U1`).
+ * value in docs/api.md §Container resource's enum (e.g. the length of a 53 ft `P5G1`, the height of a half-height
+ * `28U1`).
  */
 export interface SizeTypeRecord {
   /** Four-character size-type code, e.g. `45G1`. */
@@ -103,7 +110,7 @@ export interface SizeTypeRecord {
 
 /**
  * An ISO 6346 owner prefix (3-letter BIC owner code + category letter) as compiled from
- * ../shared/data/container-prefixes.csv.
+ * data/container-prefixes.csv.
  */
 export interface ContainerPrefixRecord {
   /** Owner code and category, e.g. `MSKU`. */
@@ -115,10 +122,10 @@ export interface ContainerPrefixRecord {
 }
 
 /**
- * An owner of ISO 6346 prefixes whose SCAC ../shared/data/container-prefixes.csv maps but
- * ../shared/data/carriers.csv does not list (ocean lines, forwarders and equipment operators alike), compiled by
+ * An owner of ISO 6346 prefixes whose SCAC data/container-prefixes.csv maps but
+ * data/carriers.csv does not list (ocean lines, forwarders and equipment operators alike), compiled by
  * scripts/compile-data.mjs, which says why they are kept apart from the shipping lines. Used only as an
- * infer_number candidate (DECISIONS.md §Infer number); no source tracks them.
+ * infer_number candidate (docs/decisions.md §Infer number); no source tracks them.
  */
 export interface ContainerOwnerRecord {
   /** The SCAC the prefix table maps the prefixes to, e.g. `ADMU`. */

@@ -122,7 +122,7 @@ const resumeRouteDef = createRoute({
   },
 });
 
-/** Routes of `/shipments` (SPEC.md §4.3b, R §3.11–3.13). */
+/** Routes of `/shipments` (docs/api.md §Shipment endpoints). */
 export const shipmentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listRouteDef, async (c) => {
     const params = queryParams(c);

@@ -5,7 +5,7 @@ import { freeText } from "../lib/validation";
 
 const ts = () => z.string().nullable().openapi({ format: "date-time" });
 
-/** Shipment attributes (R §1.2). */
+/** Shipment attributes (docs/api.md §Shipment resource). */
 export const ShipmentAttributes = z
   .object({
     created_at: z.string(),
@@ -60,8 +60,8 @@ export const ShipmentDocument = singleDocumentSchema(ShipmentResourceSchema, "Sh
 export const ShipmentListDocument = listDocumentSchema(ShipmentResourceSchema, "ShipmentList");
 
 /**
- * The filters of `GET /v2/shipments` (DECISIONS.md §Wire format, R §3.11), as its OpenAPI query declares them: the
- * route's query is `listQuery`, `include` and these.
+ * The filters of `GET /v2/shipments` (docs/decisions.md §Wire format, docs/api.md §Shipment endpoints), as its OpenAPI
+ * query declares them: the route's query is `listQuery`, `include` and these.
  */
 export const shipmentFilterParams = {
   number: z.string().optional().openapi({ description: "The tracked bill of lading or booking number." }),
@@ -104,10 +104,10 @@ const MAX_REF_LENGTH = 255;
 const stringList = z.array(freeText(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
 
 /**
- * Body of `PATCH /shipments/{id}` (R §3.12): `ref_numbers` and/or `tags`, each replacing the shipment's list
- * (at most 50 items of at most 255 characters, no control characters, as on tracking requests). `data.id`, when sent, must be the id
- * in the path. `data.type` may be omitted (the reference's schema requires only `attributes`, issue 15); when
- * present it must be `shipment` (422 otherwise).
+ * Body of `PATCH /shipments/{id}` (docs/api.md §Shipment endpoints): `ref_numbers` and/or `tags`, each replacing the
+ * shipment's list (at most 50 items of at most 255 characters, no control characters, as on tracking requests).
+ * `data.id`, when sent, must be the id in the path. `data.type` may be omitted (the reference's schema requires only
+ * `attributes`, issue 15); when present it must be `shipment` (422 otherwise).
  */
 export const UpdateShipmentBody = z
   .strictObject({
@@ -124,7 +124,7 @@ export const UpdateShipmentBody = z
 
 /**
  * Optional body of `PATCH /shipments/{id}/stop_tracking` and `/resume_tracking`: the official SDK sends
- * `{"data":{"type":"shipment","id":"<id>"}}` (R §3.13); no body at all is just as good.
+ * `{"data":{"type":"shipment","id":"<id>"}}` (docs/api.md §Shipment endpoints); no body at all is just as good.
  */
 export const ShipmentActionBody = z
   .strictObject({

@@ -18,7 +18,7 @@ export type ShipmentView = ShipmentRow & { containerIds?: string[]; customerName
 const lineNames = new Map(allShippingLines().map((l) => [l.scac, l]));
 
 /**
- * Serialises a shipment in the reference service's attribute order (R §1.2) with `links.self`.
+ * Serialises a shipment in the reference service's attribute order (docs/api.md §Shipment resource) with `links.self`.
  * Shipping-line names come from the reference registry by SCAC.
  */
 export function serializeShipment(row: ShipmentView): Resource<ShipmentAttributes> {
@@ -182,9 +182,9 @@ function linkageReads(db: Database, accountId: string, ids: string[]): ReadItem[
 
 /**
  * JSON:API type `shipment`; includable: `containers`, `pod_terminal`, `port_of_lading`,
- * `port_of_discharge`, `destination`, `destination_terminal` (R §0.4). Read by id, completed with their linkage
- * (`loadShipmentViews`, or as queries that join another read's round trip), for the `shipment` of containers and
- * events and the `tracked_object` of tracking requests.
+ * `port_of_discharge`, `destination`, `destination_terminal` (docs/api.md §Includes). Read by id, completed with their
+ * linkage (`loadShipmentViews`, or as queries that join another read's round trip), for the `shipment` of containers
+ * and events and the `tracked_object` of tracking requests.
  */
 export const shipmentResource = registerResourceType<ShipmentView>({
   type: "shipment",

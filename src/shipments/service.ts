@@ -39,9 +39,9 @@ export async function getShipment(db: Database, accountId: string, id: string): 
 }
 
 /**
- * The deprecated `q` of `GET /shipments` (R §3.11): the shipment's tracked number, one of its reference numbers, or the
- * number of one of its containers equals `q` (numbers normalised as stored, reference numbers compared
- * case-insensitively). Whole values, not substrings: `q` is a lookup, and LIKE wildcards in it mean nothing.
+ * The deprecated `q` of `GET /shipments` (docs/api.md §Shipment endpoints): the shipment's tracked number, one of its
+ * reference numbers, or the number of one of its containers equals `q` (numbers normalised as stored, reference numbers
+ * compared case-insensitively). Whole values, not substrings: `q` is a lookup, and LIKE wildcards in it mean nothing.
  */
 function shipmentSearch(q: string) {
   const containerNumber = q.replace(/[\s-]/g, "").toUpperCase();
@@ -53,12 +53,12 @@ function shipmentSearch(q: string) {
 }
 
 /**
- * A page of the account's shipments, newest first, with the filters of DECISIONS.md §Wire format
+ * A page of the account's shipments, newest first, with the filters of docs/decisions.md §Wire format
  * (`parseShipmentFilters` checks them): `number` (the tracked BL/booking number), `filter[tracking_stopped]`,
  * `filter[scac]`, `filter[pod_locode]`, `filter[updated_at][start|end]`, and the reference's `filter[customer_id]`
- * (the customer party) and deprecated `q` (R §3.11: the BL/booking number, a reference number or a container number,
- * each matched whole, case-insensitively). The page, its total and the rows' linkage are read in one D1 round trip,
- * as a cached query shape (`listPage`; with `q`, built for the request).
+ * (the customer party) and deprecated `q` (docs/api.md §Shipment endpoints: the BL/booking number, a reference number
+ * or a container number, each matched whole, case-insensitively). The page, its total and the rows' linkage are read in
+ * one D1 round trip, as a cached query shape (`listPage`; with `q`, built for the request).
  */
 export async function listShipments(db: Database, accountId: string, filters: ShipmentFilters, page: PageRequest) {
   const {
@@ -116,8 +116,8 @@ function checkBodyId(bodyId: string | undefined, id: string): void {
 }
 
 /**
- * Replaces a shipment's `ref_numbers` and/or `tags` (`PATCH /shipments/{id}`, R §3.12); a list left out is
- * kept. Nothing to change returns the shipment as it is.
+ * Replaces a shipment's `ref_numbers` and/or `tags` (`PATCH /shipments/{id}`, docs/api.md §Shipment endpoints); a list
+ * left out is kept. Nothing to change returns the shipment as it is.
  * @throws ApiError 404 when the shipment is unknown or another account's; 422 when `data.id` is another id.
  */
 export async function updateShipment(
@@ -142,10 +142,10 @@ export async function updateShipment(
 }
 
 /**
- * Stops tracking a shipment at the user's request (`PATCH /shipments/{id}/stop_tracking`, R §3.13,
- * DECISIONS.md §Tracking requests): `line_tracking_stopped_at` is set with reason `cancelled_by_user`, the
- * shipment's `created` tracking requests become `tracking_stopped`, and its containers leave their Trackers
- * (a box nobody else follows stops polling). Data collected so far stays readable. Idempotent: a stopped
+ * Stops tracking a shipment at the user's request (`PATCH /shipments/{id}/stop_tracking`,
+ * docs/api.md §Shipment endpoints, docs/decisions.md §Tracking requests): `line_tracking_stopped_at` is set with reason
+ * `cancelled_by_user`, the shipment's `created` tracking requests become `tracking_stopped`, and its containers leave
+ * their Trackers (a box nobody else follows stops polling). Data collected so far stays readable. Idempotent: a stopped
  * shipment keeps its first stop time and reason.
  * @throws ApiError 404 when the shipment is unknown or another account's; 422 when `data.id` is another id.
  */
@@ -162,12 +162,12 @@ export async function stopTrackingShipment(
 }
 
 /**
- * Resumes tracking a shipment (`PATCH /shipments/{id}/resume_tracking`, R §3.13): clears
+ * Resumes tracking a shipment (`PATCH /shipments/{id}/resume_tracking`, docs/api.md §Shipment endpoints): clears
  * `line_tracking_stopped_at/_reason`, moves the shipment's `tracking_stopped` requests back to `created`, and
  * re-attaches each container to its box's Tracker, which writes the box's current state and the events recorded
  * meanwhile to the row and restarts polling (what happened while stopped and is no longer reported upstream may
  * be missed). A request is left stopped when the account has since made another pending or created request for
- * the same number and line (one active request per number, DECISIONS.md §Tracking requests). Idempotent.
+ * the same number and line (one active request per number, docs/decisions.md §Tracking requests). Idempotent.
  * @throws ApiError 404 when the shipment is unknown or another account's; 422 when `data.id` is another id.
  */
 export async function resumeShipmentTracking(

@@ -2,7 +2,10 @@ import type { LineSourceKind } from "../tracking/sources";
 
 export type { LineSourceKind } from "../tracking/sources";
 
-/** The container fields a line's `provided_data` flags (R §1.8, sample A.7), in the sample's order. */
+/**
+ * The container fields a line's `provided_data` flags (docs/api.md §Shipping line resource, sample A.7), in the
+ * sample's order.
+ */
 const LINE_FIELDS = [
   "ssl_lfd",
   "seal_number",
@@ -53,8 +56,9 @@ const PROVIDED: Record<LineSourceKind, ReadonlySet<LineField>> = {
 };
 
 /**
- * A shipping line's `provided_data` (R §1.8): for each container field the line's source supplies here, `true`, with
- * a `<field>_notes` string (`""`, or why all are false). All false for a line no source serves (issue 15 item 3).
+ * A shipping line's `provided_data` (docs/api.md §Shipping line resource): for each container field the line's source
+ * supplies here, `true`, with a `<field>_notes` string (`""`, or why all are false). All false for a line no source
+ * serves (issue 15 item 3).
  */
 export function lineProvidedData(kind: LineSourceKind | null): Record<string, boolean | string> {
   const out: Record<string, boolean | string> = {};

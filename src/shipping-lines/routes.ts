@@ -23,7 +23,7 @@ import { searchShippingLines } from "./service";
 
 const tags = ["Shipping lines"];
 const ShippingLineSchema = resourceSchema("shipping_line", ShippingLineAttributes, "ShippingLine");
-/** All lines fit one page by default (the reference serves them unpaginated, R §3.19). */
+/** All lines fit one page by default (the reference serves them unpaginated, docs/api.md §Reference data endpoints). */
 const SHIPPING_LINES_PAGE_SIZE = 100;
 
 const listRouteDef = createRoute({
@@ -60,7 +60,7 @@ const getRouteDef = createRoute({
   },
 });
 
-/** Routes of `/shipping_lines` (R §3.19), served from the compiled reference registry. */
+/** Routes of `/shipping_lines` (docs/api.md §Reference data endpoints), served from the compiled reference registry. */
 export const shippingLineRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listRouteDef, (c) => {
     const params = queryParams(c);

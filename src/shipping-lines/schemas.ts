@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
-/** Shipping line attributes (R §1.8, sample A.7), with our `supported`. */
+/** Shipping line attributes (docs/api.md §Shipping line resource, sample A.7), with our `supported`. */
 export const ShippingLineAttributes = z.object({
   scac: z.string(),
   name: z.string(),

@@ -4,9 +4,9 @@ import { type LineSourceKind, lineProvidedData } from "./provided-data";
 import type { ShippingLineAttributes } from "./schemas";
 
 /**
- * Serialises a shipping line (R §1.8, sample A.7). `supported` (ours) says whether a source is configured
- * here, i.e. whether `POST /tracking_requests` accepts the SCAC; `provided_data` which container fields that source
- * (`source`, null for none) supplies.
+ * Serialises a shipping line (docs/api.md §Shipping line resource, sample A.7). `supported` (ours) says whether a
+ * source is configured here, i.e. whether `POST /tracking_requests` accepts the SCAC; `provided_data` which container
+ * fields that source (`source`, null for none) supplies.
  */
 export function serializeShippingLine(
   line: ShippingLineRecord,

@@ -3,7 +3,8 @@ import type { ShippingLineRecord } from "../reference/types";
 
 /**
  * The known shipping lines (the compiled reference registry, sorted by SCAC) whose SCAC, alternative SCACs, name or
- * short name contains `search`, case-insensitively; every line without one (`GET /shipping_lines?search=`, R §3.19).
+ * short name contains `search`, case-insensitively; every line without one (`GET /shipping_lines?search=`,
+ * docs/api.md §Reference data endpoints).
  * @param search already trimmed; undefined or "" for no filter.
  */
 export function searchShippingLines(search?: string): readonly ShippingLineRecord[] {

@@ -25,7 +25,7 @@ export interface TerminalCodes {
 /** Whether some terminal source serves a facility for boxes of some line this deployment tracks. */
 export type ServedFacility = (terminal: TerminalCodes) => boolean;
 
-/** The terminal fields of `provided_data` (R §1.4, sample A.6), in the sample's order. */
+/** The terminal fields of `provided_data` (docs/api.md §Terminal resource, sample A.6), in the sample's order. */
 const TERMINAL_FIELDS = [
   "pickup_lfd",
   "pod_full_out_at",
@@ -63,12 +63,12 @@ const PROVIDER_SERVICE: Partial<Record<TerminalProvider, (providerFacility: stri
 export const NOT_CONNECTED_NOTE = "This terminal is not connected here: no source reports these fields.";
 
 /**
- * A terminal's `provided_data` (R §1.4, §10.6): every field a terminal poll observes (src/tracking/sources/types.ts
- * `TerminalObservation`: LFD, full-out, availability, fees, holds, appointment, yard location, chassis) is `true` when
- * one of our terminal sources serves the facility, `false` otherwise, each with a `<field>_notes` string; a
- * {@link TerminalService} (a terminal operator's API configured for it, issue 14) gives its own flags and notes. Rail
- * ramps (`facility_type` `rail_terminal`) also flag `empty_terminated_at`, which no ramp source reports here (issue 15
- * item 3 and 5).
+ * A terminal's `provided_data` (docs/api.md §Terminal resource): every field a terminal poll observes
+ * (src/tracking/sources/types.ts `TerminalObservation`: LFD, full-out, availability, fees, holds, appointment, yard
+ * location, chassis) is `true` when one of our terminal sources serves the facility, `false` otherwise, each with a
+ * `<field>_notes` string; a {@link TerminalService} (a terminal operator's API configured for it, issue 14) gives its
+ * own flags and notes. Rail ramps (`facility_type` `rail_terminal`) also flag `empty_terminated_at`, which no ramp
+ * source reports here (issue 15 item 3 and 5).
  */
 export function terminalProvidedData(
   terminal: TerminalCodes,

@@ -41,7 +41,7 @@ const getRouteDef = createRoute({
   },
 });
 
-/** `GET /terminals/{id}` (R §3.20). */
+/** `GET /terminals/{id}` (docs/api.md §Reference data endpoints). */
 export const terminalRoutes = new OpenAPIHono<AppEnv>().openapi(getRouteDef, async (c) => {
   const id = c.req.valid("param").id;
   const include = parseInclude(includeParam(queryParams(c)), terminalResource);

@@ -1,6 +1,9 @@
 import { z } from "@hono/zod-openapi";
 
-/** Terminal attributes (R §1.4, sample A.6), with our `latitude`/`longitude` and `provided_data`. */
+/**
+ * Terminal attributes (docs/api.md §Terminal resource, sample A.6), with our `latitude`/`longitude` and
+ * `provided_data`.
+ */
 export const TerminalAttributes = z.object({
   id: z.string(),
   name: z.string(),

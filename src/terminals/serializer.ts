@@ -10,10 +10,10 @@ import type { TerminalAttributes } from "./schemas";
 export type TerminalRow = typeof terminals.$inferSelect;
 
 /**
- * Serialises a terminal as the reference service does (R §1.4, sample A.6): `id` repeated in attributes. Ours in
- * addition: `latitude`/`longitude` (decimal strings, as on ports) from the SMDG Terminal Code List. `provided_data`
- * says what we serve there (`providedDataOf`: a configured terminal API's own flags, issue 14), unless the reference
- * data gives the terminal its own.
+ * Serialises a terminal as the reference service does (docs/api.md §Terminal resource, sample A.6): `id` repeated in
+ * attributes. Ours in addition: `latitude`/`longitude` (decimal strings, as on ports) from the SMDG Terminal Code List.
+ * `provided_data` says what we serve there (`providedDataOf`: a configured terminal API's own flags, issue 14), unless
+ * the reference data gives the terminal its own.
  */
 export function serializeTerminal(row: TerminalRow): Resource<TerminalAttributes> {
   return {

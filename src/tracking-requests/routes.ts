@@ -29,7 +29,7 @@ import { createTrackingRequest, getTrackingRequest, listTrackingRequests, update
 
 const tags = ["Tracking requests"];
 const IdParam = pathIdParam("TrackingRequest");
-/** `tracked_object` is included unless the client asks otherwise (R §0.4). */
+/** `tracked_object` is included unless the client asks otherwise (docs/api.md §Includes). */
 const DEFAULT_INCLUDE = "tracked_object";
 
 const createRouteDef = createRoute({
@@ -93,7 +93,7 @@ const patchRouteDef = createRoute({
   },
 });
 
-/** Routes of `/tracking_requests` (SPEC.md §4.4, §4.3b; R §3.6–3.9). */
+/** Routes of `/tracking_requests` (docs/api.md §Tracking request endpoints). */
 export const trackingRequestRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createRouteDef, async (c) => {
     const body = c.req.valid("json");

@@ -3,10 +3,13 @@ import { type FilterValues, parseEnumFilter, parseStringFilter, parseTimeBound }
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
 import { freeText } from "../lib/validation";
 
-/** Request types accepted on create: SPEC.md §4.4 plus the reference spelling `booking_number` (DECISIONS.md). */
+/**
+ * Request types accepted on create: docs/api.md §Tracking request endpoints plus the reference spelling
+ * `booking_number` (docs/decisions.md).
+ */
 export const REQUEST_TYPES = ["bill_of_lading", "booking", "booking_number", "container"] as const;
 
-/** Tracking request statuses (DECISIONS.md §Tracking requests). */
+/** Tracking request statuses (docs/decisions.md §Tracking requests). */
 export const TRACKING_REQUEST_STATUSES = [
   "pending",
   "awaiting_manifest",
@@ -24,8 +27,8 @@ const MAX_REF_LENGTH = 255;
 const stringList = z.array(freeText(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
 
 /**
- * Body of `POST /tracking_requests` (SPEC.md §4.4, R §3.6). Structure and types are checked here; the
- * rules that need data (SCAC known and supported, duplicates, blank after trimming) are checked by the
+ * Body of `POST /tracking_requests` (docs/api.md §Tracking request endpoints). Structure and types are checked here;
+ * the rules that need data (SCAC known and supported, duplicates, blank after trimming) are checked by the
  * service so that they are reported together.
  */
 export const CreateTrackingRequestBody = z
@@ -62,8 +65,9 @@ export const CreateTrackingRequestBody = z
 
 /**
  * Body of `PATCH /tracking_requests/{id}`: `ref_numbers` (array), or the reference spec's singular
- * `ref_number` (R §3.9), replacing the request's reference numbers. `data.type` may be omitted (issue 15); when
- * present it must be `tracking_request`. (Create, by contrast, requires it: R §3.6.)
+ * `ref_number` (docs/api.md §Tracking request endpoints), replacing the request's reference numbers. `data.type` may be
+ * omitted (issue 15); when present it must be `tracking_request`. (Create, by contrast, requires it:
+ * docs/api.md §Tracking request endpoints.)
  */
 export const UpdateTrackingRequestBody = z
   .strictObject({
@@ -107,8 +111,8 @@ export const TrackingRequestDocument = singleDocumentSchema(TrackingRequestResou
 export const TrackingRequestListDocument = listDocumentSchema(TrackingRequestResourceSchema, "TrackingRequestList");
 
 /**
- * The filters of `GET /v2/tracking_requests` (DECISIONS.md §Wire format, R §3.7), as its OpenAPI query declares
- * them: the route's query is `listQuery`, `include` and these.
+ * The filters of `GET /v2/tracking_requests` (docs/decisions.md §Wire format, docs/api.md §Tracking request endpoints),
+ * as its OpenAPI query declares them: the route's query is `listQuery`, `include` and these.
  */
 export const trackingRequestFilterParams = {
   "filter[request_number]": z.string().optional(),

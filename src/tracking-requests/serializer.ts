@@ -8,7 +8,7 @@ import type { TrackingRequestAttributes } from "./schemas";
 /** A `tracking_requests` row as drizzle returns it. */
 export type TrackingRequestRow = typeof trackingRequests.$inferSelect;
 
-/** Serialises a tracking request in the reference order (R §1.3) with `links.self`. */
+/** Serialises a tracking request in the reference order (docs/api.md §Tracking request resource) with `links.self`. */
 export function serializeTrackingRequest(row: TrackingRequestRow): Resource<TrackingRequestAttributes> {
   return {
     id: row.id,
@@ -36,7 +36,10 @@ export function serializeTrackingRequest(row: TrackingRequestRow): Resource<Trac
   };
 }
 
-/** JSON:API type `tracking_request`; includable: `tracked_object` (the default include, R §0.4), `customer`. */
+/**
+ * JSON:API type `tracking_request`; includable: `tracked_object` (the default include, docs/api.md §Includes),
+ * `customer`.
+ */
 export const trackingRequestResource = registerResourceType<TrackingRequestRow>({
   type: "tracking_request",
   serializerName: "V2::TrackingRequestSerializer",

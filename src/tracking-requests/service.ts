@@ -23,7 +23,7 @@ export interface TrackingRequestDeps {
   db: Database;
   clock: Clock;
   queue: Pick<Queue<TrackingRequestMessage>, "send">;
-  /** SCACs with a configured source (DECISIONS.md §Tracking requests: "supported"). */
+  /** SCACs with a configured source (docs/decisions.md §Tracking requests: "supported"). */
   supportedScacs: Set<string>;
 }
 
@@ -38,7 +38,7 @@ export interface CreateTrackingRequestInput {
   customerId?: string | null;
 }
 
-/** Normal form of a tracking number for comparisons: trimmed and upper-cased (DECISIONS.md). */
+/** Normal form of a tracking number for comparisons: trimmed and upper-cased (docs/decisions.md). */
 export function normalizeRequestNumber(value: string): string {
   return value.trim().toUpperCase();
 }
@@ -50,9 +50,9 @@ const POINTER = {
 } as const;
 
 /**
- * Creates a tracking request (SPEC.md §4.4, DECISIONS.md §Tracking requests): every rule is checked and all
- * failures are reported together as one 422 (blank, not recognised, not supported, duplicate, unknown
- * customer). On success the row is written as `pending` (with the account's count, in one batch) and a
+ * Creates a tracking request (docs/api.md §Tracking request endpoints, docs/decisions.md §Tracking requests): every
+ * rule is checked and all failures are reported together as one 422 (blank, not recognised, not supported, duplicate,
+ * unknown customer). On success the row is written as `pending` (with the account's count, in one batch) and a
  * message goes to the `tracking-requests` queue.
  * @throws ApiError 422 listing every failed rule; nothing is written then.
  */
@@ -205,11 +205,11 @@ export async function getTrackingRequest(db: Database, accountId: string, id: st
 }
 
 /**
- * A page of the account's tracking requests, newest first, with the filters of DECISIONS.md §Wire format
+ * A page of the account's tracking requests, newest first, with the filters of docs/decisions.md §Wire format
  * (`parseTrackingRequestFilters` checks them): `filter[request_number]`, `filter[status]`, `filter[scac]`,
  * `filter[request_type]`, `filter[created_at][start|end]`, `filter[updated_at][start|end]`, and the reference's
- * deprecated `q` (R §3.7: the request number or one of the reference numbers equals `q`, case-insensitively; whole
- * values, not substrings).
+ * deprecated `q` (docs/api.md §Tracking request endpoints: the request number or one of the reference numbers equals
+ * `q`, case-insensitively; whole values, not substrings).
  */
 export async function listTrackingRequests(
   db: Database,
@@ -262,7 +262,7 @@ function scacCondition(scac: string) {
 }
 
 /**
- * Replaces a tracking request's reference numbers and/or shipment tags (R §3.9).
+ * Replaces a tracking request's reference numbers and/or shipment tags (docs/api.md §Tracking request endpoints).
  * @throws ApiError 404 when absent or another account's; 422 when `data.id` disagrees with the path.
  */
 export async function updateTrackingRequest(

@@ -173,14 +173,14 @@ export async function loadBoxWebhookContext(db: Database, subs: Subscription[]):
 }
 
 /**
- * The D1 statements of one box update, for one batch (DESIGN.md §4 step 4): every subscribed container row
- * gets the same state in one UPDATE, every subscribed shipment row the shipment state, and each event becomes
- * a row per container. Event rows have ids derived from the container and the fact, and are inserted with
+ * The D1 statements of one box update, for one batch (docs/architecture.md §Tracking pipeline step 4): every subscribed
+ * container row gets the same state in one UPDATE, every subscribed shipment row the shipment state, and each event
+ * becomes a row per container. Event rows have ids derived from the container and the fact, and are inserted with
  * ON CONFLICT DO NOTHING (an actual milestone's row: DO UPDATE of its time, place and vessel, so a corrected actual
  * is updated in place), so replaying an update (a retried message, a Tracker that restarted between its
  * D1 write and its own bookkeeping) writes nothing twice.
  *
- * With `update.webhooks`, the batch also writes the webhook outbox (DECISIONS.md §Webhooks): for each subscribed
+ * With `update.webhooks`, the batch also writes the webhook outbox (docs/decisions.md §Webhooks): for each subscribed
  * row, one notification per event per active webhook of its account subscribed to it — `container.transport.*`,
  * `container.pickup_lfd*.changed`, `container.pickup_appointment.changed` (reference object: the transport event),
  * `container.updated` (its changeset), `shipment.estimated.arrival` (once per shipment),

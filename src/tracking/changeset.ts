@@ -1,8 +1,8 @@
 import type { ContainerState } from "./derive";
 
 /**
- * Attributes whose changes are announced as `container.updated` with a changeset (R §5.5 "alertable keys"),
- * mapped to the `ContainerState` field that holds them. `pod_terminal` compares terminal ids.
+ * Attributes whose changes are announced as `container.updated` with a changeset (docs/webhooks.md §Payloads "alertable
+ * keys"), mapped to the `ContainerState` field that holds them. `pod_terminal` compares terminal ids.
  */
 export const CHANGESET_ATTRIBUTES = {
   available_for_pickup: "availableForPickup",
@@ -16,7 +16,7 @@ export const CHANGESET_ATTRIBUTES = {
   pod_terminal: "podTerminalId",
 } as const satisfies Record<string, keyof ContainerState>;
 
-/** `{attribute: [old, new]}` in wire names (SPEC.md §6). */
+/** `{attribute: [old, new]}` in wire names (docs/webhooks.md §Payloads). */
 export type Changeset = Record<string, [unknown, unknown]>;
 
 /** Deep equality of JSON values (holds and fees are arrays of objects; order matters, as it does on the wire). */
@@ -37,8 +37,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /**
  * The changeset between two states of one container: every alertable attribute whose value differs, as
- * `[old, new]` (SPEC.md §6: a hold placed is `[[], [hold]]`, cleared `[[hold], []]`, a pending hold made
- * active `[[pending], [hold]]`, a growing demurrage fee a change of `amount`). Empty when nothing alertable
+ * `[old, new]` (docs/webhooks.md §Payloads: a hold placed is `[[], [hold]]`, cleared `[[hold], []]`, a pending hold
+ * made active `[[pending], [hold]]`, a growing demurrage fee a change of `amount`). Empty when nothing alertable
  * changed, or when there was no previous state (a new container is announced by `container.created`).
  */
 export function containerChangeset(previous: ContainerState | null, next: ContainerState): Changeset {

@@ -36,16 +36,19 @@ const HOUR_S = 3600;
 /** Longest a poll waits for one source before counting it unreachable (ms). */
 export const SOURCE_TIMEOUT_MS = 30_000;
 
-/** Lookups of a request before `failed` (`retries_exhausted`), R §2.2: at most 14 tries within about 24 h. */
+/**
+ * Lookups of a request before `failed` (`retries_exhausted`), docs/api.md §Tracking request status: at most 14 tries
+ * within about 24 h.
+ */
 export const MAX_LOOKUP_ATTEMPTS = 14;
 /** `awaiting_manifest` is re-checked every 6 h … */
 export const AWAITING_MANIFEST_RECHECK_S = 6 * HOUR_S;
-/** … for 7 days, then the request fails as `expired` (DECISIONS.md §Tracking requests). */
+/** … for 7 days, then the request fails as `expired` (docs/decisions.md §Tracking requests). */
 export const AWAITING_MANIFEST_TTL_MS = 7 * 24 * HOUR_S * 1000;
 
 /**
  * Delay before lookup attempt `attempt + 1` after `attempt` failures (seconds): 1, 2, 4 … minutes, at most
- * 4 hours, so 14 tries span about 24 h (R §2.2).
+ * 4 hours, so 14 tries span about 24 h (docs/api.md §Tracking request status).
  */
 export function lookupRetryDelaySeconds(attempt: number): number {
   return Math.min(4 * HOUR_S, MINUTE_S * 2 ** Math.max(0, attempt - 1));
@@ -146,8 +149,9 @@ async function attachTrackers(
 }
 
 /**
- * Handles one `tracking-requests` message (DESIGN.md §4 step 2, R §2.2 lifecycle): looks the number up at the
- * carrier source of its SCAC and moves the request on:
+ * Handles one `tracking-requests` message (docs/architecture.md §Tracking pipeline step 2,
+ * docs/api.md §Tracking request status lifecycle): looks the number up at the carrier source of its SCAC and moves the
+ * request on:
  * - found → shipment and containers written, each box attached to its Tracker, `created`;
  * - container not found → `failed` (`not_found`); BL/booking not found → `awaiting_manifest`, re-checked every
  *   6 h for 7 days, then `failed` (`expired`);
@@ -251,7 +255,8 @@ async function lookUpRequest(
         .update(trackingRequests)
         .set({
           isRetrying: true,
-          // The request keeps the reference's enum (R §2.2); the shipment-level reason is ours (issue 13 §1).
+          // The request keeps the reference's enum (docs/api.md §Tracking request status); the shipment-level reason is
+          // ours (issue 13 §1).
           failedReason:
             result.reason === "shipping_line_credentials_rejected" ? "shipping_line_unreachable" : result.reason,
           retryCount: tries,
@@ -265,7 +270,7 @@ async function lookUpRequest(
 }
 
 /**
- * `auto_detect_vocc_scac` (DECISIONS.md §Infer number): runs the same inference as `infer_number` and takes the
+ * `auto_detect_vocc_scac` (docs/decisions.md §Infer number): runs the same inference as `infer_number` and takes the
  * best-ranked candidate line that is supported here, recording it on the request (`scac`, `line_scac`).
  * @returns the detected line; `none` when no candidate is supported (the request then fails as
  * `scac_auto_detect_failed`); `duplicate` when the account already tracks the number with that line.
@@ -325,7 +330,7 @@ async function awaitManifest(
   if (request.status === "awaiting_manifest") {
     await update;
   } else {
-    // Entering awaiting_manifest is announced once (R §5.5), in the same batch as the change.
+    // Entering awaiting_manifest is announced once (docs/webhooks.md §Payloads), in the same batch as the change.
     await batchWithNotifications(
       db,
       deps.env.WEBHOOK_DELIVERIES_QUEUE,
@@ -399,8 +404,8 @@ export type BoxPollOutcome = { kind: "polled"; results: PollResults | null } | {
 const TERMINAL_UNREACHABLE: TerminalPollResult = { kind: "temporary_failure", reason: "terminal_unreachable" };
 
 /**
- * Polls the boxes of one `terminal-polls` batch (DESIGN.md §4 steps 3–4), batching terminal queries per terminal
- * (issue 14 "Batching per terminal"):
+ * Polls the boxes of one `terminal-polls` batch (docs/architecture.md §Tracking pipeline steps 3–4), batching terminal
+ * queries per terminal (issue 14 "Batching per terminal"):
  * 1. asks each box's Tracker what to poll (`pollPlan`: the carrier by the shipment number the box was found with,
  *    the POD terminal and, on a move with a rail leg, the inland ramp; `facilitiesToPoll` in schedule.ts);
  * 2. groups the facility queries of all boxes by (terminal source, facility): a source with `pollBatch` and a
@@ -408,7 +413,7 @@ const TERMINAL_UNREACHABLE: TerminalPollResult = { kind: "temporary_failure", re
  *    the other per source (different sources at once); a chunk that fails (throws, times out) fails only its own
  *    boxes' answers, as `terminal_unreachable`, and a box missing from a chunk's answer is `terminal_unreachable` too. A source without `pollBatch` is polled per box
  *    as before. Each query carries the BL number when the box was found by its bill of lading (Port of Virginia asks
- *    container and BL together, TERMINAL-APIS.md §3.2);
+ *    container and BL together, docs/terminals.md §Port of Virginia API);
  * 3. per box (up to `concurrency` at once): the carrier lookup and the per-box terminal polls, then the box's answers
  *    to its Tracker (`applyPoll`), which writes D1 exactly as for a poll of one box (batching changes the requests to
  *    the terminal, not the D1 round trips per poll).

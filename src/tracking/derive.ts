@@ -4,8 +4,9 @@ import type { ContainerFacts, Milestone, MilestoneName, ShipmentFacts, TerminalO
 import { type CurrentStatus, deriveCurrentStatus } from "./status";
 
 /**
- * Everything the service shows about one box, derived from its sources (DESIGN.md §4 step 4). Field names
- * follow the `containers` columns; times are UTC ISO strings (second precision, `Z`); ids are reference ids.
+ * Everything the service shows about one box, derived from its sources (docs/architecture.md §Tracking pipeline step
+ * 4). Field names follow the `containers` columns; times are UTC ISO strings (second precision, `Z`); ids are reference
+ * ids.
  */
 export interface ContainerState {
   sealNumber: string | null;
@@ -66,7 +67,10 @@ export interface ShipmentState {
   destinationAtaAt: string | null;
 }
 
-/** Manual facts set through the API rather than observed (R §2.1: `delivered` is only ever set by a user). */
+/**
+ * Manual facts set through the API rather than observed (docs/api.md §Container status: `delivered` is only ever set by
+ * a user).
+ */
 export interface ManualFacts {
   deliveredAt: string | null;
 }
@@ -106,7 +110,7 @@ function latestEstimate(milestones: Milestone[], event: MilestoneName, locode?: 
 
 /**
  * `pickup_lfd`: the first non-null of `pickup_lfd_line`, `pickup_lfd_terminal`, `pickup_lfd_rail`
- * (DECISIONS.md §Containers, R §10.2).
+ * (docs/decisions.md §Containers).
  */
 export function coalescePickupLfd(line: string | null, terminal: string | null, rail: string | null): string | null {
   return line ?? terminal ?? rail ?? null;
@@ -114,7 +118,7 @@ export function coalescePickupLfd(line: string | null, terminal: string | null, 
 
 /**
  * Merges what the carrier and the terminal (or inland ramp) report into the container's state
- * (DESIGN.md §4 step 4). Rules:
+ * (docs/architecture.md §Tracking pipeline step 4). Rules:
  * - milestone times are the actual events at the right place: POL for empty-out/full-in/load/depart, the POD
  *   for arrival/discharge/full-out, the inland destination for rail unload/arrival/full-out;
  * - when the move continues inland, the terminal observation is the inland ramp's: its LFD is
@@ -124,7 +128,7 @@ export function coalescePickupLfd(line: string | null, terminal: string | null, 
  *   departure is known, the holds, fees, location and check time (availability stays the pickup facility's);
  * - a terminal's discharge, full-out or empty-return time fills in what the carrier has not reported (the empty
  *   return's zone is then the reporting facility's);
- * - `pickup_lfd` coalesces line → terminal → rail; `current_status` follows DECISIONS.md §Containers;
+ * - `pickup_lfd` coalesces line → terminal → rail; `current_status` follows docs/decisions.md §Containers;
  * - time zones come from the reference data of the POD, the destination and the empty-return location.
  * Pure: the same inputs always give the same state.
  */

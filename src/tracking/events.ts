@@ -3,14 +3,14 @@ import type { ContainerState, ShipmentState } from "./derive";
 import { isVesselMilestone, legacyMilestoneKeys, milestoneIdentity, milestoneSiteAlias } from "./identity";
 import type { Milestone, MilestoneName } from "./sources/types";
 
-/** Where an event's information came from (`data_source` of R §1.9). */
+/** Where an event's information came from (`data_source` of docs/api.md §Transport event resource). */
 export type DataSource = "shipping_line" | "terminal";
 
 /**
- * A transport event to record for each subscribed container (a `transport_events` row, R §1.9): an actual
- * milestone, an estimate change (`container.transport.estimated.*`), an availability change
- * (`container.transport.available|not_available`) or a value change (`container.pickup_lfd*.changed`,
- * `container.pickup_appointment.changed`, with the new value in `value`).
+ * A transport event to record for each subscribed container (a `transport_events` row,
+ * docs/api.md §Transport event resource): an actual milestone, an estimate change (`container.transport.estimated.*`),
+ * an availability change (`container.transport.available|not_available`) or a value change
+ * (`container.pickup_lfd*.changed`, `container.pickup_appointment.changed`, with the new value in `value`).
  */
 export interface TransportEventRecord {
   kind: "transport_event";
@@ -42,7 +42,7 @@ export interface TransportEventRecord {
   milestone: Milestone | null;
 }
 
-/** `container.updated` with its changeset (SPEC.md §6). */
+/** `container.updated` with its changeset (docs/webhooks.md §Payloads). */
 export interface ContainerUpdatedRecord {
   kind: "container_updated";
   changeset: Changeset;
@@ -50,7 +50,7 @@ export interface ContainerUpdatedRecord {
   dataSource: DataSource;
 }
 
-/** `shipment.estimated.arrival`: the POD ETA changed (R §5.5 estimated_event). */
+/** `shipment.estimated.arrival`: the POD ETA changed (docs/webhooks.md §Payloads estimated_event). */
 export interface EstimatedArrivalRecord {
   kind: "shipment_estimated_arrival";
   estimatedTimestamp: string;
@@ -221,7 +221,10 @@ function estimateKey(m: Milestone): string {
   return `est|${m.event}|${m.locationLocode ?? ""}|${m.timestamp}`;
 }
 
-/** Value changes announced as `*.changed` transport events (R §2.4 #26–30), by `ContainerState` field. */
+/**
+ * Value changes announced as `*.changed` transport events (docs/api.md §Transport event names #26–30), by
+ * `ContainerState` field.
+ */
 const VALUE_CHANGE_EVENTS: [keyof ContainerState, string][] = [
   ["pickupLfd", "container.pickup_lfd.changed"],
   ["pickupLfdLine", "container.pickup_lfd_line.changed"],
@@ -271,9 +274,9 @@ export interface PreviousSnapshot {
 }
 
 /**
- * The events one update of a box produces (DESIGN.md §4 step 4), by diffing the new derived state, the
- * carrier's milestones and the facilities' (`terminalMilestones`, src/tracking/terminal-milestones.ts) against the
- * previous snapshot:
+ * The events one update of a box produces (docs/architecture.md §Tracking pipeline step 4), by diffing the new derived
+ * state, the carrier's milestones and the facilities' (`terminalMilestones`, src/tracking/terminal-milestones.ts)
+ * against the previous snapshot:
  * - each actual milestone whose identity (src/tracking/identity.ts) was not recorded before → its transport event
  *   (`data_source` `terminal` for a facility's); one recorded before at another time → the same event corrected
  *   (same key, `revision` = the new time); one recorded at the same time → nothing, whatever its upstream id (a

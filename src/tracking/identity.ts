@@ -1,7 +1,7 @@
 import type { Milestone, MilestoneName } from "./sources/types";
 
 /**
- * Identity of an actual milestone (issue 13 item 2, DESIGN.md §10 "One event identity"): what happened, to which
+ * Identity of an actual milestone (issue 13 item 2, docs/architecture.md §One event identity): what happened, to which
  * box, where, and on which transport — never the upstream's event id, so a carrier that re-issues its events under
  * new `eventID`s (after a reload of its system), a pushed and a polled copy of one event, or two sources reporting
  * the same move, all name one fact. The box is implicit: identities are compared within one box's Tracker.
@@ -16,8 +16,8 @@ import type { Milestone, MilestoneName } from "./sources/types";
  * of that one move, not a second move, so it updates the recorded event instead of adding one. Genuinely repeated
  * moves of one box differ in place or transport: the two loads of a transshipment happen at different ports or onto
  * different vessels, a rail leg's load and unload at different ramps. Each of our milestones sets one attribute of
- * the container once per journey (REFERENCE-SERVICE.md §10.4: `empty_out_at`, `pol_full_in_at`, …), so a second
- * gate-out of the same kind at the same facility within one tracked journey is taken as a correction, by design.
+ * the container once per journey (docs/api.md §Milestones and attributes: `empty_out_at`, `pol_full_in_at`, …), so a
+ * second gate-out of the same kind at the same facility within one tracked journey is taken as a correction, by design.
  *
  * Estimates (`EST`, `PLN`) have no identity here: they are values that move, announced as
  * `container.transport.estimated.*` when their time changes (src/tracking/events.ts).
@@ -45,7 +45,7 @@ const TERMINAL_REPORTED: ReadonlySet<MilestoneName> = new Set<MilestoneName>([
 /**
  * The alias of an actual discharge, full-out or empty return by what and where only (issue 14): `site|{event}|{UN/LOCODE}`,
  * or `site|container.transport.empty_in|` for an empty return wherever it happened (a box is returned empty once per
- * journey, DECISIONS.md §Containers `empty_terminated_at`, and carrier and terminal may name the depot's place
+ * journey, docs/decisions.md §Containers `empty_terminated_at`, and carrier and terminal may name the depot's place
  * differently, e.g. USLGB for a Los Angeles terminal's empty yard). Null for every other milestone and for estimates.
  * Used to match a terminal's report of a move with the carrier's (see {@link milestoneIdentity}).
  */

@@ -29,10 +29,10 @@ const DAY_MS = 86_400_000;
  * most 60 + 30 + 60 s after its lookup started; one whose message was lost, at most 90 s after it was sent.
  */
 export const LOST_LOOKUP_GRACE_S = 30;
-/** Tracking stops this long after arrival without a pickup, or without any update (DECISIONS.md). */
+/** Tracking stops this long after arrival without a pickup, or without any update (docs/decisions.md). */
 export const STOP_AFTER_MS = 56 * DAY_MS;
 
-/** Reasons a shipment stops being tracked (R §1.2 `line_tracking_stopped_reason`). */
+/** Reasons a shipment stops being tracked (docs/api.md §Shipment resource `line_tracking_stopped_reason`). */
 export type StopReason =
   | "all_containers_terminated"
   | "past_arrival_window"
@@ -50,9 +50,9 @@ export interface MaintenanceReport {
 }
 
 /**
- * Stops tracking a shipment of an account (DECISIONS.md §Tracking requests): sets
+ * Stops tracking a shipment of an account (docs/decisions.md §Tracking requests): sets
  * `line_tracking_stopped_at/_reason`, moves its `created` tracking requests to `tracking_stopped` (announcing
- * `tracking_request.tracking_stopped` for each in the same D1 batch, DECISIONS.md §Webhooks), and detaches its
+ * `tracking_request.tracking_stopped` for each in the same D1 batch, docs/decisions.md §Webhooks), and detaches its
  * containers from their Trackers (a box nobody follows any more stops polling). Idempotent.
  * @param env `WEBHOOK_DELIVERIES_QUEUE` is optional: without it the notifications wait for the cron sweep.
  */
@@ -135,7 +135,7 @@ export async function stopShipmentTracking(
 }
 
 /**
- * The every-minute repair job (DESIGN.md §1 cron): re-arms Trackers whose poll is overdue (a lost alarm),
+ * The every-minute repair job (docs/architecture.md §Cron): re-arms Trackers whose poll is overdue (a lost alarm),
  * re-queues tracking requests whose next lookup is {@link LOST_LOOKUP_GRACE_S} overdue (a lost message, or a consumer
  * that died holding it), expires requests awaiting their
  * manifest for more than 7 days, and stops tracking shipments whose containers were all returned empty, that
@@ -229,8 +229,8 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
 }
 
 /**
- * Fails (`expired`) the requests awaiting their manifest for more than 7 days (DECISIONS.md §Tracking requests), at
- * most `BATCH` per run, announcing `tracking_request.failed` for each in the same D1 batch.
+ * Fails (`expired`) the requests awaiting their manifest for more than 7 days (docs/decisions.md §Tracking requests),
+ * at most `BATCH` per run, announcing `tracking_request.failed` for each in the same D1 batch.
  * @returns how many requests expired.
  */
 async function expireAwaitingManifest(env: Env, db: Database, nowMs: number): Promise<number> {

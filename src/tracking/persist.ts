@@ -86,8 +86,8 @@ export interface LookupRows {
 }
 
 /**
- * Writes the rows a successful lookup needs before its Trackers take over (DESIGN.md §4 step 2): the
- * shipment, one container row per box (the Tracker fills in its state), the shared `tracked_equipment` row
+ * Writes the rows a successful lookup needs before its Trackers take over (docs/architecture.md §Tracking pipeline step
+ * 2): the shipment, one container row per box (the Tracker fills in its state), the shared `tracked_equipment` row
  * of each box, the account's subscriptions and counts, in one D1 batch. Ids are derived from the tracking
  * request (and the container number), so a redelivered message finds the rows instead of writing them twice.
  */
@@ -218,9 +218,9 @@ export async function writeLookupRows(
 }
 
 /**
- * The notification draft of a `tracking_request.*` event (R §5.5): reference object the request, `included` per
- * `trackingRequestIncluded`. `request` is the row after the change. One per request and event; `occurrence`
- * distinguishes events that can happen more than once to a request (`tracking_stopped` after a resume).
+ * The notification draft of a `tracking_request.*` event (docs/webhooks.md §Payloads): reference object the request,
+ * `included` per `trackingRequestIncluded`. `request` is the row after the change. One per request and event;
+ * `occurrence` distinguishes events that can happen more than once to a request (`tracking_stopped` after a resume).
  */
 export function trackingRequestDraft(
   event: TrackingRequestEvent,
@@ -242,7 +242,7 @@ export function trackingRequestDraft(
 /**
  * Marks the request `created` with its `tracked_object`, unless it already left `pending`/`awaiting_manifest`, and
  * announces `tracking_request.succeeded` (with the shipment and its containers as the Trackers left them) in the same
- * D1 batch (DECISIONS.md §Webhooks).
+ * D1 batch (docs/decisions.md §Webhooks).
  */
 export async function markRequestCreated(
   db: Database,
@@ -290,8 +290,8 @@ export async function markRequestCreated(
 }
 
 /**
- * Marks a tracking request failed for good with `failed_reason` (R §2.2) and announces `tracking_request.failed` in
- * the same D1 batch (DECISIONS.md §Webhooks).
+ * Marks a tracking request failed for good with `failed_reason` (docs/api.md §Tracking request status) and announces
+ * `tracking_request.failed` in the same D1 batch (docs/decisions.md §Webhooks).
  */
 export async function recordLookupFailure(
   db: Database,

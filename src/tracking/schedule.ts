@@ -9,9 +9,9 @@ const DAY = 24 * HOUR;
 export const MIN_POLL_INTERVAL_MS = 5_000;
 
 /**
- * How long until a box is polled again (ms), adapted to where it is (DESIGN.md §4 step 3): rarely mid-ocean,
- * more often as arrival nears, often at the terminal and around the last free day, rarely after pickup, and
- * never after the empty return (null). `speedUp` divides every interval: 1 in production; the simulator's
+ * How long until a box is polled again (ms), adapted to where it is (docs/architecture.md §Tracking pipeline step 3):
+ * rarely mid-ocean, more often as arrival nears, often at the terminal and around the last free day, rarely after
+ * pickup, and never after the empty return (null). `speedUp` divides every interval: 1 in production; the simulator's
  * clock runs `SIMULATION_SPEED × 1440` times faster than real time, and polls follow it.
  *
  * | where | interval |
@@ -73,7 +73,8 @@ export function hasInlandLeg(shipment: Pick<ShipmentFacts, "destinationLocode" |
 }
 
 /**
- * Which facilities a poll of a box asks, besides its carrier (DESIGN.md §4 steps 3–4; issue 3, the rail leg):
+ * Which facilities a poll of a box asks, besides its carrier (docs/architecture.md §Tracking pipeline steps 3–4; issue
+ * 3, the rail leg):
  * - no inland leg: the POD terminal, whose answer is the box's availability, holds, fees and LFD;
  * - with an inland (rail) leg, each facility while it has something to say:
  *   - the POD terminal until the box has left it by rail (no rail departure yet, nor any sign of it further on:

@@ -16,11 +16,11 @@ import {
  * Telling an account once per outage that a tracking source refused our credentials (issue 13 §1: "the account gets
  * it once per outage, not once per poll").
  *
- * Why a webhook event of our own: the reference's catalog (R §2.6) has nothing for it. `tracking_request.failed` is
- * about a request that will not be tracked, while here tracking goes on and the data only goes stale; a
- * `container.updated` changeset would tell each box apart (hundreds of notices for one broken key) and puts an
- * unknown field in front of reference clients. What a user needs is one notice per account naming the source and
- * when it stopped answering, and one when it works again: `source_outage.started` / `source_outage.resolved`, sent
+ * Why a webhook event of our own: the reference's catalog (docs/webhooks.md §Events) has nothing for it.
+ * `tracking_request.failed` is about a request that will not be tracked, while here tracking goes on and the data only
+ * goes stale; a `container.updated` changeset would tell each box apart (hundreds of notices for one broken key) and
+ * puts an unknown field in front of reference clients. What a user needs is one notice per account naming the source
+ * and when it stopped answering, and one when it works again: `source_outage.started` / `source_outage.resolved`, sent
  * only to webhooks that list them (src/webhooks/catalog.ts `EXTENSION_WEBHOOK_EVENTS`), with a `source_outage`
  * reference object. Each box keeps showing its own state meanwhile (`line_tracking_failed_reason`,
  * `terminal_/rail_tracking_failed_reason`).

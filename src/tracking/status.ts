@@ -19,7 +19,7 @@ export interface StatusFacts {
   availableForPickup: boolean | null;
 }
 
-/** Every `current_status` value (DECISIONS.md §Containers), in journey order. */
+/** Every `current_status` value (docs/decisions.md §Containers), in journey order. */
 export const CONTAINER_STATUSES = [
   "new",
   "on_ship",
@@ -38,7 +38,7 @@ export const CONTAINER_STATUSES = [
 export type CurrentStatus = (typeof CONTAINER_STATUSES)[number];
 
 /**
- * Derives `current_status`: the first rule of DECISIONS.md §Containers that holds.
+ * Derives `current_status`: the first rule of docs/decisions.md §Containers that holds.
  * 1 delivered; 2 empty returned; 3 full-out at the final pickup point → picked_up; 4 off-dock;
  * 5 at the final facility → available / not_available / grounded by terminal availability; 6 inland leg on
  * rail → on_rail; 7 inland leg discharged, not yet on rail → awaiting_inland_transfer; 8 loaded or departed

@@ -61,10 +61,10 @@ export interface PollPlan extends BoxIdentity {
   trackingStartedAtMs: number;
   stopped: boolean;
   /**
-   * The box's bill of lading for terminals that ask container and BL together (Port of Virginia, TERMINAL-APIS.md
-   * §3.2): the tracked number of a BL request; for a container request the BL its carrier reported (when it is not
-   * the container number itself, DCSA's last resort); null for a booking request (the carrier's number is then the
-   * booking) or when unknown.
+   * The box's bill of lading for terminals that ask container and BL together (Port of Virginia, docs/terminals.md
+   * §Port of Virginia API): the tracked number of a BL request; for a container request the BL its carrier reported
+   * (when it is not the container number itself, DCSA's last resort); null for a booking request (the carrier's number
+   * is then the booking) or when unknown.
    */
   billOfLadingNumber: string | null;
 }
@@ -73,7 +73,7 @@ export interface PollPlan extends BoxIdentity {
  * The sources a poll of this box asks, by their names (`CarrierSource.name`, `TerminalSource.name`: "Shipping line",
  * "Terminal"), in that order and each once: the carrier source serving the SCAC, and the terminal sources serving the
  * POD terminal and the inland ramp to poll. A facility no source serves is not asked, so it is not named
- * (`PATCH /containers/{id}/refresh` answers with these, DECISIONS.md §Containers "the sources actually queued").
+ * (`PATCH /containers/{id}/refresh` answers with these, docs/decisions.md §Containers "the sources actually queued").
  */
 export function queuedSourceNames(
   plan: Pick<PollPlan, "scac" | "facilityCode" | "railFacilityCode">,
@@ -310,7 +310,8 @@ export interface PollTransition {
 }
 
 /**
- * What one poll's answers change (DESIGN.md §4 step 4), for a Tracker that is subscribed and not stopped:
+ * What one poll's answers change (docs/architecture.md §Tracking pipeline step 4), for a Tracker that is subscribed and
+ * not stopped:
  * - an answer to a poll older than the facts kept (`*FactsAtMs`) is stale and applies nothing (a poll overtaken by a
  *   newer one must not move the box back in time);
  * - without an inland leg the POD terminal is the pickup facility; on a rail move the ramp is, and the POD terminal's

@@ -35,13 +35,13 @@ import {
 const SNAPSHOT_KEY = "snapshot";
 
 /**
- * One per tracked box (SCAC + container number), shared by every account that tracks it (DESIGN.md §2, §4):
- * keeps the last source snapshots, merges them, derives the container's state, diffs it against the last
- * one, writes every subscribed row, the new events and their webhook notifications (the outbox, DECISIONS.md
- * §Webhooks) in one D1 batch, enqueues the notifications once it committed, and schedules its own polls with an
- * alarm. Updates run one at a time (a promise chain), so concurrent polls never interleave and none is lost.
- * The snapshot is written to storage only after the D1 batch succeeded; a failed write leaves the Tracker
- * as it was, and replaying an update is harmless because event rows have derived ids.
+ * One per tracked box (SCAC + container number), shared by every account that tracks it
+ * (docs/architecture.md §Components, §Tracking pipeline): keeps the last source snapshots, merges them, derives the
+ * container's state, diffs it against the last one, writes every subscribed row, the new events and their webhook
+ * notifications (the outbox, docs/decisions.md §Webhooks) in one D1 batch, enqueues the notifications once it
+ * committed, and schedules its own polls with an alarm. Updates run one at a time (a promise chain), so concurrent
+ * polls never interleave and none is lost. The snapshot is written to storage only after the D1 batch succeeded; a
+ * failed write leaves the Tracker as it was, and replaying an update is harmless because event rows have derived ids.
  */
 export class Tracker extends DurableObject<Env> {
   /** The stored snapshot once loaded (null: never subscribed). Protected for the bench trace (bench-trace.ts). */
@@ -91,8 +91,8 @@ export class Tracker extends DurableObject<Env> {
   }
 
   /**
-   * Applies one poll's results (DESIGN.md §4 step 4; what they change: tracker-state.ts `pollTransition`). Failures
-   * leave the state as it was and retry sooner.
+   * Applies one poll's results (docs/architecture.md §Tracking pipeline step 4; what they change: tracker-state.ts
+   * `pollTransition`). Failures leave the state as it was and retry sooner.
    */
   applyPoll(results: PollResults): Promise<UpdateOutcome> {
     return this.serial(async () => {

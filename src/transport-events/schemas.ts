@@ -3,7 +3,7 @@ import { listDocumentSchema, resourceSchema } from "../lib/openapi";
 
 const ts = () => z.string().nullable().openapi({ format: "date-time", example: "2025-11-25T00:30:00Z" });
 
-/** Transport event attributes (R §1.9, sample A.3). */
+/** Transport event attributes (docs/api.md §Transport event resource, sample A.3). */
 export const TransportEventAttributes = z
   .object({
     event: z.string().openapi({ example: "container.transport.vessel_departed" }),

@@ -39,9 +39,10 @@ function keyOfTransportEvent(row: TransportEventRow): string | null {
 }
 
 /**
- * Serialises a transport event (R §1.9, sample A.3): `value` carries the new value of a `*.changed` event.
- * `source_event` links the raw event the milestone was recorded from (when hydrated); `previous_version` is always
- * null: a corrected actual updates its event in place (same id) instead of invalidating it for a new one.
+ * Serialises a transport event (docs/api.md §Transport event resource, sample A.3): `value` carries the new value of a
+ * `*.changed` event. `source_event` links the raw event the milestone was recorded from (when hydrated);
+ * `previous_version` is always null: a corrected actual updates its event in place (same id) instead of invalidating it
+ * for a new one.
  */
 export function serializeTransportEvent(row: TransportEventView): Resource<TransportEventAttributes> {
   return {

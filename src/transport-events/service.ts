@@ -10,8 +10,8 @@ import type { TransportEventRow } from "./serializer";
  * One page of a container's transport events, oldest first (`timestamp ASC, id ASC`, read through the
  * `(container_id, timestamp, id)` index), with the number of matching events. Estimates
  * (`container.transport.estimated.*`) are left out: the reference endpoint serves past, vetted milestones
- * only (R §2.4 note, §3.4). The container lookup, the page and the total are one D1 round trip; every query is
- * scoped by account.
+ * only (docs/api.md §Transport event names note, §Container endpoints). The container lookup, the page and the total
+ * are one D1 round trip; every query is scoped by account.
  * @throws ApiError 404 when the container is unknown or another account's.
  */
 export async function listContainerTransportEvents(

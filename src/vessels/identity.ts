@@ -15,7 +15,10 @@ export function vesselIdForImo(imo: string | null | undefined): string | null {
   return `7e55e100-0000-8000-8000-${imo.padStart(12, "0")}`;
 }
 
-/** The `vessel` linkage of an event row: `{id, type}` for a valid IMO number, else null (R §1.9, §1.10). */
+/**
+ * The `vessel` linkage of an event row: `{id, type}` for a valid IMO number, else null
+ * (docs/api.md §Transport event resource, §Raw event resource).
+ */
 export function vesselLinkage(row: { vesselImo: string | null }): { id: string; type: "vessel" } | null {
   const id = vesselIdForImo(row.vesselImo);
   return id ? { id, type: "vessel" } : null;

@@ -7,7 +7,10 @@ import { type VesselRef, vesselIdForImo } from "./identity";
 // build documents from here.
 export { vesselIdForImo } from "./identity";
 
-/** Serialises a vessel (R §1.11) from what we know of it; positions and AIS fields are not tracked (null). */
+/**
+ * Serialises a vessel (docs/api.md §Vessel resource) from what we know of it; positions and AIS fields are not tracked
+ * (null).
+ */
 export function serializeVessel(v: VesselRef): ResourceObject {
   return {
     id: v.id,
@@ -31,7 +34,10 @@ export function vesselResource(name: string | null, imo: string | null): Resourc
   return id ? serializeVessel({ id, name, imo }) : null;
 }
 
-/** JSON:API type `vessel` (R §1.11): only ever included, built from the events that name it; no relationships. */
+/**
+ * JSON:API type `vessel` (docs/api.md §Vessel resource): only ever included, built from the events that name it; no
+ * relationships.
+ */
 export const vesselType = registerResourceType<VesselRef>({
   type: "vessel",
   serializerName: "V2::VesselSerializer",

@@ -38,7 +38,7 @@ const examplesRouteDef = createRoute({
   tags,
   summary: "Get the example payload of an event",
   description:
-    "The notification document a webhook subscribed to `event` receives (R §5.5 shapes), built from a fixed sample journey; `POST /webhooks/trigger` sends the same document. `event` is required (400 without it or for an event not in the catalog).",
+    "The notification document a webhook subscribed to `event` receives (docs/webhooks.md §Payloads shapes), built from a fixed sample journey; `POST /webhooks/trigger` sends the same document. `event` is required (400 without it or for an event not in the catalog).",
   request: {
     query: z.object({
       event: z.string().optional().openapi({
@@ -111,9 +111,9 @@ const resendRouteDef = createRoute({
 });
 
 /**
- * Routes of `/webhook_notifications` (R §3.16–3.18) and `POST /webhook_notifications/{id}/resend` (issue 11 §5).
- * `/webhook_notifications/examples` is registered before `/webhook_notifications/{id}` so that it is never read as an
- * id.
+ * Routes of `/webhook_notifications` (docs/webhooks.md §Webhook endpoints) and
+ * `POST /webhook_notifications/{id}/resend` (issue 11 §5). `/webhook_notifications/examples` is registered before
+ * `/webhook_notifications/{id}` so that it is never read as an id.
  */
 export const webhookNotificationRoutes = new OpenAPIHono<AppEnv>()
   .openapi(examplesRouteDef, (c) => sendJsonApi(c, exampleNotificationDocument(queryParams(c).get("event"), c.req.url)))

@@ -3,15 +3,23 @@ import { type FilterValues, parseEnumFilter, parseStringFilter } from "../lib/js
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
 import { EXTENSION_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from "../webhooks/catalog";
 
-/** `webhook_notification.delivery_status` values (R §2.3): `pending` until delivered or given up. */
+/**
+ * `webhook_notification.delivery_status` values (docs/webhooks.md §Delivery status): `pending` until delivered or given
+ * up.
+ */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 
-/** Relationship names `include` accepts on notifications (R §3.16–3.17; `webhook_notification_logs`, issue 11 §5). */
+/**
+ * Relationship names `include` accepts on notifications (docs/webhooks.md §Webhook endpoints;
+ * `webhook_notification_logs`, issue 11 §5).
+ */
 export const NOTIFICATION_INCLUDES = ["webhook", "reference_object", "webhook_notification_logs"];
 
 export const WebhookNotificationAttributes = z
   .object({
-    id: z.string().openapi({ description: "The notification id again (R §1.14: repeated inside attributes)." }),
+    id: z.string().openapi({
+      description: "The notification id again (docs/webhooks.md §Notification resource: repeated inside attributes).",
+    }),
     event: z.string().openapi({ example: "container.transport.vessel_arrived" }),
     delivery_status: z.enum(DELIVERY_STATUSES),
     created_at: z.string(),
@@ -32,7 +40,7 @@ export const WebhookNotificationListDocument = listDocumentSchema(
   "WebhookNotificationList",
 );
 
-/** `GET /webhook_notifications/examples`: a delivered body (R §5.5) plus `links.self`. */
+/** `GET /webhook_notifications/examples`: a delivered body (docs/webhooks.md §Payloads) plus `links.self`. */
 export const WebhookNotificationExampleDocument = z
   .object({
     data: WebhookNotificationResourceSchema,

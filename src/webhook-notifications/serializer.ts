@@ -8,11 +8,11 @@ import { loadAttemptLogs, loadReferenceObjects } from "./service";
 
 /**
  * Serialises one delivery attempt as a `webhook_notification_log` (the reference names the relationship but shows
- * no log object, R §1.14; these attributes are ours): `attempt` (number within its delivery round; a resend starts a
- * new round at 1), `created_at` (when the attempt was recorded, UTC ISO seconds), `status_code` (the receiver's HTTP
- * status, null when it did not answer or nothing was sent), `latency_ms` (milliseconds to the answer or failure, null
- * when nothing was sent) and `error` (why it did not succeed, e.g. `HTTP 500`, `timeout: no answer within 15000 ms`,
- * `not sent: webhook inactive`; null on success).
+ * no log object, docs/webhooks.md §Notification resource; these attributes are ours): `attempt` (number within its
+ * delivery round; a resend starts a new round at 1), `created_at` (when the attempt was recorded, UTC ISO seconds),
+ * `status_code` (the receiver's HTTP status, null when it did not answer or nothing was sent), `latency_ms`
+ * (milliseconds to the answer or failure, null when nothing was sent) and `error` (why it did not succeed, e.g.
+ * `HTTP 500`, `timeout: no answer within 15000 ms`, `not sent: webhook inactive`; null on success).
  */
 export function serializeWebhookNotificationLog(row: WebhookNotificationLogRow): ResourceObject {
   return {
@@ -37,11 +37,11 @@ export const webhookNotificationLogResource = registerResourceType<WebhookNotifi
 });
 
 /**
- * Serialises a notification as the reference service lists it (R §1.14): attributes `id` (repeated), `event`,
- * `delivery_status`, `created_at`; relationships `reference_object` (typed by event family, null when the row names
- * none), `webhook`, and `webhook_notification_logs`: the linkage of its delivery attempts, oldest first (the newest
- * `MAX_LOGGED_ATTEMPTS` of src/webhooks/delivery.ts; empty before the first attempt, and always empty in the
- * delivered body, which is fixed when the notification is written).
+ * Serialises a notification as the reference service lists it (docs/webhooks.md §Notification resource): attributes
+ * `id` (repeated), `event`, `delivery_status`, `created_at`; relationships `reference_object` (typed by event family,
+ * null when the row names none), `webhook`, and `webhook_notification_logs`: the linkage of its delivery attempts,
+ * oldest first (the newest `MAX_LOGGED_ATTEMPTS` of src/webhooks/delivery.ts; empty before the first attempt, and
+ * always empty in the delivered body, which is fixed when the notification is written).
  */
 export function serializeWebhookNotification(row: WebhookNotificationView): ResourceObject {
   return {
@@ -82,10 +82,10 @@ export const referenceObjectResource = registerResourceType<ResourceObject>({
 });
 
 /**
- * JSON:API type `webhook_notification`; includable: `webhook`, `reference_object` (R §3.16–3.17) and
- * `webhook_notification_logs`. `hydrate` reads the attempt logs of the rows that lack them in one D1 round trip; the
- * list and the single read bring them with their own batch (`listWebhookNotifications`, `getWebhookNotification`), so
- * it reads nothing for them.
+ * JSON:API type `webhook_notification`; includable: `webhook`, `reference_object` (docs/webhooks.md §Webhook endpoints)
+ * and `webhook_notification_logs`. `hydrate` reads the attempt logs of the rows that lack them in one D1 round trip;
+ * the list and the single read bring them with their own batch (`listWebhookNotifications`, `getWebhookNotification`),
+ * so it reads nothing for them.
  */
 export const webhookNotificationResource = registerResourceType<WebhookNotificationView>({
   type: "webhook_notification",

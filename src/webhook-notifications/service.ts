@@ -105,12 +105,13 @@ export interface ResendDeps {
 }
 
 /**
- * `POST /webhook_notifications/{id}/resend` (issue 11 §5; the reference has no replay, R §5.3): puts a `succeeded`
- * or `failed` notification back on the queue as a new delivery round — `pending`, attempts from 0 (the whole retry
- * schedule again), due now — with the same id (`data.id`, `webhook-id`) and the same stored body. The earlier
- * attempts stay in its log. One conditional UPDATE decides (not pending, webhook active), so two concurrent resends
- * queue it once. The message is sent after the update commits; if that send fails, the cron sweep re-queues the
- * notification (its `next_attempt_at` has passed), as for any outbox row.
+ * `POST /webhook_notifications/{id}/resend` (issue 11 §5; the reference has no replay,
+ * docs/webhooks.md §Acknowledgement and retries): puts a `succeeded` or `failed` notification back on the queue as a
+ * new delivery round — `pending`, attempts from 0 (the whole retry schedule again), due now — with the same id
+ * (`data.id`, `webhook-id`) and the same stored body. The earlier attempts stay in its log. One conditional UPDATE
+ * decides (not pending, webhook active), so two concurrent resends queue it once. The message is sent after the update
+ * commits; if that send fails, the cron sweep re-queues the notification (its `next_attempt_at` has passed), as for any
+ * outbox row.
  * @returns the notification as it is now (logs not read).
  * @throws ApiError 404 when absent or another account's (a deleted webhook's notifications are deleted with it);
  *   409 `already_pending` while it is still being delivered; 409 `webhook_inactive` when its webhook is inactive
@@ -219,8 +220,8 @@ export async function listWebhookNotifications(
 
 /**
  * The reference object as it was delivered: the resource of the row's reference type and id in the stored payload's
- * `included` (R §3.17: a notification shows what its delivery carried), or null when the payload does not carry it
- * (the minimal bodies of `available`, `not_available`, `delivered`) or cannot be read.
+ * `included` (docs/webhooks.md §Webhook endpoints: a notification shows what its delivery carried), or null when the
+ * payload does not carry it (the minimal bodies of `available`, `not_available`, `delivered`) or cannot be read.
  */
 export function referenceObjectFromPayload(row: WebhookNotificationRow): ResourceObject | null {
   if (!row.referenceObjectType || !row.referenceObjectId) return null;
@@ -320,8 +321,9 @@ export async function loadReferenceObjects(
 }
 
 /**
- * `GET /webhook_notifications/examples?event=` (R §3.18): the example body of `event` (`examplePayload`, the same
- * document `POST /webhooks/trigger` sends) with `links.self` echoing the request, as the reference's examples show.
+ * `GET /webhook_notifications/examples?event=` (docs/webhooks.md §Webhook endpoints): the example body of `event`
+ * (`examplePayload`, the same document `POST /webhooks/trigger` sends) with `links.self` echoing the request, as the
+ * reference's examples show.
  * @throws ApiError 400 with `source.parameter: "event"` when the event is missing or not in the catalog.
  */
 export function exampleNotificationDocument(

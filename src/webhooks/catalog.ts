@@ -1,5 +1,5 @@
 /**
- * The webhook event catalog (R §2.6): the 43 event names a webhook may subscribe to, the names of
+ * The webhook event catalog (docs/webhooks.md §Events): the 43 event names a webhook may subscribe to, the names of
  * `webhook_notification.event`, and the `event` parameter of `GET /webhook_notifications/examples` and
  * `POST /webhooks/trigger`. Grouped by category as `GET /webhooks/events` lists them.
  */
@@ -10,9 +10,12 @@ export interface WebhookEventDescription {
   description: string;
 }
 
-/** One category of `GET /webhooks/events` (R §1.16 `webhook_event_category`): slug id, display name, events. */
+/**
+ * One category of `GET /webhooks/events` (docs/webhooks.md §Events `webhook_event_category`): slug id, display name,
+ * events.
+ */
 export interface WebhookEventCategory {
-  /** Slug id, e.g. `tracking-request-events` (R §1.16). */
+  /** Slug id, e.g. `tracking-request-events` (docs/webhooks.md §Events). */
   id: string;
   name: string;
   events: readonly WebhookEventDescription[];
@@ -24,8 +27,8 @@ const transport = (name: string, description: string): WebhookEventDescription =
 });
 
 /**
- * The catalog by category, in the order `GET /webhooks/events` lists it (R §2.6 "Event-catalog categories").
- * Every one of the 43 events appears in exactly one category. The `document.*` events are accepted for
+ * The catalog by category, in the order `GET /webhooks/events` lists it (docs/webhooks.md §Events "Event-catalog
+ * categories"). Every one of the 43 events appears in exactly one category. The `document.*` events are accepted for
  * compatibility with clients of the reference service; this service does not process documents, so it never
  * emits them (their example payloads still exist).
  */
@@ -151,8 +154,9 @@ export const WEBHOOK_EVENT_CATALOG: readonly WebhookEventCategory[] = [
 ];
 
 /**
- * Every webhook event name, in the reference service's spec order (R §2.6): the 35 transport-event values
- * of R §2.4 with the eight shipment, tracking request and container events after `vessel_berthed`.
+ * Every webhook event name, in the reference service's spec order (docs/webhooks.md §Events): the 35 transport-event
+ * values of docs/api.md §Transport event names with the eight shipment, tracking request and container events after
+ * `vessel_berthed`.
  */
 export const WEBHOOK_EVENTS: readonly string[] = [
   "container.transport.vessel_arrived",
@@ -202,16 +206,16 @@ export const WEBHOOK_EVENTS: readonly string[] = [
 
 const EVENT_SET: ReadonlySet<string> = new Set(WEBHOOK_EVENTS);
 
-/** Whether `name` is one of the 43 catalog events (R §2.6). Exact, case-sensitive match. */
+/** Whether `name` is one of the 43 catalog events (docs/webhooks.md §Events). Exact, case-sensitive match. */
 export function isWebhookEvent(name: string): boolean {
   return EVENT_SET.has(name);
 }
 
 /**
- * Extension events (not in the reference service's catalog, R §2.6), delivered only to webhooks that list them
- * explicitly: a tracking source (a shipping line's API, a terminal's) refused our credentials, and later accepted them
- * again (issue 13 §1; src/tracking/source-outages.ts). An account is told once per outage, whatever the number of its
- * boxes and polls, with a `source_outage` reference object. Kept out of `GET /webhooks/events` and of
+ * Extension events (not in the reference service's catalog, docs/webhooks.md §Events), delivered only to webhooks that
+ * list them explicitly: a tracking source (a shipping line's API, a terminal's) refused our credentials, and later
+ * accepted them again (issue 13 §1; src/tracking/source-outages.ts). An account is told once per outage, whatever the
+ * number of its boxes and polls, with a `source_outage` reference object. Kept out of `GET /webhooks/events` and of
  * {@link WEBHOOK_EVENTS}, so a client that subscribes to the whole reference catalog never receives an event it does
  * not know.
  */

@@ -16,8 +16,9 @@ import { sendWebhook, type WebhookAttempt } from "./send";
 import { parseAllowInsecureHosts } from "./ssrf";
 
 /**
- * The `webhook-deliveries` queue consumer, its dead-letter consumer and the outbox sweep (DESIGN.md §5,
- * DECISIONS.md §Webhooks). A message only names a notification; the row is the truth:
+ * The `webhook-deliveries` queue consumer, its dead-letter consumer and the outbox sweep
+ * (docs/architecture.md §Webhook delivery, docs/decisions.md §Webhooks). A message only names a notification; the row
+ * is the truth:
  *
  * 1. **Claim** (one conditional UPDATE for the whole message batch): a `pending` notification whose
  *    `next_attempt_at` has come gets `attempts + 1` and `next_attempt_at` = now + a lease ({@link DELIVERY_LEASE_S}).
@@ -420,7 +421,7 @@ export async function deliverNotifications(
         .update(w)
         .set({ failingSince: sql`COALESCE(${w.failingSince}, ${nowIso})` })
         .where(eq(w.id, webhookId)),
-      // "No success for 5 days with failed notifications disables it" (DECISIONS.md §Webhooks).
+      // "No success for 5 days with failed notifications disables it" (docs/decisions.md §Webhooks).
       db
         .update(w)
         .set({ active: false, disabledReason: DISABLED_REASON.failing, updatedAt: nowIso })
@@ -449,7 +450,7 @@ export async function deliverNotification(deps: DeliveryDeps, id: string): Promi
 }
 
 /**
- * Queue consumer of `webhook-deliveries` (DECISIONS.md §Webhooks): the notifications of a batch are claimed and
+ * Queue consumer of `webhook-deliveries` (docs/decisions.md §Webhooks): the notifications of a batch are claimed and
  * recorded together (two D1 round trips for the whole batch) and sent concurrently, each to its own receiver. Each
  * message is acked when its notification is done (succeeded, failed, or nothing to do), and retried with
  * `message.retry({ delaySeconds })` when an attempt is due later (the retry schedule, or a claim held elsewhere).
@@ -524,9 +525,9 @@ export async function consumeWebhookDeliveriesDlq(
 }
 
 /**
- * The cron's outbox sweep (DESIGN.md §1): re-queues `pending` notifications whose `next_attempt_at` is more than
- * {@link SWEEP_GRACE_S} past (their message was lost: an enqueue that failed after the outbox batch committed, a
- * consumer that died holding a claim), oldest first, at most {@link SWEEP_BATCH} per run, and moves their
+ * The cron's outbox sweep (docs/architecture.md §Overview): re-queues `pending` notifications whose `next_attempt_at`
+ * is more than {@link SWEEP_GRACE_S} past (their message was lost: an enqueue that failed after the outbox batch
+ * committed, a consumer that died holding a claim), oldest first, at most {@link SWEEP_BATCH} per run, and moves their
  * `next_attempt_at` to now so the next run does not re-queue them again while they wait in the queue.
  * @returns how many notifications were re-queued.
  */

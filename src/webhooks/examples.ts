@@ -1,5 +1,5 @@
 /**
- * Example notification documents (GET /webhook_notifications/examples, POST /webhooks/trigger; DECISIONS.md
+ * Example notification documents (GET /webhook_notifications/examples, POST /webhooks/trigger; docs/decisions.md
  * §Webhooks): one for each catalog event, built with the builders of real deliveries (payloads.ts) from a fixed sample
  * journey (Yantian → Los Angeles, Fenix Marine Services, rail to Chicago).
  */
@@ -267,10 +267,10 @@ export interface ExampleOptions {
 }
 
 /**
- * A realistic notification document for any of the 43 catalog events (R §2.6), built with the same builders as
- * real deliveries from a fixed sample journey (MAEU bill of lading MAEU221876618, container MRKU3700927, Yantian →
- * Los Angeles at Fenix Marine Services, rail to Chicago). `GET /webhook_notifications/examples?event=` answers it
- * and `POST /webhooks/trigger` sends it (DECISIONS.md §Webhooks). Its ids are fixed example ids
+ * A realistic notification document for any of the 43 catalog events (docs/webhooks.md §Events), built with the same
+ * builders as real deliveries from a fixed sample journey (MAEU bill of lading MAEU221876618, container MRKU3700927,
+ * Yantian → Los Angeles at Fenix Marine Services, rail to Chicago). `GET /webhook_notifications/examples?event=`
+ * answers it and `POST /webhooks/trigger` sends it (docs/decisions.md §Webhooks). Its ids are fixed example ids
  * ({@link EXAMPLE_IDS}) unless given.
  * @throws Error when `event` is not a catalog event (callers validate with `isWebhookEvent` first).
  */

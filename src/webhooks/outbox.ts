@@ -7,11 +7,12 @@ import type { Linkage, ResourceObject } from "../lib/jsonapi/types";
 import { notificationDocument } from "./payloads";
 
 /**
- * The webhook outbox (DESIGN.md §5, DECISIONS.md §Webhooks): notifications are rows of `webhook_notifications`
- * written in the same D1 batch as the change that caused them, one per active webhook subscribed to the event, per
- * container (per shipment for `shipment.estimated.arrival`, per request for `tracking_request.*`), per event, in the
- * account of the change. Only after that batch commits is a message with the notification id put on
- * `webhook-deliveries`; a message lost on the way is re-queued by the cron sweep, so nothing is lost.
+ * The webhook outbox (docs/architecture.md §Webhook delivery, docs/decisions.md §Webhooks): notifications are rows of
+ * `webhook_notifications` written in the same D1 batch as the change that caused them, one per active webhook
+ * subscribed to the event, per container (per shipment for `shipment.estimated.arrival`, per request for
+ * `tracking_request.*`), per event, in the account of the change. Only after that batch commits is a message with the
+ * notification id put on `webhook-deliveries`; a message lost on the way is re-queued by the cron sweep, so nothing is
+ * lost.
  *
  * Notification ids are derived from the webhook and the fact (`dedupKey`), so a replayed change (a retried queue
  * message, a Tracker that restarted between its D1 write and its own bookkeeping) writes each notification once.
@@ -32,9 +33,9 @@ export interface WebhookTarget {
 /** One event about to be announced: everything but the webhook, which the outbox fills in per subscriber. */
 export interface NotificationDraft {
   accountId: string;
-  /** Catalog event name (R §2.6). */
+  /** Catalog event name (docs/webhooks.md §Events). */
   event: string;
-  /** The `reference_object` of the notification (R §1.14). */
+  /** The `reference_object` of the notification (docs/webhooks.md §Notification resource). */
   reference: Linkage;
   /**
    * Identity of the fact within its event, e.g. `container.transport.vessel_arrived:<transport event id>`: the same
@@ -43,7 +44,10 @@ export interface NotificationDraft {
   dedupKey: string;
   /** When the change was recorded (UTC ISO seconds): the notification's `created_at`. */
   createdAt: string;
-  /** The `included` resources (R §5.5), built only when some webhook subscribes; the same for every webhook. */
+  /**
+   * The `included` resources (docs/webhooks.md §Payloads), built only when some webhook subscribes; the same for every
+   * webhook.
+   */
   included: () => ResourceObject[];
 }
 
@@ -168,7 +172,7 @@ export async function enqueueNotifications(
 
 /**
  * Runs `statements` in one D1 batch together with the notifications they announce, then enqueues those
- * (DECISIONS.md §Webhooks; used for the `tracking_request.*` events). Reads the account's active webhooks first
+ * (docs/decisions.md §Webhooks; used for the `tracking_request.*` events). Reads the account's active webhooks first
  * (one query); only when one subscribes to `events` is `build` called (it may read what the bodies include).
  * @param queue the `webhook-deliveries` producer; without one the rows wait for the cron sweep.
  * @param statements the change itself (at least one statement).

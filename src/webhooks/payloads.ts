@@ -12,11 +12,11 @@ import { serializeTransportEvent, type TransportEventRow } from "../transport-ev
 import { vesselIdForImo, vesselResource } from "../vessels/serializer";
 
 /**
- * Webhook notification bodies (R §5.5, DECISIONS.md §Webhooks "Body"): the JSON:API document whose primary data is
- * the `webhook_notification`, with the `included` resources of its event family. Pure builders over rows: the
- * engine (src/tracking/box-writes.ts, persist.ts, consumers.ts, maintenance.ts) builds every real body with them
- * from the rows it writes, and examples.ts `examplePayload` builds the example of each catalog event with the same
- * builders from a fixed sample journey (Yantian → Los Angeles, Fenix Marine Services, rail to Chicago).
+ * Webhook notification bodies (docs/webhooks.md §Payloads, docs/decisions.md §Webhooks "Body"): the JSON:API document
+ * whose primary data is the `webhook_notification`, with the `included` resources of its event family. Pure builders
+ * over rows: the engine (src/tracking/box-writes.ts, persist.ts, consumers.ts, maintenance.ts) builds every real body
+ * with them from the rows it writes, and examples.ts `examplePayload` builds the example of each catalog event with the
+ * same builders from a fixed sample journey (Yantian → Los Angeles, Fenix Marine Services, rail to Chicago).
  *
  * Deviations from the reference service, all on purpose: locations are `port` resources and facilities `terminal`
  * resources, as everywhere else in this API (the reference sometimes types inland places `metro_area` and rail
@@ -24,10 +24,10 @@ import { vesselIdForImo, vesselResource } from "../vessels/serializer";
  * reference's own examples do), follow the API for the events.
  */
 
-/** `webhook_notification.delivery_status` (R §2.3). */
+/** `webhook_notification.delivery_status` (docs/webhooks.md §Delivery status). */
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
-/** The `webhook_notification` resource, primary data of every delivered body (R §5.5 envelope). */
+/** The `webhook_notification` resource, primary data of every delivered body (docs/webhooks.md §Payloads envelope). */
 export interface WebhookNotificationResource {
   id: string;
   type: "webhook_notification";
@@ -39,7 +39,7 @@ export interface WebhookNotificationResource {
   };
 }
 
-/** A delivered webhook body (R §5.5): `{data: webhook_notification, included: [...]}`. */
+/** A delivered webhook body (docs/webhooks.md §Payloads): `{data: webhook_notification, included: [...]}`. */
 export interface WebhookPayloadDocument {
   data: WebhookNotificationResource;
   included: ResourceObject[];
@@ -53,11 +53,14 @@ export interface NotificationEnvelope {
   /** When the notification was created (UTC ISO seconds); unchanged across retries. */
   createdAt: string;
   reference: Linkage;
-  /** Shown in the body as sent: `pending` (R §2.3: what the payload shows while being delivered). */
+  /**
+   * Shown in the body as sent: `pending` (docs/webhooks.md §Delivery status: what the payload shows while being
+   * delivered).
+   */
   deliveryStatus?: DeliveryStatus;
 }
 
-/** The envelope of R §5.5 around `included`. The webhook itself is never included. */
+/** The envelope of docs/webhooks.md §Payloads around `included`. The webhook itself is never included. */
 export function notificationDocument(
   envelope: NotificationEnvelope,
   included: ResourceObject[],
@@ -143,14 +146,17 @@ export function terminalResourceById(id: string | null | undefined): ResourceObj
 export { vesselIdForImo, vesselResource };
 
 // ---------------------------------------------------------------------------------------------------------------
-// Reference objects of the event families that have no endpoint of their own (R §1.14).
+// Reference objects of the event families that have no endpoint of their own (docs/webhooks.md §Notification resource).
 
 /** A `container_updated_events` row as drizzle returns it. */
 export type ContainerUpdatedEventRow = typeof containerUpdatedEvents.$inferSelect;
 /** An `estimated_events` row as drizzle returns it. */
 export type EstimatedEventRow = typeof estimatedEvents.$inferSelect;
 
-/** `container_updated_event` (R §1.14): the changeset `{attribute: [before, after]}` of one update. */
+/**
+ * `container_updated_event` (docs/webhooks.md §Notification resource): the changeset `{attribute: [before, after]}` of
+ * one update.
+ */
 export function serializeContainerUpdatedEvent(row: ContainerUpdatedEventRow): ResourceObject {
   return {
     id: row.id,
@@ -169,7 +175,10 @@ export function serializeContainerUpdatedEvent(row: ContainerUpdatedEventRow): R
   };
 }
 
-/** `estimated_event` (R §1.14): a new POD ETA of a shipment (`shipment.estimated.arrival`). */
+/**
+ * `estimated_event` (docs/webhooks.md §Notification resource): a new POD ETA of a shipment
+ * (`shipment.estimated.arrival`).
+ */
 export function serializeEstimatedEvent(row: EstimatedEventRow, vesselId: string | null): ResourceObject {
   return {
     id: row.id,
@@ -191,7 +200,7 @@ export function serializeEstimatedEvent(row: EstimatedEventRow, vesselId: string
   };
 }
 
-/** A `container.created` fact (R §1.14 `container_created_event`). */
+/** A `container.created` fact (docs/webhooks.md §Notification resource `container_created_event`). */
 export interface ContainerCreatedEvent {
   id: string;
   containerId: string;
@@ -200,7 +209,7 @@ export interface ContainerCreatedEvent {
   timezone: string | null;
 }
 
-/** `container_created_event` (R §1.14). */
+/** `container_created_event` (docs/webhooks.md §Notification resource). */
 export function serializeContainerCreatedEvent(e: ContainerCreatedEvent): ResourceObject {
   return {
     id: e.id,
@@ -213,7 +222,10 @@ export function serializeContainerCreatedEvent(e: ContainerCreatedEvent): Resour
   };
 }
 
-/** A `container.pod_terminal_changed` fact (R §1.14 `container_pod_terminal_changed_event`). */
+/**
+ * A `container.pod_terminal_changed` fact (docs/webhooks.md §Notification resource
+ * `container_pod_terminal_changed_event`).
+ */
 export interface PodTerminalChangedEvent {
   id: string;
   containerId: string;
@@ -224,7 +236,10 @@ export interface PodTerminalChangedEvent {
   dataSource: "shipping_line" | "terminal";
 }
 
-/** `container_pod_terminal_changed_event` (R §1.14): relationships container, terminal (the new one), shipment. */
+/**
+ * `container_pod_terminal_changed_event` (docs/webhooks.md §Notification resource): relationships container, terminal
+ * (the new one), shipment.
+ */
 export function serializePodTerminalChangedEvent(e: PodTerminalChangedEvent): ResourceObject {
   return {
     id: e.id,
@@ -239,9 +254,9 @@ export function serializePodTerminalChangedEvent(e: PodTerminalChangedEvent): Re
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// `included` per event family (R §5.5 table).
+// `included` per event family (docs/webhooks.md §Payloads table).
 
-/** What a transport event's body includes besides the event itself, in R §5.5's order. */
+/** What a transport event's body includes besides the event itself, in docs/webhooks.md §Payloads's order. */
 type TransportShape = "full" | "event_only" | "none";
 type IncludedPart = "shipment" | "container" | "location" | "terminal" | "vessel";
 
@@ -295,7 +310,10 @@ shape(
   "event_only",
 );
 
-/** Whether `event` is announced with a `transport_event` as its reference object (R §1.14). */
+/**
+ * Whether `event` is announced with a `transport_event` as its reference object
+ * (docs/webhooks.md §Notification resource).
+ */
 export function isTransportEventFamily(event: string): boolean {
   return event in SHAPE_BY_EVENT;
 }
@@ -309,10 +327,10 @@ export interface TransportEventFacts {
 
 /**
  * `included` of a `container.transport.*`, `container.pickup_lfd*.changed` or
- * `container.pickup_appointment.changed` notification (R §5.5): shipment, container, location port, terminal,
- * vessel and the transport event for the milestone families; the transport event alone, without relationships,
- * for estimates and the terminal/rail LFD and appointment changes; nothing for available / not_available /
- * delivered (their reference object is the transport event). A part that is unknown (no terminal yet) is left out.
+ * `container.pickup_appointment.changed` notification (docs/webhooks.md §Payloads): shipment, container, location port,
+ * terminal, vessel and the transport event for the milestone families; the transport event alone, without
+ * relationships, for estimates and the terminal/rail LFD and appointment changes; nothing for available / not_available
+ * / delivered (their reference object is the transport event). A part that is unknown (no terminal yet) is left out.
  */
 export function transportEventIncluded(facts: TransportEventFacts): ResourceObject[] {
   const name = facts.event.event;
@@ -347,7 +365,10 @@ export function transportEventIncluded(facts: TransportEventFacts): ResourceObje
   return included;
 }
 
-/** `included` of `container.updated` (R §5.5): shipment, POD port, terminal, container, container_updated_event. */
+/**
+ * `included` of `container.updated` (docs/webhooks.md §Payloads): shipment, POD port, terminal, container,
+ * container_updated_event.
+ */
 export function containerUpdatedIncluded(
   event: ContainerUpdatedEventRow,
   container: ContainerRow | null,
@@ -362,7 +383,7 @@ export function containerUpdatedIncluded(
   ].filter((r): r is ResourceObject => r !== null);
 }
 
-/** `included` of `container.created` (R §5.5): shipment, container, container_created_event. */
+/** `included` of `container.created` (docs/webhooks.md §Payloads): shipment, container, container_created_event. */
 export function containerCreatedIncluded(
   event: ContainerCreatedEvent,
   container: ContainerRow | null,
@@ -376,7 +397,7 @@ export function containerCreatedIncluded(
 }
 
 /**
- * `included` of `container.pod_terminal_changed` (R §5.5): shipment, container, the new terminal,
+ * `included` of `container.pod_terminal_changed` (docs/webhooks.md §Payloads): shipment, container, the new terminal,
  * container_pod_terminal_changed_event.
  */
 export function podTerminalChangedIncluded(
@@ -392,7 +413,10 @@ export function podTerminalChangedIncluded(
   ].filter((r): r is ResourceObject => r !== null);
 }
 
-/** `included` of `shipment.estimated.arrival` (R §5.5): shipment, POD port, vessel when known, estimated_event. */
+/**
+ * `included` of `shipment.estimated.arrival` (docs/webhooks.md §Payloads): shipment, POD port, vessel when known,
+ * estimated_event.
+ */
 export function estimatedArrivalIncluded(
   event: EstimatedEventRow,
   shipment: ShipmentView | null,
@@ -415,9 +439,9 @@ export type TrackingRequestEvent =
   | "tracking_request.tracking_stopped";
 
 /**
- * `included` of a `tracking_request.*` notification (R §5.5): `succeeded` → the containers, the shipment and the
- * request; `tracking_stopped` → the shipment (with `line_tracking_stopped_*`) and the request; `failed` and
- * `awaiting_manifest` → the request alone. `request` holds the row after the change.
+ * `included` of a `tracking_request.*` notification (docs/webhooks.md §Payloads): `succeeded` → the containers, the
+ * shipment and the request; `tracking_stopped` → the shipment (with `line_tracking_stopped_*`) and the request;
+ * `failed` and `awaiting_manifest` → the request alone. `request` holds the row after the change.
  */
 export function trackingRequestIncluded(
   event: TrackingRequestEvent,

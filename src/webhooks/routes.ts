@@ -187,9 +187,9 @@ const rotateSecretRouteDef = createRoute({
 });
 
 /**
- * Routes of `/webhooks` (R §3.14–3.15, DECISIONS.md §Webhooks) and `POST /webhooks/{id}/rotate_secret` (issue 11
- * §5). `/webhooks/events`, `/webhooks/ips` and `/webhooks/trigger` are registered before `/webhooks/{id}` so that they
- * are never read as an id.
+ * Routes of `/webhooks` (docs/webhooks.md §Webhook endpoints, §Trigger, docs/decisions.md §Webhooks) and
+ * `POST /webhooks/{id}/rotate_secret` (issue 11 §5). `/webhooks/events`, `/webhooks/ips` and `/webhooks/trigger` are
+ * registered before `/webhooks/{id}` so that they are never read as an id.
  */
 export const webhookRoutes = new OpenAPIHono<AppEnv>()
   .openapi(eventsRouteDef, (c) => sendJsonApi(c, { data: serializeEventCatalog(), links: { self: c.req.url } }))

@@ -1,12 +1,12 @@
 /**
- * The webhook retry schedule (DECISIONS.md §Webhooks "Retries"). Pure: no I/O, randomness injected.
+ * The webhook retry schedule (docs/decisions.md §Webhooks "Retries"). Pure: no I/O, randomness injected.
  *
  * A notification gets one first attempt and 12 retries, the n-th retry `WEBHOOK_RETRY_DELAYS_S[n-1]` seconds
  * (±20 % jitter) after the attempt before it: 5 s, 1 min, 5 min, 30 min, 1 h, 2 h, 4 h, 8 h, 12 h, 12 h, 12 h, 12 h
  * (about 2.6 days in all). After the 13th failed attempt the notification is `failed`.
  */
 
-/** Delay before each retry, in seconds (DECISIONS.md §Webhooks): index 0 is the delay after the first attempt. */
+/** Delay before each retry, in seconds (docs/decisions.md §Webhooks): index 0 is the delay after the first attempt. */
 export const WEBHOOK_RETRY_DELAYS_S: readonly number[] = [
   5, 60, 300, 1800, 3600, 7200, 14_400, 28_800, 43_200, 43_200, 43_200, 43_200,
 ];
@@ -14,7 +14,7 @@ export const WEBHOOK_RETRY_DELAYS_S: readonly number[] = [
 /** Attempts a notification gets in all: the first and the 12 retries. */
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_S.length + 1;
 
-/** Jitter applied to every retry delay: ±20 % (DECISIONS.md §Webhooks). */
+/** Jitter applied to every retry delay: ±20 % (docs/decisions.md §Webhooks). */
 export const WEBHOOK_RETRY_JITTER = 0.2;
 
 /** Longest delay a Cloudflare Queues message can be given (`delaySeconds` ≤ 12 h). */
@@ -23,7 +23,7 @@ export const QUEUE_MAX_DELAY_S = 43_200;
 /** Seconds a webhook may go without a success, with failed notifications, before it is disabled (5 days). */
 export const WEBHOOK_DISABLE_AFTER_FAILING_S = 5 * 24 * 3600;
 
-/** Per-attempt timeout: no answer within 15 s is a failure (DECISIONS.md §Webhooks). */
+/** Per-attempt timeout: no answer within 15 s is a failure (docs/decisions.md §Webhooks). */
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 
 /**

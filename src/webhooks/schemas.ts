@@ -11,7 +11,7 @@ const RAW_URL_MAX = 8192;
 const RAW_LIST_MAX = 200;
 const RAW_STRING_MAX = 8192;
 
-/** A custom header as sent in a body: `{name, value}` (R §1.13). */
+/** A custom header as sent in a body: `{name, value}` (docs/webhooks.md §Webhook resource). */
 const HeaderInput = z.strictObject({
   name: z.string().max(RAW_STRING_MAX).openapi({ example: "x-secret-sauce" }),
   value: z.string().max(RAW_STRING_MAX).openapi({ example: "sriracha" }),
@@ -38,8 +38,8 @@ const urlInput = z.string().max(RAW_URL_MAX).openapi({
 });
 
 /**
- * Body of `POST /webhooks` (R §3.14): `url` and `events` required, `active` defaults to true. `data.type` may be
- * omitted (issue 15); when present it must be `webhook`.
+ * Body of `POST /webhooks` (docs/webhooks.md §Webhook endpoints): `url` and `events` required, `active` defaults to
+ * true. `data.type` may be omitted (issue 15); when present it must be `webhook`.
  */
 export const CreateWebhookBody = z
   .strictObject({
@@ -55,7 +55,10 @@ export const CreateWebhookBody = z
   })
   .openapi("CreateWebhook");
 
-/** Body of `PATCH /webhooks/{id}` (R §3.14): any of `url`, `events`, `active`, `headers`; `data.type` optional. */
+/**
+ * Body of `PATCH /webhooks/{id}` (docs/webhooks.md §Webhook endpoints): any of `url`, `events`, `active`, `headers`;
+ * `data.type` optional.
+ */
 export const UpdateWebhookBody = z
   .strictObject({
     data: z.strictObject({
@@ -74,7 +77,7 @@ export const UpdateWebhookBody = z
   })
   .openapi("UpdateWebhook");
 
-/** Body of `POST /webhooks/trigger` (R §3.15): a plain object, not a JSON:API document. */
+/** Body of `POST /webhooks/trigger` (docs/webhooks.md §Trigger): a plain object, not a JSON:API document. */
 export const TriggerWebhookBody = z
   .strictObject({
     url: z.string().max(RAW_URL_MAX).openapi({ example: "https://hooks.example.com/test" }),
@@ -86,7 +89,7 @@ export const TriggerWebhookBody = z
   })
   .openapi("TriggerWebhook");
 
-/** Answer of `POST /webhooks/trigger` (R §3.15): the attempt, whatever the receiver answered. */
+/** Answer of `POST /webhooks/trigger` (docs/webhooks.md §Trigger): the attempt, whatever the receiver answered. */
 export const TriggerResultSchema = z
   .object({
     url: z.string(),
@@ -158,7 +161,10 @@ export const WebhookEventCatalogDocument = z
   .object({ data: z.array(WebhookEventCategorySchema), links: z.object({ self: z.string() }) })
   .openapi("WebhookEventCatalog");
 
-/** Body of `GET /webhooks/ips` (R §3.14, src/webhooks/source-ips.ts): not JSON:API, as the reference serves it. */
+/**
+ * Body of `GET /webhooks/ips` (docs/webhooks.md §Webhook endpoints, src/webhooks/source-ips.ts): not JSON:API, as the
+ * reference serves it.
+ */
 export const WebhookSourceIpsSchema = z
   .object({
     webhook_notification_ips: z

@@ -3,16 +3,16 @@ import { deliveryHeaders } from "./signature";
 import { checkWebhookUrl } from "./ssrf";
 
 /**
- * One HTTP attempt of a webhook delivery (R §3.15's trigger answer is built from it).
- * - `succeeded`: the receiver answered exactly 200, 201, 202 or 204 (DECISIONS.md §Webhooks);
+ * One HTTP attempt of a webhook delivery (docs/webhooks.md §Trigger's trigger answer is built from it).
+ * - `succeeded`: the receiver answered exactly 200, 201, 202 or 204 (docs/decisions.md §Webhooks);
  * - `statusCode`: the HTTP status, null when there was no answer (refused URL, connection error, timeout);
  * - `latencyMs`: milliseconds from sending to the answer's body read (or to the failure);
  * - `error`: why it did not succeed (null on success), e.g. `HTTP 500`, `redirect (301) not followed`,
  *   `timeout: no answer within 15000 ms`, `connection failed: …`, `url not allowed (ip_literal_not_allowed): …`;
  * - `gone`: the receiver answered 410 Gone, which disables the webhook at once.
- * The optional fields describe the exchange for `POST /webhooks/trigger` (R §3.15): the headers sent (signatures
- * included; the secret itself never appears), the response headers and the first {@link RESPONSE_BODY_LIMIT}
- * characters of the response body (null without a response).
+ * The optional fields describe the exchange for `POST /webhooks/trigger` (docs/webhooks.md §Trigger): the headers sent
+ * (signatures included; the secret itself never appears), the response headers and the first {@link
+ * RESPONSE_BODY_LIMIT} characters of the response body (null without a response).
  */
 export interface WebhookAttempt {
   succeeded: boolean;
@@ -27,7 +27,7 @@ export interface WebhookAttempt {
 
 /** What `sendWebhook` sends, and how. */
 export interface SendWebhookInput {
-  /** The webhook's URL; checked again against the SSRF rules before sending (DECISIONS.md §Webhooks). */
+  /** The webhook's URL; checked again against the SSRF rules before sending (docs/decisions.md §Webhooks). */
   url: string;
   /** Signing secret (`whsec_…`); null sends unsigned (trigger without a secret). */
   secret: string | null;
@@ -49,7 +49,9 @@ export interface SendWebhookInput {
   allowInsecureHosts?: readonly string[];
 }
 
-/** Statuses that acknowledge a delivery (DECISIONS.md §Webhooks, R §5.3). */
+/**
+ * Statuses that acknowledge a delivery (docs/decisions.md §Webhooks, docs/webhooks.md §Acknowledgement and retries).
+ */
 export const SUCCESS_STATUSES: ReadonlySet<number> = new Set([200, 201, 202, 204]);
 
 /** Characters of the response body kept for the trigger endpoint's answer. */
@@ -99,7 +101,7 @@ async function readLimited(res: Response): Promise<string> {
 }
 
 /**
- * POSTs one webhook delivery (DECISIONS.md §Webhooks): re-checks the URL with `checkWebhookUrl` (a URL that fails
+ * POSTs one webhook delivery (docs/decisions.md §Webhooks): re-checks the URL with `checkWebhookUrl` (a URL that fails
  * is not contacted), signs the body (`deliveryHeaders`), sends it with `redirect: "manual"` (a redirect is a
  * failure, never followed) and an abort after `timeoutMs`. Never throws: every outcome is a {@link WebhookAttempt}.
  */

@@ -7,12 +7,12 @@ import { WEBHOOK_EVENT_CATALOG } from "./catalog";
 export type WebhookRow = typeof webhooks.$inferSelect;
 
 /**
- * Serialises a webhook (R §1.13): `url`, `active`, `events`, `secret` (returned on create, get and list, as the
- * reference service does), `headers` (`[{name, value}]` with names as the client gave them, null when there are
- * none), `created_at`, and our extension `previous_secret_expires_at`: after `POST /webhooks/{id}/rotate_secret`,
- * until when deliveries are also signed with the replaced secret (UTC ISO seconds; null when there is none; a past
- * time until the cron clears it means it has ended). The replaced secret itself is never shown. No relationships.
- * The failure bookkeeping (`failing_since`, `disabled_reason`) stays internal.
+ * Serialises a webhook (docs/webhooks.md §Webhook resource): `url`, `active`, `events`, `secret` (returned on create,
+ * get and list, as the reference service does), `headers` (`[{name, value}]` with names as the client gave them, null
+ * when there are none), `created_at`, and our extension `previous_secret_expires_at`: after
+ * `POST /webhooks/{id}/rotate_secret`, until when deliveries are also signed with the replaced secret (UTC ISO seconds;
+ * null when there is none; a past time until the cron clears it means it has ended). The replaced secret itself is
+ * never shown. No relationships. The failure bookkeeping (`failing_since`, `disabled_reason`) stays internal.
  */
 export function serializeWebhook(row: WebhookRow): ResourceObject {
   return {
@@ -39,7 +39,10 @@ export const webhookResource = registerResourceType<WebhookRow>({
   relationships: {},
 });
 
-/** `GET /webhooks/events` (R §1.16, §3.14): the catalog as `webhook_event_category` resources. */
+/**
+ * `GET /webhooks/events` (docs/webhooks.md §Events, §Webhook endpoints): the catalog as `webhook_event_category`
+ * resources.
+ */
 export function serializeEventCatalog(): ResourceObject[] {
   return WEBHOOK_EVENT_CATALOG.map((category) => ({
     id: category.id,

@@ -78,8 +78,8 @@ const RESERVED_API_HEADER_NAMES: ReadonlySet<string> = new Set([
 const RESERVED_HEADER_PREFIXES: readonly string[] = ["webhook-", "x-svc-", "proxy-", "cf-"];
 
 /**
- * Whether a custom header name is reserved (case-insensitive, DECISIONS.md §Webhooks "Signature headers"): a header
- * every delivery sets (Content-Type, Content-Length, Host, User-Agent, `webhook-id|timestamp|signature`,
+ * Whether a custom header name is reserved (case-insensitive, docs/decisions.md §Webhooks "Signature headers"): a
+ * header every delivery sets (Content-Type, Content-Length, Host, User-Agent, `webhook-id|timestamp|signature`,
  * `X-SVC-Webhook-Signature`), a hop-by-hop or proxy header, or a name under a reserved prefix (`webhook-`, `X-SVC-`,
  * `Proxy-`, `CF-`).
  */
@@ -93,7 +93,7 @@ export function isReservedHeaderName(name: string): boolean {
 }
 
 /**
- * A new webhook signing secret (DECISIONS.md §Webhooks): `whsec_` + standard base64 of 32 CSPRNG bytes. The
+ * A new webhook signing secret (docs/decisions.md §Webhooks): `whsec_` + standard base64 of 32 CSPRNG bytes. The
  * `whsec_` form is what Standard Webhooks libraries take as is; `X-SVC-Webhook-Signature` keys on the whole string.
  */
 export function generateWebhookSecret(): string {
@@ -118,9 +118,9 @@ export function validateWebhookUrl(
 }
 
 /**
- * Checks a webhook's events (DECISIONS.md §Webhooks: at least one, all from the catalog of R §2.6 or our
- * `EXTENSION_WEBHOOK_EVENTS`, which a webhook receives only when it lists them). Each unknown
- * event is its own error at `<pointer>/<index>` with code `not_recognized`; an empty list is `blank`.
+ * Checks a webhook's events (docs/decisions.md §Webhooks: at least one, all from the catalog of
+ * docs/webhooks.md §Events or our `EXTENSION_WEBHOOK_EVENTS`, which a webhook receives only when it lists them). Each
+ * unknown event is its own error at `<pointer>/<index>` with code `not_recognized`; an empty list is `blank`.
  * @returns the events without duplicates (first occurrence kept) and the errors.
  */
 export function validateEvents(events: readonly string[], pointer: string): { events: string[]; errors: FieldError[] } {
@@ -145,8 +145,9 @@ export function validateEvents(events: readonly string[], pointer: string): { ev
  * `MAX_HEADER_NAME_LENGTH` characters, not reserved (`isReservedHeaderName`), not repeated (case-insensitive);
  * each value non-blank printable ASCII (no control character, `control_character`) of at most `MAX_HEADER_VALUE_LENGTH` characters after trimming.
  * Errors point at `<pointer>/<index>/name|value` (or `<pointer>` for the count).
- * Names are stored exactly as given (issue 11 §5; the reference service capitalises them, R §1.13, which changed
- * what clients read back); only the comparisons for reserved and repeated names ignore case.
+ * Names are stored exactly as given (issue 11 §5; the reference service capitalises them,
+ * docs/webhooks.md §Webhook resource, which changed what clients read back); only the comparisons for reserved and
+ * repeated names ignore case.
  * @returns the headers to store (names as given after trimming, values trimmed) and the errors.
  */
 export function validateHeaders(
@@ -234,9 +235,9 @@ export interface CreateWebhookInput {
 }
 
 /**
- * Creates a webhook (R §3.14, DECISIONS.md §Webhooks) with a generated secret. Every rule is checked and all
- * failures are reported together (URL safety, events, headers); nothing is written then. The row and the account's
- * webhook count are written in one batch.
+ * Creates a webhook (docs/webhooks.md §Webhook endpoints, docs/decisions.md §Webhooks) with a generated secret. Every
+ * rule is checked and all failures are reported together (URL safety, events, headers); nothing is written then. The
+ * row and the account's webhook count are written in one batch.
  * @throws ApiError 422 listing every failing field with its pointer and code; 422 `limit_reached` (pointer `/data`)
  *   when the account already has `MAX_WEBHOOKS_PER_ACCOUNT` webhooks.
  */
@@ -297,7 +298,10 @@ export async function getWebhook(db: Database, accountId: string, id: string): P
   return row;
 }
 
-/** A page of the account's webhooks, newest first, with the total (R §3.14; DECISIONS.md §Wire format). */
+/**
+ * A page of the account's webhooks, newest first, with the total (docs/webhooks.md §Webhook endpoints;
+ * docs/decisions.md §Wire format).
+ */
 export async function listWebhooks(db: Database, accountId: string, page: PageRequest) {
   return listPage(db, webhooks, "webhook", accountId, [], page);
 }
@@ -312,10 +316,10 @@ export interface UpdateWebhookInput {
 }
 
 /**
- * Updates a webhook's `url`, `events`, `active` and/or `headers` (R §3.14), with the same rules as create, all
- * failures reported together. Setting `active: true` re-activates a webhook the service disabled and starts its
- * failure bookkeeping afresh (`failing_since`, `disabled_reason` cleared); a new URL clears `failing_since` (the
- * old URL's failures do not count against it). Any explicit `active` clears `disabled_reason`.
+ * Updates a webhook's `url`, `events`, `active` and/or `headers` (docs/webhooks.md §Webhook endpoints), with the same
+ * rules as create, all failures reported together. Setting `active: true` re-activates a webhook the service disabled
+ * and starts its failure bookkeeping afresh (`failing_since`, `disabled_reason` cleared); a new URL clears
+ * `failing_since` (the old URL's failures do not count against it). Any explicit `active` clears `disabled_reason`.
  * `headers: null` or `[]` removes every custom header.
  * @throws ApiError 404 when absent or another account's; 422 for invalid fields or a `data.id` that disagrees with
  *   the path.
@@ -381,11 +385,11 @@ export const MAX_SECRET_GRACE_S = 7 * 86_400;
  * `POST /webhooks/{id}/rotate_secret` (issue 11 §5; the reference service has no rotation): gives the webhook a new
  * generated secret and keeps the one it replaces as `previous_secret` until now + `graceSeconds`. Until then every
  * delivery's `webhook-signature` carries a `v1,` signature of each secret (Standard Webhooks allows several,
- * space-separated), so receivers can switch at their own pace; `X-SVC-Webhook-Signature` (one hex value, R §5.2)
- * uses the new secret at once. A rotation within a grace period drops the older secret: only the secret just
- * replaced stays valid. `graceSeconds` 0 drops the old secret at once. One conditional UPDATE (SQLite evaluates
- * every SET expression on the row as it was, so the old secret is what is kept), so two concurrent rotations cannot
- * lose a secret in between.
+ * space-separated), so receivers can switch at their own pace; `X-SVC-Webhook-Signature` (one hex value,
+ * docs/webhooks.md §Signatures) uses the new secret at once. A rotation within a grace period drops the older secret:
+ * only the secret just replaced stays valid. `graceSeconds` 0 drops the old secret at once. One conditional UPDATE
+ * (SQLite evaluates every SET expression on the row as it was, so the old secret is what is kept), so two concurrent
+ * rotations cannot lose a secret in between.
  * @param graceSeconds 0 to {@link MAX_SECRET_GRACE_S} (checked by the route's schema).
  * @returns the webhook with its new secret.
  * @throws ApiError 404 when absent or another account's.
@@ -413,12 +417,12 @@ export async function rotateWebhookSecret(
 }
 
 /**
- * Deletes a webhook (R §3.14) together with its notifications and their delivery attempts, in one D1 batch (a
- * transaction; the foreign keys of `webhook_notifications` and `webhook_deliveries` allow no other order). Pending
- * notifications are thereby cancelled: nothing more is sent to a URL the client removed, and a delivery message
- * already on the queue finds no notification and is acked by the consumer (src/webhooks/delivery.ts). The account's
- * webhook count goes down by the rows actually deleted, counted inside the same transaction, so two concurrent
- * deletes cannot make it drift. (Notifications keep no count: their lists count rows, see
+ * Deletes a webhook (docs/webhooks.md §Webhook endpoints) together with its notifications and their delivery attempts,
+ * in one D1 batch (a transaction; the foreign keys of `webhook_notifications` and `webhook_deliveries` allow no other
+ * order). Pending notifications are thereby cancelled: nothing more is sent to a URL the client removed, and a delivery
+ * message already on the queue finds no notification and is acked by the consumer (src/webhooks/delivery.ts). The
+ * account's webhook count goes down by the rows actually deleted, counted inside the same transaction, so two
+ * concurrent deletes cannot make it drift. (Notifications keep no count: their lists count rows, see
  * src/webhook-notifications/service.ts.)
  * @throws ApiError 404 when absent or another account's.
  */
@@ -441,7 +445,7 @@ export async function deleteWebhook(db: Database, accountId: string, id: string)
 /** Longest secret `POST /webhooks/trigger` accepts, in characters. */
 export const MAX_TRIGGER_SECRET_LENGTH = 256;
 
-/** Input of `POST /webhooks/trigger` (R §3.15), after zod. */
+/** Input of `POST /webhooks/trigger` (docs/webhooks.md §Trigger), after zod. */
 export interface TriggerWebhookInput {
   url: string;
   event: string;
@@ -449,7 +453,7 @@ export interface TriggerWebhookInput {
   secret: string | null;
 }
 
-/** Answer of `POST /webhooks/trigger` (R §3.15), snake_case as on the wire. */
+/** Answer of `POST /webhooks/trigger` (docs/webhooks.md §Trigger), snake_case as on the wire. */
 export interface TriggerWebhookResult {
   url: string;
   event: string;
@@ -464,11 +468,11 @@ export interface TriggerWebhookResult {
 }
 
 /**
- * `POST /webhooks/trigger` (R §3.15, DECISIONS.md §Webhooks): validates `url` (the SSRF rules of a webhook's URL),
- * `event` (from the catalog) and `secret` (at most `MAX_TRIGGER_SECRET_LENGTH` characters), all failures reported
- * together with pointers `/url`, `/event`, `/secret`; then sends the event's example payload (`examplePayload`, the
- * document `GET /webhook_notifications/examples` returns) through `sendWebhook`, signed when a secret is given, and
- * describes the attempt. Nothing is stored. Outbound HTTP goes through `sendWebhook`'s fetch seam.
+ * `POST /webhooks/trigger` (docs/webhooks.md §Trigger, docs/decisions.md §Webhooks): validates `url` (the SSRF rules of
+ * a webhook's URL), `event` (from the catalog) and `secret` (at most `MAX_TRIGGER_SECRET_LENGTH` characters), all
+ * failures reported together with pointers `/url`, `/event`, `/secret`; then sends the event's example payload
+ * (`examplePayload`, the document `GET /webhook_notifications/examples` returns) through `sendWebhook`, signed when a
+ * secret is given, and describes the attempt. Nothing is stored. Outbound HTTP goes through `sendWebhook`'s fetch seam.
  * @throws ApiError 422 for invalid input (no request is sent then).
  */
 export async function triggerWebhook(

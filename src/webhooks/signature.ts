@@ -1,9 +1,9 @@
 /**
- * Signing of webhook deliveries (DECISIONS.md §Webhooks "Signature headers"). WebCrypto only, no I/O.
+ * Signing of webhook deliveries (docs/decisions.md §Webhooks "Signature headers"). WebCrypto only, no I/O.
  *
  * Every delivery carries two independent signatures of the exact body bytes:
  * - `X-SVC-Webhook-Signature`: lowercase hex HMAC-SHA256 of the raw body, key = the secret string's UTF-8 bytes
- *   (the reference service's scheme, R §5.2, under our header name);
+ *   (the reference service's scheme, docs/webhooks.md §Signatures, under our header name);
  * - Standard Webhooks (standardwebhooks.com): `webhook-id` (the notification id), `webhook-timestamp` (Unix seconds
  *   of the attempt) and `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the
  *   base64-decoded part of the secret after `whsec_`, so the `standardwebhooks` libraries verify deliveries and
@@ -13,7 +13,7 @@
  * key rotation); `X-SVC-Webhook-Signature` holds one value and uses the current secret only.
  */
 
-/** Header with the plain hex HMAC of the body (DECISIONS.md §Webhooks). */
+/** Header with the plain hex HMAC of the body (docs/decisions.md §Webhooks). */
 export const PLAIN_SIGNATURE_HEADER = "X-SVC-Webhook-Signature";
 /** Standard Webhooks message id header: the notification id, the same on every retry. */
 export const WEBHOOK_ID_HEADER = "webhook-id";
@@ -21,9 +21,9 @@ export const WEBHOOK_ID_HEADER = "webhook-id";
 export const WEBHOOK_TIMESTAMP_HEADER = "webhook-timestamp";
 /** Standard Webhooks signature header: `v1,<base64>`, several space-separated during a secret rotation. */
 export const WEBHOOK_SIGNATURE_HEADER = "webhook-signature";
-/** `User-Agent` of every delivery (DECISIONS.md §Webhooks). */
+/** `User-Agent` of every delivery (docs/decisions.md §Webhooks). */
 export const WEBHOOK_USER_AGENT = "ContainerTrackingService-Webhook/1";
-/** Prefix of generated secrets (`whsec_` + base64 of 32 random bytes, DECISIONS.md §Webhooks). */
+/** Prefix of generated secrets (`whsec_` + base64 of 32 random bytes, docs/decisions.md §Webhooks). */
 export const SECRET_PREFIX = "whsec_";
 
 /**
@@ -64,7 +64,7 @@ function toBase64(bytes: Uint8Array): string {
 
 /**
  * `X-SVC-Webhook-Signature`: lowercase hex HMAC-SHA256 of `body`, key = UTF-8 bytes of `secret`
- * (DECISIONS.md §Webhooks; R §5.2). Node receivers check it with
+ * (docs/decisions.md §Webhooks; docs/webhooks.md §Signatures). Node receivers check it with
  * `createHmac("sha256", secret).update(rawBody).digest("hex")` and a constant-time compare.
  */
 export async function plainSignature(secret: string, body: string): Promise<string> {
@@ -119,12 +119,15 @@ export interface SigningInput {
   body: string;
   /** Time of the attempt (ms since the epoch); `webhook-timestamp` is its whole seconds. */
   nowMs: number;
-  /** The webhook's custom headers (R §1.13 `headers`), sent as given except for reserved names. */
+  /**
+   * The webhook's custom headers (docs/webhooks.md §Webhook resource `headers`), sent as given except for reserved
+   * names.
+   */
   customHeaders?: readonly { name: string; value: string }[];
 }
 
 /**
- * All headers of one delivery, as `[name, value]` pairs in sending order (DECISIONS.md §Webhooks):
+ * All headers of one delivery, as `[name, value]` pairs in sending order (docs/decisions.md §Webhooks):
  * `Content-Type: application/json`, `User-Agent`, `webhook-id`, `webhook-timestamp`, then (with a secret)
  * `webhook-signature` (the current secret's signature, then one per `previousSecrets`, space-separated) and
  * `X-SVC-Webhook-Signature` (current secret only), then the webhook's custom headers, names as stored. A custom

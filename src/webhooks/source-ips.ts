@@ -1,8 +1,8 @@
 import ipaddr from "ipaddr.js";
 
 /**
- * Body of `GET /v2/webhooks/ips` (REFERENCE-SERVICE.md §3.14): the addresses webhook deliveries leave from and when
- * that list last changed. Not a JSON:API document, as the reference serves it.
+ * Body of `GET /v2/webhooks/ips` (docs/webhooks.md §Webhook endpoints): the addresses webhook deliveries leave from and
+ * when that list last changed. Not a JSON:API document, as the reference serves it.
  */
 export interface WebhookSourceIps {
   /** IPv4/IPv6 addresses or CIDR ranges, as configured, in configured order. */
@@ -37,7 +37,7 @@ function isAddressOrRange(entry: string): boolean {
  * requests (our webhook deliveries) leave from Cloudflare's shared ranges, which other customers' Workers use too.
  * So the list is whatever the operator configures (e.g. the egress of a proxy or a dedicated-egress product in front
  * of deliveries), empty by default; receivers should verify the signature rather than trust an address
- * (README "Compatibility").
+ * (docs/api.md §Compatibility).
  */
 export function webhookSourceIps(config: WebhookSourceIpsConfig): WebhookSourceIps {
   const ips = (config.WEBHOOK_SOURCE_IPS ?? "")

@@ -1,7 +1,7 @@
 import ipaddr from "ipaddr.js";
 
 /**
- * Webhook URL safety (SSRF) rules, DECISIONS.md §Webhooks. Pure: no DNS, no network. Checked when a webhook is
+ * Webhook URL safety (SSRF) rules, docs/decisions.md §Webhooks. Pure: no DNS, no network. Checked when a webhook is
  * created or updated, by `POST /webhooks/trigger`, and again before every delivery. The name-based rules cannot see
  * where a public name resolves to (DNS rebinding, wildcard DNS); that is left to the `global_fetch_strictly_public`
  * compatibility flag (wrangler.toml), under which the Worker's fetch never reaches private addresses.
@@ -96,7 +96,7 @@ function ipRange(host: string): string | null {
 }
 
 /**
- * Checks a webhook URL against the SSRF rules above (DECISIONS.md §Webhooks). Pure and synchronous.
+ * Checks a webhook URL against the SSRF rules above (docs/decisions.md §Webhooks). Pure and synchronous.
  * @param raw the URL as the client sent it.
  * @param allowInsecureHosts hosts (normalised by `parseAllowInsecureHosts`) that may use `http://` and skip the host
  *   and port rules; empty in production.
@@ -152,7 +152,7 @@ export function checkWebhookUrl(raw: string, allowInsecureHosts: readonly string
 }
 
 /**
- * Parses `WEBHOOK_ALLOW_INSECURE_HOSTS` (local development only, DECISIONS.md §Webhooks): a comma- or
+ * Parses `WEBHOOK_ALLOW_INSECURE_HOSTS` (local development only, docs/decisions.md §Webhooks): a comma- or
  * whitespace-separated list of hosts, e.g. `127.0.0.1,localhost`. Each entry is normalised the way the URL parser
  * normalises hosts (lower case, IPv4 spellings to a dotted quad, IPv6 in brackets: `::1` → `[::1]`), so that
  * matching in `checkWebhookUrl` is exact on the parsed host. A port in an entry is ignored (every port of an

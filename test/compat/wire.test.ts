@@ -6,9 +6,9 @@ import { webhookSourceIps } from "../../src/webhooks/source-ips";
 import { apiJson, createAccount } from "../helpers/api";
 import { type Many, type One, type Resource, toOne, trackSandboxShipment } from "../helpers/tracking";
 
-// Issue 15: wire compatibility with the reference service (REFERENCE-SERVICE.md, "R").
+// Issue 15: wire compatibility with the reference service (docs/api.md §Compatibility).
 
-describe("GET /webhooks/ips (R §3.14)", () => {
+describe("GET /webhooks/ips (docs/webhooks.md §Webhook endpoints)", () => {
   it("answers the configured delivery addresses and last_updated, not a webhook lookup", async () => {
     const account = await createAccount();
     const { res, json } = await apiJson("/webhooks/ips", { key: account.key });
@@ -39,7 +39,7 @@ describe("GET /webhooks/ips (R §3.14)", () => {
   });
 });
 
-describe("writes without data.type where the reference does not require it (R §3.12, §1.12)", () => {
+describe("writes without data.type where the reference does not require it (docs/api.md §Shipment endpoints, §Party resource)", () => {
   it("PATCH /shipments/{id} accepts a body with attributes only; a wrong type stays 422", async () => {
     const account = await createAccount();
     const { shipment } = await trackSandboxShipment(account);
@@ -115,8 +115,9 @@ async function trackedWithRouting() {
 
 /**
  * Writes a carrier feed (raw rows) and the transport events recorded from it for one container, as the engine
- * would: a loading, a berthing (outside R §2.5) and an arrival estimate, plus an LFD change no feed row stands
- * behind. Returns the raw ids in index order and, per transport event id, the raw id it came from (or null).
+ * would: a loading, a berthing (outside docs/api.md §Raw event names) and an arrival estimate, plus an LFD change no
+ * feed row stands behind. Returns the raw ids in index order and, per transport event id, the raw id it came from (or
+ * null).
  */
 async function seedFeed(accountId: string, containerId: string) {
   const p = crypto.randomUUID().slice(0, 8);
@@ -171,7 +172,7 @@ describe("attributes and relationships the reference's payloads carry (issue 15 
     expect(a).toHaveProperty("ssl_lfd", (a.import_deadlines as Record<string, unknown>).pickup_lfd_line);
   });
 
-  it("raw_event: actual_at / estimated_at / will_occur_at from the row, its provider, names from R §2.5 only", async () => {
+  it("raw_event: actual_at / estimated_at / will_occur_at from the row, its provider, names from docs/api.md §Raw event names only", async () => {
     const { account, containerIds } = await trackedWithRouting();
     const id = containerIds[0] ?? "";
     const seeded = await seedFeed(account.accountId, id);
@@ -189,7 +190,7 @@ describe("attributes and relationships the reference's payloads carry (issue 15 
     expect(json.data[1]?.attributes).toMatchObject({ event: null, original_event: "Vessel Berthed" });
   });
 
-  it("raw_event names outside R §2.5 are served as null with the carrier's words kept", () => {
+  it("raw_event names outside docs/api.md §Raw event names are served as null with the carrier's words kept", () => {
     expect(referenceRawEventName("vessel_berthed")).toBeNull();
     expect(referenceRawEventName("arrived_at_inland_destination")).toBe("arrived_at_destination");
     expect(referenceRawEventName("vessel_discharged")).toBe("vessel_discharged");
@@ -202,7 +203,7 @@ describe("attributes and relationships the reference's payloads carry (issue 15 
     const seeded = await seedFeed(account.accountId, id);
     const { json } = await apiJson<Many>(`/containers/${id}/transport_events`, { key: account.key });
     const byId = new Map(json.data.map((e) => [e.id, e]));
-    // The endpoint serves past events only (R §3.4): the estimate is not listed.
+    // The endpoint serves past events only (docs/api.md §Container endpoints): the estimate is not listed.
     expect(seeded.sources.filter(([eventId]) => byId.has(eventId)).length).toBeGreaterThanOrEqual(3);
     for (const [eventId, rawId] of seeded.sources) {
       const e = byId.get(eventId);

@@ -9,8 +9,9 @@ import * as validators from "./validators.generated.js";
 
 // Contract of issue 15: every response of every endpoint we serve, validated against the reference service's schemas
 // (test/contract/reference.schema.json, generated with its validators by `npm run contract:generate` from
-// REFERENCE-SERVICE.md §1, §0.2, §3.14, §4), and the attribute/relationship names of our resources diffed against
-// every captured sample (Appendix A). Anything off must be a listed departure (test/contract/departures.ts).
+// docs/api.md §Resources, §Lists and pagination, docs/webhooks.md §Webhook endpoints, docs/api.md §Errors), and the
+// attribute/relationship names of our resources diffed against every captured sample (Appendix A). Anything off must be
+// a listed departure (test/contract/departures.ts).
 
 const schemas: Record<string, Validate | undefined> = validators;
 
@@ -125,7 +126,7 @@ describe("contract with the reference service (issue 15)", () => {
     );
   });
 
-  it("containers (R §3.1–3.5)", async () => {
+  it("containers (docs/api.md §Container endpoints)", async () => {
     await call(account, "GET", "/containers?include=shipment,pod_terminal,pickup_facility", 200, "list");
     await call(account, "GET", "/containers?page[size]=1", 200, "list");
     await call(
@@ -141,7 +142,7 @@ describe("contract with the reference service (issue 15)", () => {
     await call(account, "GET", `/containers/${containerId}/route?include=port,vessel,route_location`, 200, "single");
   });
 
-  it("tracking requests and infer_number (R §3.6–3.10)", async () => {
+  it("tracking requests and infer_number (docs/api.md §Tracking request endpoints, §Infer number)", async () => {
     const created = await call(
       account,
       "POST",
@@ -169,7 +170,7 @@ describe("contract with the reference service (issue 15)", () => {
     check("infer_number_results", infer.data, "POST /tracking_requests/infer_number");
   });
 
-  it("shipments (R §3.11–3.13)", async () => {
+  it("shipments (docs/api.md §Shipment endpoints)", async () => {
     const include = "containers,pod_terminal,port_of_lading,port_of_discharge,destination,destination_terminal";
     await call(account, "GET", `/shipments?include=${include}`, 200, "list");
     await call(account, "GET", `/shipments/${shipmentId}?include=${include}`, 200, "single");
@@ -178,7 +179,7 @@ describe("contract with the reference service (issue 15)", () => {
     await call(account, "PATCH", `/shipments/${shipmentId}/resume_tracking`, 200, "single");
   });
 
-  it("webhooks and notifications (R §3.14–3.18)", async () => {
+  it("webhooks and notifications (docs/webhooks.md §Webhook endpoints, §Trigger)", async () => {
     const created = await call(account, "POST", "/webhooks", 201, "single", {
       data: {
         type: "webhook",
@@ -191,7 +192,8 @@ describe("contract with the reference service (issue 15)", () => {
       data: { attributes: { active: true } },
     });
     await call(account, "GET", "/webhooks/ips", 200, { schema: "webhook_ips" });
-    // `{data: webhook_event_category[]}` (R §3.14): a list without pagination, and no R schema for the category.
+    // `{data: webhook_event_category[]}` (docs/webhooks.md §Webhook endpoints): a list without pagination, and no R
+    // schema for the category.
     await call(account, "GET", "/webhooks/events", 200, "none");
     await call(account, "GET", "/webhook_notifications?include=webhook,reference_object", 200, "list");
     for (const event of ["tracking_request.succeeded", "container.transport.vessel_arrived", "container.updated"]) {
@@ -200,7 +202,7 @@ describe("contract with the reference service (issue 15)", () => {
     await call(account, "DELETE", `/webhooks/${created.data.id}`, 200, "none");
   });
 
-  it("shipping lines, terminals, ports, parties (R §3.19–3.22)", async () => {
+  it("shipping lines, terminals, ports, parties (docs/api.md §Reference data endpoints, §Route resource)", async () => {
     await call(account, "GET", "/shipping_lines", 200, "list");
     await call(account, "GET", "/shipping_lines/TEST", 200, "single");
     const container = await call(account, "GET", `/containers/${containerId}`, 200, "single");
@@ -214,7 +216,7 @@ describe("contract with the reference service (issue 15)", () => {
     await call(account, "GET", `/parties/${party.data.id}`, 200, "single");
   });
 
-  it("errors (R §4): 400, 401, 404 (another account's id too), 422", async () => {
+  it("errors (docs/api.md §Errors): 400, 401, 404 (another account's id too), 422", async () => {
     await call(null, "GET", "/containers", 401, "error");
     await call(account, "GET", "/containers?include=nope", 400, "error");
     await call(other, "GET", `/containers/${containerId}`, 404, "error");

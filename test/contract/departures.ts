@@ -1,8 +1,8 @@
 /**
  * The one allow-list of deliberate departures from the reference service's response schemas and captured samples
- * (REFERENCE-SERVICE.md, "R"), each with its reason. test/contract/contract.test.ts fails on any schema error or
+ * (docs/api.md §Compatibility), each with its reason. test/contract/contract.test.ts fails on any schema error or
  * missing sample name not listed here, and on an entry here that no longer matches anything (so the list stays true).
- * README "Compatibility" lists the same departures for clients.
+ * docs/api.md §Compatibility lists the same departures for clients.
  */
 export interface Departure {
   /** What departs: `<schema or type>` + ajv instance path (`raw_event/attributes/original_event`) or sampled name. */

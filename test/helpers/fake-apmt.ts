@@ -1,13 +1,15 @@
-// A fake of APM Terminals' "APMT Track and Trace - Import Availability" API (../shared/reference/TERMINAL-APIS.md §1),
+// A fake of APM Terminals' "APMT Track and Trace - Import Availability" API (docs/terminals.md §APM Terminals),
 // served through an injected fetch. It speaks what the documentation says, not what the adapter expects:
-// - OAuth 2.0 client credentials on Apigee (§1.2): POST {base}/oauth/client_credential/accesstoken?grant_type=
-//   client_credentials, client id and secret as form fields or HTTP Basic; the answer is Apigee Edge's (string
-//   `expires_in`, `token_type: "BearerToken"`, `api_product_list_json`, …); tokens live 30 minutes by the fake's clock.
+// - OAuth 2.0 client credentials on Apigee (§APMT authentication): POST
+//   {base}/oauth/client_credential/accesstoken?grant_type= client_credentials, client id and secret as form fields or
+//   HTTP Basic; the answer is Apigee Edge's (string `expires_in`, `token_type: "BearerToken"`, `api_product_list_json`,
+//   …); tokens live 30 minutes by the fake's clock.
 // - GET {base}/import-availability?assetId=<ids, comma-separated>&facilityCode=<one UN/LOCODE> with `Authorization:
-//   Bearer` (§1.3): both parameters required, exactly one facility, container ids or B/L numbers, at most
+//   Bearer` (§APMT request): both parameters required, exactly one facility, container ids or B/L numbers, at most
 //   `maxAssets` ids (APMT states no maximum; the fake enforces Envase's 50 so a client that ignores a limit fails).
-// - 200: a list with one entry per asset found (§1.6a names), unknown assets left out; 400/401/403/404/500 as §1.5,
-//   with an assumed ApiError body `{code, message}` (its fields are undocumented), Apigee's fault body on a bad token.
+// - 200: a list with one entry per asset found (§APMT response fields names), unknown assets left out;
+//   400/401/403/404/500 as §APMT responses and errors, with an assumed ApiError body `{code, message}` (its fields are
+//   undocumented), Apigee's fault body on a bad token.
 // Every request is recorded; the API can be made to fail, throttle, time out or answer garbage.
 
 /** Where the fake lives (never resolved: requests go to the injected fetch). */
@@ -15,10 +17,10 @@ export const FAKE_APMT_BASE = "https://api.apmterminals.test";
 export const FAKE_APMT_TOKEN_URL = `${FAKE_APMT_BASE}/oauth/client_credential/accesstoken?grant_type=client_credentials`;
 export const FAKE_APMT_CLIENT_ID = "apmt-consumer-key-51f0";
 export const FAKE_APMT_CLIENT_SECRET = "apmt-consumer-secret-DO-NOT-LOG-77aa";
-/** Token lifetime APMT documents: 30 minutes (§1.2). Apigee answers one second less. */
+/** Token lifetime APMT documents: 30 minutes (§APMT authentication). Apigee answers one second less. */
 export const FAKE_APMT_TOKEN_LIFETIME_S = 1799;
 
-/** The facility codes of the Import Availability spec's `facilityCode` list (§1.4). */
+/** The facility codes of the Import Availability spec's `facilityCode` list (§APMT facility codes). */
 export const APMT_FACILITY_CODES = [
   "USLAX",
   "USNWK",
@@ -40,7 +42,7 @@ export const APMT_FACILITY_CODES = [
   "ESBCN",
 ] as const;
 
-/** One Import Availability entry as the API returns it (§1.6a property names; all optional). */
+/** One Import Availability entry as the API returns it (§APMT response fields property names; all optional). */
 export interface ApmtAvailabilityEntry {
   containerId: string;
   billOfLading?: string | null;
@@ -64,7 +66,7 @@ export interface ApmtAvailabilityEntry {
   appointmentDateTimeLocal?: string | null;
 }
 
-/** One Empty Container Returns entry (§1.8, its documented fields). */
+/** One Empty Container Returns entry (§APMT empty returns, its documented fields). */
 export interface ApmtEmptyReturnEntry {
   containerId: string;
   shippingLine?: string | null;
@@ -103,7 +105,10 @@ export class FakeApmt {
   nowMs = 0;
   /** `Retry-After` (seconds) sent with a 429. */
   retryAfterS = 30;
-  /** Whether our app subscribes to Empty Container Returns; false → 403 there (another API product, §1.2). */
+  /**
+   * Whether our app subscribes to Empty Container Returns; false → 403 there (another API product,
+   * §APMT authentication).
+   */
   emptyReturnsProduct = true;
   /** Entries by facility code, then container id. */
   private readonly data = new Map<string, Map<string, ApmtAvailabilityEntry>>();
@@ -236,7 +241,7 @@ export class FakeApmt {
     return expiresAt !== undefined && this.nowMs < expiresAt;
   }
 
-  /** An `assetId` + `facilityCode` operation over `store` (both APIs share the parameters, §1.8). */
+  /** An `assetId` + `facilityCode` operation over `store` (both APIs share the parameters, §APMT empty returns). */
   private assets(
     url: URL,
     headers: Headers,
@@ -311,7 +316,7 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
   });
 }
 
-/** APMT's ApiError (fields undocumented, §1.5: assumed `{code, message}`). */
+/** APMT's ApiError (fields undocumented, §APMT responses and errors: assumed `{code, message}`). */
 function apiError(status: number, message: string): Response {
   return json({ code: String(status), message }, status);
 }

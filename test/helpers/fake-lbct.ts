@@ -1,7 +1,7 @@
-// A fake LBCT Cargo Search web service (../shared/reference/TERMINAL-APIS.md §2), served through an injected fetch.
+// A fake LBCT Cargo Search web service (docs/terminals.md §LBCT), served through an injected fetch.
 // It parses requests the way the terminal does: the per-customer API key is the first path segment (an unknown or
 // revoked key answers 401), container numbers are comma-separated after `cargo-numbers/` (more than 20 answers 400),
-// and the answer is the Navis-style envelope of §2.3/§2.4 (`id`, `service`, `payload.search-results`,
+// and the answer is the Navis-style envelope of §LBCT response (`id`, `service`, `payload.search-results`,
 // `payload.orders`, `payload.containers`). Units carry the documented fields plus the unconfirmed ones the adapter
 // reads when present (src/tracking/sources/terminal-operators/lbct.ts: `available`, `free-time-expiration`, `location`,
 // `owed`, `list-of-flag`). Every request is recorded; the terminal can be made to fail, throttle, time out or answer
@@ -11,7 +11,7 @@
 export const FAKE_LBCT_BASE = "https://api.lbct.test";
 /** The key the fake accepts (its value must never appear in a log line). */
 export const FAKE_LBCT_KEY = "lbct-key-5f2a-DO-NOT-LOG";
-/** Most numbers per request (Envase's documented limit, TERMINAL-APIS.md §2.2). */
+/** Most numbers per request (Envase's documented limit, docs/terminals.md §LBCT API). */
 export const FAKE_LBCT_LIMIT = 20;
 
 /** How the next requests are answered. */
@@ -27,13 +27,13 @@ export interface LbctRequest {
   numbers: string[];
 }
 
-/** One unit visit, as `payload.containers[]` carries it (kebab-case, TERMINAL-APIS.md §2.3). */
+/** One unit visit, as `payload.containers[]` carries it (kebab-case, docs/terminals.md §LBCT response). */
 export type LbctUnit = Record<string, unknown> & { id: string };
 
 let gkey = 5459903117;
 
 /**
- * A unit visit of an import box with the documented fields set (the sample's first container, §2.4, before
+ * A unit visit of an import box with the documented fields set (the sample's first container, §LBCT response, before
  * departure) and `overrides` applied; `null` in `overrides` removes a field.
  */
 export function lbctImportUnit(id: string, overrides: Record<string, unknown> = {}): LbctUnit {

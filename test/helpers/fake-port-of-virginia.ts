@@ -1,4 +1,4 @@
-// A fake Port of Virginia Import Availability API (../shared/reference/TERMINAL-APIS.md §3), served through an injected
+// A fake Port of Virginia Import Availability API (docs/terminals.md §Port of Virginia), served through an injected
 // fetch. It checks what the real one documents: the API key in `X-API-KEY` or `?key=`, `GET /import-availability` with
 // both `equipmentId` and `referenceId`, `POST /import-availability` with a JSON list of at most 100
 // `{equipmentId, referenceId}` objects answered with `{equipmentId, referenceId, data, message}` wrappers. A container
@@ -24,7 +24,7 @@ export interface PovRequest {
   body: string;
 }
 
-/** The import availability object as documented (TERMINAL-APIS.md §3.3), every field present. */
+/** The import availability object as documented (docs/terminals.md §Port of Virginia fields), every field present. */
 export interface PovAvailability {
   container: string;
   billOfLading: string;

@@ -74,7 +74,7 @@ export class RecordingReceiver {
   }
 }
 
-/** A generated-style secret: `whsec_` + base64 of 32 random bytes (DECISIONS.md §Webhooks). */
+/** A generated-style secret: `whsec_` + base64 of 32 random bytes (docs/decisions.md §Webhooks). */
 export function newSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;

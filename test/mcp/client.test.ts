@@ -146,7 +146,7 @@ describe("TrackingClient: reads", () => {
     const denied = await failure(client.getContainerRoute(containerId));
     expect(denied.status).toBe(403);
     expect(denied.detail).toBe("Routing data feature is not enabled for this account");
-    // The reference SDK's request (REFERENCE-SERVICE.md §9.3).
+    // The reference SDK's request (docs/api.md §What a client can expect).
     expect(seen[0]).toBe(`${BASE}/containers/${containerId}/route?include=port%2Cvessel%2Croute_location`);
 
     await env.DB.prepare("UPDATE accounts SET entitlements = '[\"routing\"]' WHERE id = ?1")

@@ -146,7 +146,7 @@ describe("search_container", () => {
 });
 
 describe("get_container", () => {
-  it("gives readiness (SPEC.md §3), LFD urgency, holds and fees without the `total` line", async () => {
+  it("gives readiness (docs/api.md §Readiness), LFD urgency, holds and fees without the `total` line", async () => {
     const s = ok("get_container", await call(client, "get_container", { id: first().id }));
     expect(s.number).toBe(first().number);
     expect(s.current_status).toBe("available");

@@ -23,7 +23,7 @@ const NOW = Date.parse("2025-06-10T12:00:00Z");
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
-describe("readinessOf (SPEC.md §3)", () => {
+describe("readinessOf (docs/api.md §Readiness)", () => {
   const base = {
     current_status: "available" as ContainerAttributes["current_status"],
     availability_known: true,
@@ -114,7 +114,7 @@ describe("lfdStatusOf", () => {
   });
 });
 
-describe("feeSummaryOf (SPEC.md §2.3)", () => {
+describe("feeSummaryOf (docs/api.md §Fees)", () => {
   it("sums line items per currency and leaves the `total` line out", () => {
     const s = feeSummaryOf([
       { type: "demurrage", amount: 100.1, currency_code: "USD" },

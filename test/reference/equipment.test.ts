@@ -3,7 +3,8 @@ import { containerPrefixesForScac } from "../../src/reference/container-prefixes
 import { decodeSizeType, equipmentFromSizeType, knownSizeTypeCodes } from "../../src/reference/equipment";
 import { CONTAINER_PREFIXES } from "../../src/reference/generated/container-prefixes";
 
-// ISO 6346 size-type codes → SPEC.md §2.1 equipment fields, as compiled from ../shared/data/iso6346-size-types.csv.
+// ISO 6346 size-type codes → docs/api.md §Container resource equipment fields, as compiled from
+// data/iso6346-size-types.csv.
 
 describe("equipmentFromSizeType", () => {
   it("reads a 20 ft standard dry box", () => {
@@ -39,7 +40,7 @@ describe("equipmentFromSizeType", () => {
     });
   });
 
-  it("folds the CSV's qualified and platform types into the SPEC.md enum", () => {
+  it("folds the CSV's qualified and platform types into the docs/api.md enum", () => {
     expect(equipmentFromSizeType("22V0")?.equipmentType).toBe("dry");
     expect(equipmentFromSizeType("22H1")?.equipmentType).toBe("reefer");
     expect(equipmentFromSizeType("29P0")).toEqual({

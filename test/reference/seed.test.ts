@@ -53,7 +53,8 @@ describe("reference seed", () => {
     const again = Date.now();
     expect(await seed()).toBe(0);
     const repeat = Date.now() - again;
-    // Generous bounds for a shared 2-core machine; the figures measured are in the README.
+    // Generous bounds for a shared 2-core machine; the figures measured are in
+    // docs/terminals.md §Ports and terminals data.
     expect(fresh).toBeLessThan(10_000);
     expect(repeat).toBeLessThan(10_000);
   });

@@ -21,10 +21,10 @@ import {
   fakeApmtConfig,
 } from "../helpers/fake-apmt";
 
-// Issue 14 adapter 1: APM Terminals Import Availability (TERMINAL-APIS.md §1) against a local fake that speaks the
-// documented API (test/helpers/fake-apmt.ts): Apigee OAuth client credentials, `assetId` lists, one `facilityCode`,
-// a bulk limit, unknown assets left out. Pier 400 (FIRMS W185) is APMT facility USLAX, America/Los_Angeles;
-// South Florida Container Terminal (N775) is USMIA, America/New_York.
+// Issue 14 adapter 1: APM Terminals Import Availability (docs/terminals.md §APM Terminals) against a local fake that
+// speaks the documented API (test/helpers/fake-apmt.ts): Apigee OAuth client credentials, `assetId` lists, one
+// `facilityCode`, a bulk limit, unknown assets left out. Pier 400 (FIRMS W185) is APMT facility USLAX,
+// America/Los_Angeles; South Florida Container Terminal (N775) is USMIA, America/New_York.
 
 const T0 = Date.parse("2024-06-01T00:00:00Z");
 const MINUTE = 60_000;
@@ -145,7 +145,7 @@ describe("APMT source: an import journey at Pier 400 (W185 → USLAX)", () => {
       ],
     });
 
-    // Customs released: only the freight hold is left (cleared holds are absent, SPEC.md §2.2).
+    // Customs released: only the freight hold is left (cleared holds are absent, docs/api.md §Holds).
     apmt.update("USLAX", BOX, { containerHolds: "FREIGHT" });
     expect(observation(await poll()).holds).toEqual([{ name: "freight", status: "hold", description: "FREIGHT" }]);
 
@@ -546,7 +546,7 @@ describe("APMT source: OAuth (one token cache with the carriers)", () => {
 });
 
 describe("APMT mapping rules", () => {
-  it("classifies hold texts into SPEC.md §2.2 names, keeping the text as description", () => {
+  it("classifies hold texts into docs/api.md §Holds names, keeping the text as description", () => {
     expect(
       ["CUSTOMS", "CBP EXAM", "FREIGHT", "LINE HOLD", "USDA", "VACIS", "TMF", "PIERPASS", "LANDING$", "NO GENSET"].map(
         apmtHoldName,

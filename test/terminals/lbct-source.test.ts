@@ -10,7 +10,7 @@ import {
 import type { SourceContext, TerminalPollResult, TerminalQuery } from "../../src/tracking/sources/types";
 import { FAKE_LBCT_BASE, FAKE_LBCT_KEY, FAKE_LBCT_LIMIT, FakeLbct, lbctImportUnit } from "../helpers/fake-lbct";
 
-// Issue 14 adapter 2: LBCT's Cargo Search web service (../shared/reference/TERMINAL-APIS.md §2) behind TerminalSource,
+// Issue 14 adapter 2: LBCT's Cargo Search web service (docs/terminals.md §LBCT) behind TerminalSource,
 // against a local fake that speaks its documented envelope (test/helpers/fake-lbct.ts), through an injected fetch.
 
 const NOW_MS = Date.parse("2026-11-25T15:00:00Z");
@@ -94,7 +94,7 @@ describe("LBCT source: supports and configuration", () => {
   });
 });
 
-describe("LBCT source: the documented sample (TERMINAL-APIS.md §2.4)", () => {
+describe("LBCT source: the documented sample (docs/terminals.md §LBCT response)", () => {
   it("maps the first container of the sample: discharged (A) in Pacific time, time-out of the departed visit", () => {
     const unit = lbctImportUnit(BOX, {
       "visit-state": "Departed",

@@ -17,8 +17,8 @@ import { memoryBackoffStore } from "../../src/tracking/sources/terminal-operator
 import type { TerminalQuery, TerminalSource } from "../../src/tracking/sources/types";
 
 // Issue 14, APM Terminals outside the US: APMT selects a facility by its port's UN/LOCODE and lists non-US terminals
-// (NLRTM Maasvlakte II, DKAAR, … TERMINAL-APIS.md §1.4) that have neither a FIRMS nor a BIC facility code; our
-// reference data knows them by an SMDG code unique only within their port. Such a terminal is our facility
+// (NLRTM Maasvlakte II, DKAAR, … docs/terminals.md §APMT facility codes) that have neither a FIRMS nor a BIC facility
+// code; our reference data knows them by an SMDG code unique only within their port. Such a terminal is our facility
 // `<UN/LOCODE>:<SMDG code>` (`NLRTM:NLMVII`): in TERMINAL_SOURCES, on the shipment the carrier mapping writes, in the
 // poll plan, and in `provided_data`. US terminals keep their FIRMS code everywhere.
 

@@ -273,7 +273,8 @@ describe("terminal provided_data of a configured terminal", () => {
       }),
     });
     expect(providerServiceAt(apmt, terminal("W185"))?.flags).toEqual(APMT_PROVIDED_DATA);
-    // Aarhus publishes no LFD, fees or yard location (TERMINAL-APIS.md §1.4): the flags follow the provider facility.
+    // Aarhus publishes no LFD, fees or yard location (docs/terminals.md §APMT facility codes): the flags follow the
+    // provider facility.
     expect(providerServiceAt(apmt, terminal("E425"))?.flags).toMatchObject({
       pickup_lfd: false,
       available_for_pickup: true,

@@ -116,7 +116,7 @@ describe("GET /tracking_requests: filters", () => {
     expect((await list(account, "?filter[status]=created&filter[request_type]=container")).json.data).toEqual([]);
   });
 
-  it("an unknown filter → 400 naming it (DECISIONS.md §Wire format: refused, not ignored)", async () => {
+  it("an unknown filter → 400 naming it (docs/decisions.md §Wire format: refused, not ignored)", async () => {
     const { account } = await seededAccount();
     const { status, json } = await list(account, "?filter[colour]=blue");
     expect(status).toBe(400);

@@ -4,7 +4,7 @@ import { processTrackingRequest } from "../../src/tracking/consumers";
 import { apiJson, createAccount, type TestAccount, trackingRequestBody } from "../helpers/api";
 import type { One } from "../helpers/tracking";
 
-// auto_detect_vocc_scac (DECISIONS.md §Infer number): the consumer runs the inference and tracks with the best
+// auto_detect_vocc_scac (docs/decisions.md §Infer number): the consumer runs the inference and tracks with the best
 // supported candidate, or fails with scac_auto_detect_failed.
 
 async function createAndProcess(account: TestAccount, requestNumber: string): Promise<One["data"]> {

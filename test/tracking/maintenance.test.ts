@@ -23,8 +23,8 @@ import {
 } from "../helpers/engine";
 import { containerFacts, DAY_MS, HOUR_MS, iso, MINUTE_MS, milestone, shipmentFacts } from "../helpers/facts";
 
-// The every-minute repair job (DESIGN.md §1 cron, DECISIONS.md §Tracking requests): stop finished shipments,
-// expire requests awaiting their manifest for more than 7 days, re-queue lost lookups, re-arm lost alarms.
+// The every-minute repair job (docs/architecture.md §Cron, docs/decisions.md §Tracking requests): stop finished
+// shipments, expire requests awaiting their manifest for more than 7 days, re-queue lost lookups, re-arm lost alarms.
 // runMaintenance scans the whole (per-file) database, so each test checks only its own rows.
 
 const SCAC = "FAKM";

@@ -34,11 +34,12 @@ import {
 } from "../helpers/engine";
 import { containerFacts, DAY_MS, HOUR_MS, iso, milestone, observation, shipmentFacts } from "../helpers/facts";
 
-// Issue 3, the rail leg (DESIGN.md §4, DECISIONS.md §Containers rules 5–7): a box that continues from the POD by
-// rail is polled at the POD terminal while it waits there for the train (discharge, holds, on-dock rail position,
-// `pod_last_tracking_request_at`) and at the inland ramp from the discharge on (unloading, availability, rail LFD,
-// `rail_last_tracking_request_at`); once the train has left, only the ramp. Real Tracker DO and D1; the carrier
-// and both facilities are fakes injected through `deps.sources`, on a FakeClock years ahead (no alarm fires).
+// Issue 3, the rail leg (docs/architecture.md §Tracking pipeline, docs/decisions.md §Containers rules 5–7): a box that
+// continues from the POD by rail is polled at the POD terminal while it waits there for the train (discharge, holds,
+// on-dock rail position, `pod_last_tracking_request_at`) and at the inland ramp from the discharge on (unloading,
+// availability, rail LFD, `rail_last_tracking_request_at`); once the train has left, only the ramp. Real Tracker DO and
+// D1; the carrier and both facilities are fakes injected through `deps.sources`, on a FakeClock years ahead (no alarm
+// fires).
 
 const SCAC = "FAKE";
 const POL = "CNYTN";

@@ -23,7 +23,7 @@ import {
 import { iso } from "../helpers/facts";
 import { deliverTrackingMessages, type One } from "../helpers/tracking";
 
-// Every sandbox number of DECISIONS.md §Sandbox through the real tracking-request consumer (processTrackingRequest
+// Every sandbox number of docs/decisions.md §Sandbox through the real tracking-request consumer (processTrackingRequest
 // with the environment's own sources), then TEST-LIFECYCLE's journey through the real poll consumer (pollBox), on a
 // FakeClock. Requests are written straight into D1 and their queue producer is a recorder, so nothing runs behind
 // the test's back; the clock starts years ahead of the real one, so no Tracker alarm fires during the test.
@@ -268,7 +268,7 @@ describe("TEST-LIFECYCLE: the whole journey through the poll consumer", () => {
         "picked_up",
         "empty_returned",
       ]);
-      // The customs hold is placed at discharge and released a day later (removed, SPEC.md §2.2).
+      // The customs hold is placed at discharge and released a day later (removed, docs/api.md §Holds).
       expect(holdsSeen.get(box.id), box.number).toEqual(["customs:hold", "none"]);
       expect(maxDemurrage.get(box.id), box.number).toBeGreaterThan(0);
       const withLfd = lfdAt.get(box.id) as Record<string, unknown> | undefined;

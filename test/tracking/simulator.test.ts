@@ -19,7 +19,8 @@ import {
 import type { SourceContext } from "../../src/tracking/sources/types";
 import { type CurrentStatus, deriveCurrentStatus } from "../../src/tracking/status";
 
-// The simulator of DESIGN.md §4 Sources: deterministic journeys from real reference data, played on SIMULATION_SPEED.
+// The simulator of docs/architecture.md §Sources: deterministic journeys from real reference data, played on
+// SIMULATION_SPEED.
 
 const ANCHOR = Date.UTC(2025, 2, 3, 17, 30, 0);
 const MINUTE = 60_000;
@@ -43,7 +44,7 @@ function find(test: (j: Journey) => boolean): Journey {
   return journey;
 }
 
-/** current_status of box `i` at `nowMs`, derived (DECISIONS.md §Containers) from what the sources report. */
+/** current_status of box `i` at `nowMs`, derived (docs/decisions.md §Containers) from what the sources report. */
 function statusAt(journey: Journey, nowMs: number, i = 0): CurrentStatus {
   const state = journeyAt(journey, nowMs);
   const c = state.facts.containers[i];

@@ -191,7 +191,7 @@ describe("OAuth client credentials against the fake carrier", () => {
   it("fetches a new token shortly before the old one expires", async () => {
     const carrier = new FakeDcsaCarrier();
     carrier.events = [GOOD];
-    carrier.tokenLifetimeS = 1800; // APM Terminals' tokens live 30 minutes (TERMINAL-APIS.md §1.2)
+    carrier.tokenLifetimeS = 1800; // APM Terminals' tokens live 30 minutes (docs/terminals.md §APMT authentication)
     const { lookup } = oauthSource(carrier);
     await lookup(NOW_MS);
     await lookup(NOW_MS + 1800_000 - 61_000); // still outside the 60 s renewal margin

@@ -19,7 +19,7 @@ import {
   povAvailability,
 } from "../helpers/fake-port-of-virginia";
 
-// Issue 14 adapter 3: Port of Virginia Import Availability (../shared/reference/TERMINAL-APIS.md §3) against a local
+// Issue 14 adapter 3: Port of Virginia Import Availability (docs/terminals.md §Port of Virginia) against a local
 // fake of the API (test/helpers/fake-port-of-virginia.ts) through an injected fetch: the import journey field by
 // field, bulk batching within the documented limit of 100, unknown containers, errors, and no key in any log line.
 
@@ -175,7 +175,7 @@ describe("Port of Virginia: an import journey, field by field", () => {
 });
 
 describe("Port of Virginia: mapping rules", () => {
-  it("reads hold items of any shape, keeps pending ones, drops released ones, names them by SPEC.md §2.2", () => {
+  it("reads hold items of any shape, keeps pending ones, drops released ones, names them by docs/api.md §Holds", () => {
     expect(mapPortOfVirginiaHold("USDA HOLD")).toEqual({ name: "USDA", status: "hold", description: "USDA HOLD" });
     expect(mapPortOfVirginiaHold({ code: "VACIS", description: "X-ray exam" })).toEqual({
       name: "VACIS",

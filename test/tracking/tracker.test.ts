@@ -46,9 +46,10 @@ import {
   shipmentFacts,
 } from "../helpers/facts";
 
-// The Tracker Durable Object and the poll consumer (DESIGN.md §2, §4 steps 3–4): one Tracker per box shared by
-// accounts, serialised updates, failures that change nothing, alarms. Sources are fakes injected through
-// `deps.sources`; time is a FakeClock years ahead of the real clock, so no alarm fires behind a test's back.
+// The Tracker Durable Object and the poll consumer (docs/architecture.md §Components, §Tracking pipeline steps 3–4):
+// one Tracker per box shared by accounts, serialised updates, failures that change nothing, alarms. Sources are fakes
+// injected through `deps.sources`; time is a FakeClock years ahead of the real clock, so no alarm fires behind a test's
+// back.
 
 const SCAC = "FAKE";
 const POL = "CNYTN";

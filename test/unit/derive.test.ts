@@ -9,8 +9,9 @@ import {
 import type { ContainerFacts, Milestone, ShipmentFacts, TerminalObservation } from "../../src/tracking/sources/types";
 import { containerFacts, milestone, observation, shipmentFacts } from "../helpers/facts";
 
-// deriveContainerState / deriveShipmentState (DESIGN.md §4 step 4, DECISIONS.md §Containers): how carrier milestones
-// and a terminal (or inland ramp) observation become the container's attributes and current_status.
+// deriveContainerState / deriveShipmentState (docs/architecture.md §Tracking pipeline step 4,
+// docs/decisions.md §Containers): how carrier milestones and a terminal (or inland ramp) observation become the
+// container's attributes and current_status.
 
 const POL = "CNYTN";
 const POD = "USLAX";
@@ -254,7 +255,7 @@ describe("deriveContainerState: the terminal observation", () => {
   });
 });
 
-describe("pickup_lfd coalesces line → terminal → rail (DECISIONS.md §Containers)", () => {
+describe("pickup_lfd coalesces line → terminal → rail (docs/decisions.md §Containers)", () => {
   it.each([
     ["line wins over terminal and rail", t(24), t(25), t(26), t(24)],
     ["terminal when the line has none", null, t(25), t(26), t(25)],

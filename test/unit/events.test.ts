@@ -20,7 +20,8 @@ import {
 import type { Milestone, ShipmentFacts, TerminalObservation } from "../../src/tracking/sources/types";
 import { containerFacts, HOUR_MS, milestone, observation, shipmentFacts } from "../helpers/facts";
 
-// diffEvents / containerChangeset (SPEC.md §3 and §6, DESIGN.md §4 step 4): what one update of a box announces.
+// diffEvents / containerChangeset (docs/api.md §Holds and docs/webhooks.md §Payloads,
+// docs/architecture.md §Tracking pipeline step 4): what one update of a box announces.
 
 const POL = "CNYTN";
 const POD = "USLAX";
@@ -95,7 +96,7 @@ const known = (extra: Partial<TerminalObservation>): Partial<TerminalObservation
   ...extra,
 });
 
-describe("containerChangeset: holds and fees (SPEC.md §3, §6)", () => {
+describe("containerChangeset: holds and fees (docs/api.md §Holds, docs/webhooks.md §Payloads)", () => {
   it("a pending hold made active → [[pending], [hold]]; then cleared → [[hold], []]", () => {
     const pending = derive({ milestones: AT_POD, terminal: known({ holds: [PENDING] }) }).state;
     const active = derive({ milestones: AT_POD, terminal: known({ holds: [HOLD] }) }).state;

@@ -10,7 +10,7 @@ import {
   parsePage,
 } from "../../src/lib/jsonapi/pagination";
 
-// DECISIONS.md §Wire format: page[number] ≥ 1 (default 1), page[size] default 30, > 100 clamped to 100; links are
+// docs/decisions.md §Wire format: page[number] ≥ 1 (default 1), page[size] default 30, > 100 clamped to 100; links are
 // absolute, sorted, brackets readable; meta = {size, total, pagination:{current, next?, last?, records}}.
 
 const q = (s: string) => new URLSearchParams(s);

@@ -117,7 +117,7 @@ describe("predictCarrier with history", () => {
   });
 });
 
-describe("decision thresholds (SPEC.md §4.6)", () => {
+describe("decision thresholds (docs/api.md §Infer number)", () => {
   it("edges at exactly 0.95 and 0.70", () => {
     expect(AUTO_SELECT_THRESHOLD).toBe(0.95);
     expect(NEEDS_CONFIRMATION_THRESHOLD).toBe(0.7);

@@ -9,8 +9,8 @@ import { MIN_POLL_INTERVAL_MS, nextPollDelayMs, pollRetryDelayMs } from "../../s
 import type { CurrentStatus } from "../../src/tracking/status";
 import { containerFacts, DAY_MS, HOUR_MS, iso, MINUTE_MS, shipmentFacts } from "../helpers/facts";
 
-// The adaptive poll schedule (DESIGN.md §4 step 3): rarely mid-ocean, often near arrival and the LFD, never after
-// the empty return; every interval divided by the box's speed-up.
+// The adaptive poll schedule (docs/architecture.md §Tracking pipeline step 3): rarely mid-ocean, often near arrival and
+// the LFD, never after the empty return; every interval divided by the box's speed-up.
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const box = containerFacts("TSTU9000001");

@@ -8,7 +8,7 @@ import {
   type StoredReservation,
 } from "../../src/ratelimit/sliding-log";
 
-// DECISIONS.md §Rate limits: exact rolling 60 s window; refused requests are not counted; Retry-After is the
+// docs/decisions.md §Rate limits: exact rolling 60 s window; refused requests are not counted; Retry-After is the
 // whole seconds until the oldest counted request leaves the window (≥ 1).
 
 const T0 = 1_700_000_000_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type CurrentStatus, deriveCurrentStatus, type StatusFacts } from "../../src/tracking/status";
 
-// DECISIONS.md §Containers: the first rule that holds decides current_status.
+// docs/decisions.md §Containers: the first rule that holds decides current_status.
 
 const T = "2024-06-01T10:00:00Z";
 
@@ -174,7 +174,7 @@ const cases: [string, Partial<StatusFacts>, CurrentStatus][] = [
   ["delivered with nothing else known", { deliveredAt: T }, "delivered"],
 ];
 
-describe("deriveCurrentStatus (DECISIONS.md §Containers)", () => {
+describe("deriveCurrentStatus (docs/decisions.md §Containers)", () => {
   it.each(cases)("%s → %s", (_name, overrides, expected) => {
     expect(deriveCurrentStatus(facts(overrides))).toBe(expected);
   });

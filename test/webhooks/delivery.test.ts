@@ -35,8 +35,8 @@ import {
   webhookRow,
 } from "../helpers/receiver";
 
-// The webhook-deliveries consumer (DECISIONS.md §Webhooks): claim, send, record; the retry schedule with jitter on a
-// fake clock; 410 and 5-day disabling; idempotent redelivery; crash recovery, the DLQ consumer and the cron sweep.
+// The webhook-deliveries consumer (docs/decisions.md §Webhooks): claim, send, record; the retry schedule with jitter on
+// a fake clock; 410 and 5-day disabling; idempotent redelivery; crash recovery, the DLQ consumer and the cron sweep.
 // Webhooks and notifications are written straight into D1 and never put on the real queue, so nothing runs behind a
 // test's back; the receiver is an injected fetch.
 

@@ -44,12 +44,12 @@ import {
 } from "../helpers/receiver";
 import { type Resource, trackAndProcess } from "../helpers/tracking";
 
-// The webhook outbox driven by the real engine (DECISIONS.md §Webhooks, DESIGN.md §4 step 5): the tracking-request
-// consumer and the Tracker write notifications in the same D1 batch as the change, one per active webhook subscribed
-// to the event, per container, per event, in the account of the change — none for unsubscribed events, inactive
-// webhooks or other accounts. Sources are fakes; time is a FakeClock years ahead of the real clock, so the
-// Tracker's queue messages (sent to the real queue) are not due while a test runs. A recording receiver is set as
-// the delivery fetch for the whole file, so nothing ever reaches the network.
+// The webhook outbox driven by the real engine (docs/decisions.md §Webhooks, docs/architecture.md §Tracking pipeline
+// step 5): the tracking-request consumer and the Tracker write notifications in the same D1 batch as the change, one
+// per active webhook subscribed to the event, per container, per event, in the account of the change — none for
+// unsubscribed events, inactive webhooks or other accounts. Sources are fakes; time is a FakeClock years ahead of the
+// real clock, so the Tracker's queue messages (sent to the real queue) are not due while a test runs. A recording
+// receiver is set as the delivery fetch for the whole file, so nothing ever reaches the network.
 
 const SCAC = "HOOK";
 const POL = "CNYTN";
@@ -253,7 +253,7 @@ describe("engine events become notifications of subscribed, active webhooks of t
     expect(await notificationsOf(otherAccount.id)).toEqual([]);
   });
 
-  it("bodies carry the included resources of R §5.5 with the values after the change", async () => {
+  it("bodies carry the included resources of docs/webhooks.md §Payloads with the values after the change", async () => {
     const number = nextBox();
     const bl = `HOOKBL-${number}`;
     const j = journey(number, FUTURE_T0);

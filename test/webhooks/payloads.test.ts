@@ -4,11 +4,12 @@ import { EXAMPLE_IDS, examplePayload } from "../../src/webhooks/examples";
 import { vesselIdForImo } from "../../src/webhooks/payloads";
 
 // Example payloads (GET /webhook_notifications/examples, POST /webhooks/trigger) for every catalog event, built with
-// the builders of real deliveries: the R §5.5 envelope, the reference object of R §1.14 and the `included` of R §5.5.
+// the builders of real deliveries: the docs/webhooks.md §Payloads envelope, the reference object of
+// docs/webhooks.md §Notification resource and the `included` of docs/webhooks.md §Payloads.
 
 const t = (name: string) => `container.transport.${name}`;
 
-/** R §5.5 "`included` by event", with our types (locations are ports, facilities terminals). */
+/** docs/webhooks.md §Payloads "`included` by event", with our types (locations are ports, facilities terminals). */
 const EXPECTED_INCLUDED: Record<string, string[]> = {
   "tracking_request.succeeded": ["container", "shipment", "tracking_request"],
   "tracking_request.failed": ["tracking_request"],
@@ -55,7 +56,7 @@ const EXPECTED_INCLUDED: Record<string, string[]> = {
   "container.pod_terminal_changed": ["shipment", "container", "terminal", "container_pod_terminal_changed_event"],
 };
 
-/** R §1.14: the reference object's type by event family. */
+/** docs/webhooks.md §Notification resource: the reference object's type by event family. */
 function expectedReferenceType(event: string): string {
   if (event.startsWith("tracking_request.")) return "tracking_request";
   if (event === "shipment.estimated.arrival") return "estimated_event";
@@ -74,41 +75,44 @@ describe("examplePayload", () => {
     expect(Object.keys(EXPECTED_INCLUDED).sort()).toEqual([...WEBHOOK_EVENTS].sort());
   });
 
-  it.each(WEBHOOK_EVENTS.map((e) => [e]))("%s: R §5.5 envelope, reference object and included", (event) => {
-    const doc = examplePayload(event);
-    expect(doc.data).toEqual({
-      id: EXAMPLE_IDS.notification,
-      type: "webhook_notification",
-      attributes: { id: EXAMPLE_IDS.notification, event, delivery_status: "pending", created_at: expect.any(String) },
-      relationships: {
-        reference_object: { data: { id: expect.any(String), type: expectedReferenceType(event) } },
-        webhook: { data: { id: EXAMPLE_IDS.webhook, type: "webhook" } },
-        webhook_notification_logs: { data: [] },
-      },
-    });
-    expect(doc.data.attributes.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-    expect(doc.included.map((r) => r.type)).toEqual(EXPECTED_INCLUDED[event]);
-    // The webhook itself is never included; ids are unique per type.
-    expect(doc.included.some((r) => r.type === "webhook")).toBe(false);
-    const keys = doc.included.map((r) => `${r.type}:${r.id}`);
-    expect(new Set(keys).size).toBe(keys.length);
-    // The reference object is the included resource of its type when one is included.
-    const ref = doc.data.relationships.reference_object.data;
-    const refIncluded = doc.included.find((r) => r.type === ref.type);
-    if (refIncluded) expect(refIncluded.id).toBe(ref.id);
-    if (refIncluded?.type === "transport_event") expect(refIncluded.attributes.event).toBe(event);
-    // Full linkage: every included resource is named by the notification or by another included resource.
-    const named = new Set<string>([`${ref.type}:${ref.id}`]);
-    for (const r of doc.included) {
-      for (const rel of Object.values((r.relationships ?? {}) as Record<string, Rel>)) {
-        const data = rel.data;
-        for (const l of Array.isArray(data) ? data : data ? [data] : []) named.add(`${l.type}:${l.id}`);
+  it.each(WEBHOOK_EVENTS.map((e) => [e]))(
+    "%s: docs/webhooks.md §Payloads envelope, reference object and included",
+    (event) => {
+      const doc = examplePayload(event);
+      expect(doc.data).toEqual({
+        id: EXAMPLE_IDS.notification,
+        type: "webhook_notification",
+        attributes: { id: EXAMPLE_IDS.notification, event, delivery_status: "pending", created_at: expect.any(String) },
+        relationships: {
+          reference_object: { data: { id: expect.any(String), type: expectedReferenceType(event) } },
+          webhook: { data: { id: EXAMPLE_IDS.webhook, type: "webhook" } },
+          webhook_notification_logs: { data: [] },
+        },
+      });
+      expect(doc.data.attributes.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+      expect(doc.included.map((r) => r.type)).toEqual(EXPECTED_INCLUDED[event]);
+      // The webhook itself is never included; ids are unique per type.
+      expect(doc.included.some((r) => r.type === "webhook")).toBe(false);
+      const keys = doc.included.map((r) => `${r.type}:${r.id}`);
+      expect(new Set(keys).size).toBe(keys.length);
+      // The reference object is the included resource of its type when one is included.
+      const ref = doc.data.relationships.reference_object.data;
+      const refIncluded = doc.included.find((r) => r.type === ref.type);
+      if (refIncluded) expect(refIncluded.id).toBe(ref.id);
+      if (refIncluded?.type === "transport_event") expect(refIncluded.attributes.event).toBe(event);
+      // Full linkage: every included resource is named by the notification or by another included resource.
+      const named = new Set<string>([`${ref.type}:${ref.id}`]);
+      for (const r of doc.included) {
+        for (const rel of Object.values((r.relationships ?? {}) as Record<string, Rel>)) {
+          const data = rel.data;
+          for (const l of Array.isArray(data) ? data : data ? [data] : []) named.add(`${l.type}:${l.id}`);
+        }
       }
-    }
-    for (const key of keys) expect(named.has(key), `${key} is not linked from anything`).toBe(true);
-    // A body is plain JSON.
-    expect(JSON.parse(JSON.stringify(doc))).toEqual(doc);
-  });
+      for (const key of keys) expect(named.has(key), `${key} is not linked from anything`).toBe(true);
+      // A body is plain JSON.
+      expect(JSON.parse(JSON.stringify(doc))).toEqual(doc);
+    },
+  );
 
   it("transport events carry the reference service's attributes; *.changed events their new value", () => {
     const discharged = examplePayload("container.transport.vessel_discharged").included.at(-1);

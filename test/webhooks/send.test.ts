@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sendWebhook, setWebhookFetch } from "../../src/webhooks/send";
 import { newSecret, RecordingReceiver } from "../helpers/receiver";
 
-// sendWebhook (DECISIONS.md §Webhooks): success only on 200/201/202/204; redirects, other statuses, connection
+// sendWebhook (docs/decisions.md §Webhooks): success only on 200/201/202/204; redirects, other statuses, connection
 // errors and timeouts are failures with a reason; the URL is checked against the SSRF rules again at send time.
 // The receiver is an injected fetch: nothing leaves the test.
 

@@ -10,7 +10,7 @@ import {
 } from "../../src/webhooks/signature";
 import { newSecret } from "../helpers/receiver";
 
-// DECISIONS.md §Webhooks "Signature headers": every delivery is verifiable both with a plain HMAC check (as a
+// docs/decisions.md §Webhooks "Signature headers": every delivery is verifiable both with a plain HMAC check (as a
 // receiver of the reference service does it, here with node:crypto, an implementation independent of ours) and with
 // the standardwebhooks library.
 
@@ -20,8 +20,9 @@ const BODY = JSON.stringify({
 const ID = "0192b6a4-1c2d-7e3f-8a4b-5c6d7e8f9a0b";
 
 /**
- * What a receiver of the reference service does (R §5.2: `createHmac("sha256", secret).update(raw).digest("hex")`),
- * written here independently of src/ with WebCrypto: hex HMAC-SHA256 of the raw body, the secret string as key.
+ * What a receiver of the reference service does (docs/webhooks.md §Signatures:
+ * `createHmac("sha256", secret).update(raw).digest("hex")`), written here independently of src/ with WebCrypto: hex
+ * HMAC-SHA256 of the raw body, the secret string as key.
  */
 async function plainCheck(secret: string, rawBody: string, header: string): Promise<boolean> {
   const enc = new TextEncoder();

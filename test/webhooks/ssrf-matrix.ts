@@ -1,6 +1,6 @@
 import { MAX_WEBHOOK_URL_LENGTH } from "../../src/webhooks/ssrf";
 
-// The SSRF matrix of DECISIONS.md §Webhooks, shared by the unit tests of checkWebhookUrl and the API tests that
+// The SSRF matrix of docs/decisions.md §Webhooks, shared by the unit tests of checkWebhookUrl and the API tests that
 // send it through create, update and trigger (and usable by delivery tests at send time).
 
 /** URLs the SSRF rules must refuse, each with the `code` of the rule it breaks (src/webhooks/ssrf.ts). */

@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
- * Customer accounts. Every tenant-owned row elsewhere carries `account_id` (DESIGN.md §3).
+ * Customer accounts. Every tenant-owned row elsewhere carries `account_id` (docs/architecture.md §Data model).
  * `entitlements` is a JSON array of paid features (e.g. `"routing"`, `"refresh"`).
  */
 export const accounts = sqliteTable("accounts", {
@@ -12,8 +12,8 @@ export const accounts = sqliteTable("accounts", {
 });
 
 /**
- * API keys (DECISIONS.md §Accounts): only the SHA-256 hex digest of the key is stored, with a short visible
- * prefix so an operator can tell keys apart. A key with `revoked_at` set no longer authenticates.
+ * API keys (docs/decisions.md §Accounts and keys): only the SHA-256 hex digest of the key is stored, with a short
+ * visible prefix so an operator can tell keys apart. A key with `revoked_at` set no longer authenticates.
  */
 export const apiKeys = sqliteTable(
   "api_keys",

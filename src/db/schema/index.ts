@@ -1,4 +1,7 @@
-/** Drizzle schema of the D1 database (DESIGN.md §3). Migrations in `migrations/` are generated from it. */
+/**
+ * Drizzle schema of the D1 database (docs/architecture.md §Data model). Migrations in `migrations/` are generated from
+ * it.
+ */
 export * from "./accounts";
 export * from "./outages";
 export * from "./reference";

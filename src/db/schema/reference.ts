@@ -4,7 +4,7 @@ import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
  * Ports by UN/LOCODE (JSON:API type `port`). Seeded from src/reference/generated/ports.ts (npm `sea-ports`,
  * terminals.csv, DCSA's UN/LOCODE sample, SMDG; scripts/lib/locations.mjs) with ids derived from the LOCODE, so every
  * environment gives a port the same id. A retired code (CNSGH) is not a row: src/reference/locations.ts maps it.
- * `latitude`/`longitude` are strings, as the reference service serialises them (R §1.6).
+ * `latitude`/`longitude` are strings, as the reference service serialises them (docs/api.md §Port resource).
  */
 export const ports = sqliteTable(
   "ports",
@@ -23,10 +23,10 @@ export const ports = sqliteTable(
 );
 
 /**
- * Terminals and other facilities (JSON:API type `terminal`, R §1.4), seeded from src/reference/generated/terminals.ts
- * (SMDG Terminal Code List merged with terminals.csv). `provided_data` is the JSON object of capability flags;
- * `latitude`/`longitude` decimal strings like the port's; `valid_to` the SMDG end of validity (YYYY-MM-DD): an
- * expired terminal still resolves by id but is not listed under its port.
+ * Terminals and other facilities (JSON:API type `terminal`, docs/api.md §Terminal resource), seeded from
+ * src/reference/generated/terminals.ts (SMDG Terminal Code List merged with terminals.csv). `provided_data` is the JSON
+ * object of capability flags; `latitude`/`longitude` decimal strings like the port's; `valid_to` the SMDG end of
+ * validity (YYYY-MM-DD): an expired terminal still resolves by id but is not listed under its port.
  */
 export const terminals = sqliteTable(
   "terminals",

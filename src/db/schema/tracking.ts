@@ -3,14 +3,14 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-or
 import { accounts, parties } from "./accounts";
 import { terminals } from "./reference";
 
-/** A terminal hold as served in `holds_at_pod_terminal` (SPEC.md §2.2). */
+/** A terminal hold as served in `holds_at_pod_terminal` (docs/api.md §Holds). */
 export interface TerminalHold {
   name: "freight" | "customs" | "USDA" | "VACIS" | "TMF" | "other";
   status: "hold" | "pending";
   description: string | null;
 }
 
-/** A terminal fee as served in `fees_at_pod_terminal` (SPEC.md §2.3); `amount` in the local currency. */
+/** A terminal fee as served in `fees_at_pod_terminal` (docs/api.md §Fees); `amount` in the local currency. */
 export interface TerminalFee {
   type: "demurrage" | "extended_dwell_time" | "exam" | "total" | "other";
   amount: number;
@@ -18,8 +18,8 @@ export interface TerminalFee {
 }
 
 /**
- * Tracking requests (SPEC.md §2.4, DECISIONS.md §Tracking requests). `request_number` is kept as sent;
- * `normalized_number` (trimmed, upper-cased) is what duplicates are detected on. `scac` is null while
+ * Tracking requests (docs/api.md §Tracking request resource, docs/decisions.md §Tracking requests). `request_number` is
+ * kept as sent; `normalized_number` (trimmed, upper-cased) is what duplicates are detected on. `scac` is null while
  * auto-detection runs. `shipment_id` is the `tracked_object` once tracking exists.
  */
 export const trackingRequests = sqliteTable(
@@ -65,8 +65,8 @@ export const trackingRequests = sqliteTable(
 );
 
 /**
- * Shipments: one bill of lading or booking as tracked at the shipping line (R §1.2). Port and terminal
- * ids point at the reference tables; the LOCODE and name columns are what the serializer emits.
+ * Shipments: one bill of lading or booking as tracked at the shipping line (docs/api.md §Shipment resource). Port and
+ * terminal ids point at the reference tables; the LOCODE and name columns are what the serializer emits.
  */
 export const shipments = sqliteTable(
   "shipments",
@@ -127,8 +127,8 @@ export const shipments = sqliteTable(
 );
 
 /**
- * Containers: one box on one shipment for one account (SPEC.md §2.1, R §1.1). Holds and fees are JSON
- * arrays; the three import deadlines are columns and `pickup_lfd` is stored coalesced (DECISIONS.md).
+ * Containers: one box on one shipment for one account (docs/api.md §Container resource). Holds and fees are JSON
+ * arrays; the three import deadlines are columns and `pickup_lfd` is stored coalesced (docs/decisions.md).
  * `tracked_equipment_id` links the row to the shared Tracker of its box.
  */
 export const containers = sqliteTable(
@@ -215,8 +215,8 @@ export const containers = sqliteTable(
 );
 
 /**
- * Vetted milestones of a container (R §1.9). `event` is one of the 35 `container.transport.*` names;
- * `timestamp` is UTC with the local zone in `timezone`.
+ * Vetted milestones of a container (docs/api.md §Transport event resource). `event` is one of the 35
+ * `container.transport.*` names; `timestamp` is UTC with the local zone in `timezone`.
  */
 export const transportEvents = sqliteTable(
   "transport_events",
@@ -238,16 +238,19 @@ export const transportEvents = sqliteTable(
     terminalId: text("terminal_id"),
     vesselName: text("vessel_name"),
     vesselImo: text("vessel_imo"),
-    /** New value of a `*.changed` event (an LFD or appointment time), else null (R §1.9 `value`). */
+    /**
+     * New value of a `*.changed` event (an LFD or appointment time), else null (docs/api.md §Transport event resource
+     * `value`).
+     */
     value: text("value"),
     dataSource: text("data_source").notNull(),
     invalidatedAt: text("invalidated_at"),
     createdAt: text("created_at").notNull(),
     /**
-     * Id of the `raw_events` row the event was recorded from (its `source_event`, R §1.9), written with it in the
-     * same batch (src/tracking/box-writes.ts); null for events no carrier feed row stands behind (terminal-made ones,
-     * `*.changed`) and for rows written before the column whose raw event migration 0008 could not find. No foreign
-     * key: the link is provenance, read only to serialise it.
+     * Id of the `raw_events` row the event was recorded from (its `source_event`,
+     * docs/api.md §Transport event resource), written with it in the same batch (src/tracking/box-writes.ts); null for
+     * events no carrier feed row stands behind (terminal-made ones, `*.changed`) and for rows written before the column
+     * whose raw event migration 0008 could not find. No foreign key: the link is provenance, read only to serialise it.
      */
     rawEventId: text("raw_event_id"),
   },
@@ -255,8 +258,8 @@ export const transportEvents = sqliteTable(
 );
 
 /**
- * `container.updated` facts (R §5.5 `container_updated_event`): the changeset `{attribute: [old, new]}` of
- * one update of one container.
+ * `container.updated` facts (docs/webhooks.md §Payloads `container_updated_event`): the changeset
+ * `{attribute: [old, new]}` of one update of one container.
  */
 export const containerUpdatedEvents = sqliteTable(
   "container_updated_events",
@@ -279,7 +282,7 @@ export const containerUpdatedEvents = sqliteTable(
   (t) => [index("container_updated_events_container_idx").on(t.containerId, t.createdAt)],
 );
 
-/** `shipment.estimated.arrival` facts (R §5.5 `estimated_event`): a new POD ETA of a shipment. */
+/** `shipment.estimated.arrival` facts (docs/webhooks.md §Payloads `estimated_event`): a new POD ETA of a shipment. */
 export const estimatedEvents = sqliteTable(
   "estimated_events",
   {
@@ -302,7 +305,7 @@ export const estimatedEvents = sqliteTable(
   (t) => [index("estimated_events_shipment_idx").on(t.shipmentId, t.createdAt)],
 );
 
-/** Carrier feed rows as received (R §1.10), ordered by `index` per container. */
+/** Carrier feed rows as received (docs/api.md §Raw event resource), ordered by `index` per container. */
 export const rawEvents = sqliteTable(
   "raw_events",
   {

@@ -8,7 +8,7 @@ export interface WebhookHeader {
 }
 
 /**
- * Webhook subscriptions (DECISIONS.md §Webhooks). `secret` is `whsec_` + base64 of 32 random bytes. After
+ * Webhook subscriptions (docs/decisions.md §Webhooks). `secret` is `whsec_` + base64 of 32 random bytes. After
  * `POST /webhooks/{id}/rotate_secret`, `previous_secret` is the secret it replaced: deliveries carry a Standard
  * Webhooks signature of it too until `previous_secret_expires_at` (src/webhooks/delivery.ts), and the cron clears it
  * after that. `headers` keep their names exactly as the client gave them.
@@ -45,9 +45,9 @@ export const webhooks = sqliteTable(
 );
 
 /**
- * The outbox: one row per webhook, per reference object, per event (R §1.14). `payload` is the exact
- * JSON body delivered on every attempt. `attempts` counts attempts made; `next_attempt_at` is when the next may be
- * made (while an attempt runs, the end of its claim's lease; null once `succeeded` or `failed`), see
+ * The outbox: one row per webhook, per reference object, per event (docs/webhooks.md §Notification resource). `payload`
+ * is the exact JSON body delivered on every attempt. `attempts` counts attempts made; `next_attempt_at` is when the
+ * next may be made (while an attempt runs, the end of its claim's lease; null once `succeeded` or `failed`), see
  * src/webhooks/delivery.ts.
  */
 export const webhookNotifications = sqliteTable(
@@ -82,10 +82,10 @@ export const webhookNotifications = sqliteTable(
 
 /**
  * One row per delivery attempt: HTTP status (null when no answer), latency in ms, error text; exposed as the
- * notification's `webhook_notification_logs` (R §1.14). `attempt` is the attempt number within the current delivery
- * round (a resend starts a new round at 1); `seq` numbers a notification's rows in the order they were written
- * (1, 2, …; rows written before it existed have their attempt number) and survives resends, so the log orders and prunes by it: only the
- * newest `MAX_LOGGED_ATTEMPTS` rows of a notification are kept.
+ * notification's `webhook_notification_logs` (docs/webhooks.md §Notification resource). `attempt` is the attempt number
+ * within the current delivery round (a resend starts a new round at 1); `seq` numbers a notification's rows in the
+ * order they were written (1, 2, …; rows written before it existed have their attempt number) and survives resends, so
+ * the log orders and prunes by it: only the newest `MAX_LOGGED_ATTEMPTS` rows of a notification are kept.
  */
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",

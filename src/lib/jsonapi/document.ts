@@ -8,7 +8,7 @@ import {
 import { listLinksAndMeta, type PageRequest } from "./pagination";
 import type { JsonApiDocument } from "./types";
 
-/** Media type of every JSON:API response (DECISIONS.md §Wire format). */
+/** Media type of every JSON:API response (docs/decisions.md §Wire format). */
 export const JSON_API_MEDIA_TYPE = "application/vnd.api+json";
 
 /**
@@ -22,7 +22,7 @@ export async function hydrated<Row>(ctx: LoadContext, type: ResourceType<Row>, r
 
 /**
  * A single-resource document: `{data, links:{self}, included?}`. `included` appears only when something was
- * included (R §3.2).
+ * included (docs/api.md §Container endpoints).
  */
 export async function resourceDocument<Row>(
   ctx: LoadContext,
@@ -43,7 +43,7 @@ export async function resourceDocument<Row>(
 
 /**
  * A list document: `{data, included?, links, meta}` with the pagination links and meta of
- * DECISIONS.md §Wire format. `total` is the number of matching records (not rows counted here).
+ * docs/decisions.md §Wire format. `total` is the number of matching records (not rows counted here).
  */
 export async function listDocument<Row>(
   ctx: LoadContext,
@@ -67,7 +67,7 @@ export async function listDocument<Row>(
 
 /**
  * An unpaginated collection document: `{data, included?}` with no `links` and no `meta`, the shape of the
- * reference service's raw events endpoint (R §3.5).
+ * reference service's raw events endpoint (docs/api.md §Container endpoints).
  */
 export async function collectionDocument<Row>(
   ctx: LoadContext,

@@ -88,7 +88,7 @@ const MAX_INCLUDE_DEPTH = 3;
 
 /**
  * Parses `include` (comma-separated, dotted paths: `shipment,shipment.port_of_lading`) and checks every name
- * against the resource types (R §0.4).
+ * against the resource types (docs/api.md §Includes).
  * @throws ApiError 400 with `source.parameter: "include"` for an unknown name, as the reference service words it.
  */
 export function parseInclude(raw: string | null | undefined, root: ResourceType<unknown>): IncludeTree {

@@ -1,7 +1,7 @@
 import { ApiError } from "../errors";
 import type { DocumentLinks, ListMeta } from "./types";
 
-/** Default and maximum `page[size]` (DECISIONS.md §Wire format: larger values are clamped to 100). */
+/** Default and maximum `page[size]` (docs/decisions.md §Wire format: larger values are clamped to 100). */
 export const DEFAULT_PAGE_SIZE = 30;
 export const MAX_PAGE_SIZE = 100;
 /** Largest `page[number]` accepted; beyond it the offset means nothing useful. */
@@ -45,7 +45,7 @@ export function parsePage(params: URLSearchParams, defaultSize = DEFAULT_PAGE_SI
 }
 
 /**
- * Builds the list `links` and `meta` of DECISIONS.md §Wire format from the request URL as received:
+ * Builds the list `links` and `meta` of docs/decisions.md §Wire format from the request URL as received:
  * `self` echoes it; `current`/`first`/`last`/`prev`/`next` are absolute, with the original query parameters
  * plus `page[number]` (and `page[size]` when the client gave one), sorted by name, brackets not encoded.
  * `prev`/`next` only when such a page exists.

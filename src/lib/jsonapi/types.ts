@@ -1,4 +1,4 @@
-/** Resource identifier object: `{id, type}` (JSON:API 1.0 §7.2.4 / R §0). */
+/** Resource identifier object: `{id, type}` (JSON:API 1.0 §7.2.4 / docs/api.md §Conventions). */
 export interface Linkage {
   id: string;
   type: string;
@@ -9,7 +9,7 @@ export interface RelationshipObject {
   data: Linkage | Linkage[] | null;
 }
 
-/** A resource object. `relationships` always carries linkage, included or not (R §0.4). */
+/** A resource object. `relationships` always carries linkage, included or not (docs/api.md §Includes). */
 export interface ResourceObject {
   id: string;
   type: string;
@@ -18,7 +18,7 @@ export interface ResourceObject {
   links?: { self: string };
 }
 
-/** Top-level links of a document; list documents carry the pagination keys (DECISIONS.md §Wire format). */
+/** Top-level links of a document; list documents carry the pagination keys (docs/decisions.md §Wire format). */
 export interface DocumentLinks {
   self: string;
   current?: string;

@@ -4,14 +4,14 @@
  *
  * - Unknown top-level arguments are rejected by name (with the closest known name), never silently dropped.
  * - The reference server's argument names are accepted as aliases (`tracking_stopped`, `containerNumber`,
- *   `filter[...]`, `page[size]`, `intent`, an `include` list as a comma-separated string; MCP.md §1.3), so prompts
- *   written for it work here.
+ *   `filter[...]`, `page[size]`, `intent`, an `include` list as a comma-separated string;
+ *   docs/mcp.md §Compatibility with the reference server), so prompts written for it work here.
  * - Errors name the argument the agent sent (its alias when it used one), also when the API rejects a value under
  *   its REST parameter name (`filter[updated_at][start]` → `updated_after`).
  * - A malformed `tools/call` (no `name`, non-object `arguments`) or an unknown tool is a JSON-RPC -32602 error with a
  *   one-line message; the SDK answers -32603 with a zod dump for the former.
  * - `tools/list` carries each schema once, without the ±2^53 bounds zod writes on every integer (58.7 KB → see
- *   README).
+ *   docs/mcp.md §Tools).
  * - A call with a `progressToken` gets `notifications/progress` at its start, at each step the tool reports, and at
  *   its end.
  */
@@ -85,7 +85,7 @@ export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  /** Reference argument names accepted in place of ours (MCP.md §1.3). */
+  /** Reference argument names accepted in place of ours (docs/mcp.md §Compatibility with the reference server). */
   aliases?: Record<string, ArgumentAlias>;
   /**
    * API field or REST parameter names (as `TrackingApiError.field` carries them) → the argument that sets them,

@@ -1,7 +1,7 @@
 /**
  * What every MCP tool shares: the API resolver, the registration helper (input/output schemas,
- * annotations, text + structured result), safe and specific tool errors (MCP.md §1.9 gap 1), id-or-number
- * resolution, and the summary schemas list results reuse.
+ * annotations, text + structured result), safe and specific tool errors (docs/mcp.md §Where we go further gap 1),
+ * id-or-number resolution, and the summary schemas list results reuse.
  */
 
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
@@ -13,7 +13,7 @@ import { type ArgumentAlias, addTool, errorMessage, FULL_SCHEMA_IN, type ToolCon
 
 export type { ApiResolver, McpDeps } from "./deps";
 
-/** Read-only, private-account tools (MCP.md §1.3). */
+/** Read-only, private-account tools (docs/mcp.md §Compatibility with the reference server). */
 export const READ_ONLY: ToolAnnotations = {
   readOnlyHint: true,
   destructiveHint: false,
@@ -133,7 +133,7 @@ export async function withNotFound<T>(kind: "container" | "shipment", id: string
 // Paging
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Default page size of the list tools (MCP.md §1.3). */
+/** Default page size of the list tools (docs/mcp.md §Compatibility with the reference server). */
 export const MCP_DEFAULT_PAGE_SIZE = 25;
 /** Largest page size; larger requests are clamped (not rejected), and the output says the size used. */
 export const MCP_MAX_PAGE_SIZE = 100;
@@ -215,7 +215,7 @@ export function pagingOf(page: { page: number; page_size: number; total: number;
 /**
  * `inner` or null. The non-null branch carries a description so that JSON Schema keeps
  * `anyOf: [{type: …}, {type: "null"}]` instead of zod's compact `type: [..., "null"]`, which some MCP clients and
- * `mcp-inspector --strict` flag as non-portable (MCP.md §1.9 gap 6).
+ * `mcp-inspector --strict` flag as non-portable (docs/mcp.md §Where we go further gap 6).
  */
 export function orNull<T extends z.ZodType>(inner: T) {
   // The listing drops this description again (calls.ts `trimSchema`); the `anyOf` stays.

@@ -87,7 +87,7 @@ function timelineEntry({ event, location, terminal }: TransportEventDetails): z.
 export const ContainerSnapshot = {
   id: z.string(),
   number: z.string(),
-  current_status: z.string().describe("Authoritative status from the tracking data (DECISIONS.md §Containers)."),
+  current_status: z.string().describe("Authoritative status from the tracking data (docs/decisions.md §Containers)."),
   resource_uri: z.string(),
   equipment: z.object({
     type: nullableString,
@@ -136,7 +136,7 @@ export const ContainerSnapshot = {
     .describe("Present when include has transport_events."),
 };
 
-/** The snapshot of a container at `nowMs` (readiness SPEC.md §3, LFD urgency, fees without `total`). */
+/** The snapshot of a container at `nowMs` (readiness docs/api.md §Readiness, LFD urgency, fees without `total`). */
 export function containerSnapshot(d: ContainerDetails, nowMs: number): z.infer<z.ZodObject<typeof ContainerSnapshot>> {
   const c = d.container.attributes;
   const shipment = d.shipment?.attributes;
@@ -251,7 +251,7 @@ export function containerMarkdown(s: z.infer<z.ZodObject<typeof ContainerSnapsho
 }
 
 /**
- * Container tools (SPEC.md §4.7): `get_container`, `get_container_transport_events`, `get_container_route`
+ * Container tools (docs/mcp.md §Tools): `get_container`, `get_container_transport_events`, `get_container_route`
  * (paid `routing` feature) and `list_containers` (with `resource_link`s to `svc://container/{id}`).
  */
 export function registerContainerTools(server: McpServer, deps: McpDeps): void {

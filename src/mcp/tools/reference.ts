@@ -33,8 +33,8 @@ const ShippingLine = z.object({
 });
 
 /**
- * `get_supported_shipping_lines` (hides the sandbox `TEST` line, DECISIONS.md §Sandbox) and
- * `list_tracking_requests` (SPEC.md §4.7).
+ * `get_supported_shipping_lines` (hides the sandbox `TEST` line, docs/decisions.md §Sandbox) and
+ * `list_tracking_requests` (docs/mcp.md §Tools).
  */
 export function registerReferenceTools(server: McpServer, deps: McpDeps): void {
   registerTrackingTool(server, deps, {
@@ -103,7 +103,8 @@ export function registerReferenceTools(server: McpServer, deps: McpDeps): void {
         .describe("More filters: request_number, scac, created_after, updated_after."),
       ...pagingInput,
     },
-    // The reference's `filter[...]` names, top level or inside `filters` (MCP.md §1.3).
+    // The reference's `filter[...]` names, top level or inside `filters`
+    // (docs/mcp.md §Compatibility with the reference server).
     aliases: {
       "filter[status]": (v) => ({ status: v }),
       "filter[request_type]": (v) => ({ request_type: v }),

@@ -21,7 +21,7 @@ const SHIPMENTS_WITH_CONTAINERS = 5;
 const ShipmentContainer = z.object({ id: z.string(), number: z.string(), current_status: z.string() });
 
 /**
- * `search_container` (SPEC.md §4.7): exact matches of a container number, a BL/booking number or a tracking
+ * `search_container` (docs/mcp.md §Tools): exact matches of a container number, a BL/booking number or a tracking
  * request number in the account. A matched shipment comes with its containers (id, number, status; issue 16 §6),
  * so the agent needs no second call. Nothing found is an empty result, not an error.
  */

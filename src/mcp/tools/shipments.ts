@@ -132,7 +132,7 @@ function shipmentDetailsOf(d: ShipmentDetails): z.infer<z.ZodObject<typeof Shipm
   return out;
 }
 
-/** Shipment tools (SPEC.md §4.7): `get_shipment_details` and `list_shipments`. */
+/** Shipment tools (docs/mcp.md §Tools): `get_shipment_details` and `list_shipments`. */
 export function registerShipmentTools(server: McpServer, deps: McpDeps): void {
   registerTrackingTool(server, deps, {
     name: "get_shipment_details",
@@ -188,7 +188,7 @@ export function registerShipmentTools(server: McpServer, deps: McpDeps): void {
       ...pagingInput,
     },
     aliases: {
-      // The reference server's boolean filter (MCP.md §1.3).
+      // The reference server's boolean filter (docs/mcp.md §Compatibility with the reference server).
       tracking_stopped: (v) => ({ status: v === true ? "tracking_stopped" : v === false ? "tracking" : v }),
       ...pagingAliases,
     },

@@ -18,7 +18,7 @@ import {
   trackingRequestSummary,
 } from "./common";
 
-/** Request types `track_container` accepts (REST `request_type`, DECISIONS.md §Tracking requests). */
+/** Request types `track_container` accepts (REST `request_type`, docs/decisions.md §Tracking requests). */
 export const TRACK_NUMBER_TYPES = ["container", "bill_of_lading", "booking_number", "booking"] as const;
 
 /** Tracking requests in these statuses mean the number is already tracked (a failed one does not). */
@@ -86,10 +86,10 @@ export function checkTrackNumber(number: string, numberType: string | undefined)
 const Candidate = z.object({ scac: z.string(), name: z.string(), confidence: z.number() });
 
 /**
- * `track_container` (SPEC.md §4.7, issue 6): the one write tool. It first looks for an existing match in the
+ * `track_container` (docs/mcp.md §Tools, issue 6): the one write tool. It first looks for an existing match in the
  * account (container, shipment, or an active tracking request for the number) and then returns it without
- * creating anything. Otherwise it infers the number type and the carrier (SPEC.md §4.6) when not given, and
- * creates a tracking request only when the carrier is given or inferred with `auto_select` confidence (≥ 0.95);
+ * creating anything. Otherwise it infers the number type and the carrier (docs/api.md §Infer number) when not given,
+ * and creates a tracking request only when the carrier is given or inferred with `auto_select` confidence (≥ 0.95);
  * below that it asks for the SCAC (`needs_carrier`) with the ranked candidates instead of guessing.
  */
 export function registerTrackTool(server: McpServer, deps: McpDeps): void {
@@ -117,7 +117,7 @@ export function registerTrackTool(server: McpServer, deps: McpDeps): void {
           "true: track a container number exactly as given although its ISO 6346 check digit is wrong (only after the user confirmed it).",
         ),
     },
-    // The reference server's deprecated argument names (MCP.md §1.3).
+    // The reference server's deprecated argument names (docs/mcp.md §Compatibility with the reference server).
     aliases: {
       containerNumber: (v) => ({ number: v, numberType: "container" }),
       bookingNumber: (v) => ({ number: v, numberType: "booking_number" }),

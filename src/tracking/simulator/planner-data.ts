@@ -71,7 +71,7 @@ export const POD_CHOICES: PodChoice[] = (() => {
     });
 })();
 
-// Inland rail destinations: the US inland rail points of scripts/data/inland-rail.csv, with the reference data's
+// Inland rail destinations: the US inland rail points of data/inland-rail.csv, with the reference data's
 // names and zones.
 const INLAND_LOCODES = ["USCHI", "USMEM", "USDAL", "USKCK", "USCLE", "USCMH"];
 
@@ -81,7 +81,10 @@ export const INLAND_DESTINATIONS: readonly (JourneyPlace & { timeZone: string })
   return place?.timeZone ? [{ ...place, timeZone: place.timeZone }] : [];
 });
 
-/** Class I railroads by the coast of the POD (IANA zone of its terminal; R §1.1 examples: CSXT, NSRR, BNSF). */
+/**
+ * Class I railroads by the coast of the POD (IANA zone of its terminal; docs/api.md §Container resource examples: CSXT,
+ * NSRR, BNSF).
+ */
 export const RAIL_CARRIERS: Record<string, { scac: string; name: string }[]> = {
   "America/Los_Angeles": [{ scac: "BNSF", name: "BNSF" }],
   "America/Chicago": [

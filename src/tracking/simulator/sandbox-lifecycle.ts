@@ -1,4 +1,4 @@
-/** The sandbox's fixed journey, `TEST-LIFECYCLE` (DECISIONS.md §Sandbox): the same at every anchor. */
+/** The sandbox's fixed journey, `TEST-LIFECYCLE` (docs/decisions.md §Sandbox): the same at every anchor. */
 import { withCheckDigit } from "../../infer/iso6346";
 import { TERMINALS } from "../../reference/generated/terminals";
 import { journeyFromPlan } from "./plan";
@@ -18,7 +18,7 @@ export interface LifecycleInput {
 }
 
 /**
- * The fixed journey of the sandbox number `TEST-LIFECYCLE` (DECISIONS.md §Sandbox), identical at every anchor:
+ * The fixed journey of the sandbox number `TEST-LIFECYCLE` (docs/decisions.md §Sandbox), identical at every anchor:
  * Yantian (CNYTN) to Los Angeles (USLAX, Fenix Marine Services Y257) on SANDBOX EXPRESS 001E. Simulated days
  * after the anchor: departure 0.5, arrival 4, berthed 4.2, discharge 4.5 (+0.1 per further box), customs hold
  * (`CBP HOLD`) placed at discharge and released a day later, availability known +0.1, available +1.2, LFD set

@@ -20,7 +20,7 @@ export function simulatedDayOf(journey: Pick<Journey, "anchorMs" | "speed">, ms:
 
 /**
  * Local midnight, `daysAfter` calendar days after the local date of `ms` in `timeZone`, as ms since the epoch
- * (R §10.1: LFDs are midnight local expressed in UTC).
+ * (docs/api.md §Timestamps and time zones: LFDs are midnight local expressed in UTC).
  */
 function localMidnightAfter(ms: number, daysAfter: number, timeZone: string): number {
   const local = new Date(ms + zoneOffsetMs(ms, timeZone));

@@ -272,7 +272,7 @@ function containerFactsAt(journey: Journey, c: JourneyContainer, position: numbe
   };
 }
 
-/** Demurrage owed at simulated day `day` (SPEC.md §2.3), in the journey's currency; 0 within free time. */
+/** Demurrage owed at simulated day `day` (docs/api.md §Fees), in the journey's currency; 0 within free time. */
 export function demurrageAt(journey: Journey, c: JourneyContainer, day: number): number {
   const freeEnds = c.pickupLfdDay + 1;
   const until = Math.min(day, c.fullOutDay);

@@ -1,7 +1,7 @@
 /**
- * The shapes of the simulator's journeys (DESIGN.md §4 Sources, "Simulator"): a deterministic, realistic container
- * journey derived from a tracking request's SCAC and number (plan.ts), and the state a carrier and a terminal would
- * report for it at any moment (state.ts). The simulator is pure: no I/O, no clock, no global randomness; the same
+ * The shapes of the simulator's journeys (docs/architecture.md §Sources, "Simulator"): a deterministic, realistic
+ * container journey derived from a tracking request's SCAC and number (plan.ts), and the state a carrier and a terminal
+ * would report for it at any moment (state.ts). The simulator is pure: no I/O, no clock, no global randomness; the same
  * input always gives the same journey.
  *
  * Time has two scales. A journey is planned in simulated days relative to its anchor (the moment tracking started),
@@ -40,7 +40,7 @@ export interface JourneyVessel {
 }
 
 /**
- * A hold at the final facility (SPEC.md §2.2): listed `pending` from `pendingDay` (when the terminal expects it),
+ * A hold at the final facility (docs/api.md §Holds): listed `pending` from `pendingDay` (when the terminal expects it),
  * active (`hold`) from `placedDay`, and removed at `releasedDay` (cleared holds leave the array). Simulated days.
  */
 export interface JourneyHold {
@@ -60,7 +60,7 @@ export interface JourneyHold {
 export interface JourneyContainer {
   /** ISO 6346 container number with a valid check digit (or exactly the number a container request tracks). */
   number: string;
-  /** ISO 6346 size-type code from ../shared/data/iso6346-size-types.csv, e.g. `45G1`. */
+  /** ISO 6346 size-type code from data/iso6346-size-types.csv, e.g. `45G1`. */
   sizeTypeCode: string;
   sealNumber: string;
   weightInLbs: number;
@@ -125,7 +125,7 @@ export interface JourneyInland {
 }
 
 /**
- * Demurrage at the final facility (SPEC.md §2.3, `fees_at_pod_terminal` type `demurrage`): for each started
+ * Demurrage at the final facility (docs/api.md §Fees, `fees_at_pod_terminal` type `demurrage`): for each started
  * simulated day after the last free day has ended, `ratePerDay` for the first `firstTierDays` days and
  * `laterRatePerDay` after; it stops growing at full out.
  */

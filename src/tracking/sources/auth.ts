@@ -1,9 +1,9 @@
 /**
- * Credentials of an upstream (carrier or terminal source), one shape for every source (DESIGN.md §10 "Credentials,
- * one place"): static headers, an API key, or the OAuth 2.0 client-credentials grant (RFC 6749 §4.4), and the one
- * client that applies them ({@link authorizedFetch}). Secrets come from Worker secrets (`DCSA_SOURCES`, later
- * `TERMINAL_SOURCES`) and are never logged: messages name the SCAC or provider, the token endpoint's origin and the
- * HTTP status, never a header value, a client secret, a token or a response body.
+ * Credentials of an upstream (carrier or terminal source), one shape for every source
+ * (docs/architecture.md §Credentials, one place): static headers, an API key, or the OAuth 2.0 client-credentials grant
+ * (RFC 6749 §4.4), and the one client that applies them ({@link authorizedFetch}). Secrets come from Worker secrets
+ * (`DCSA_SOURCES`, later `TERMINAL_SOURCES`) and are never logged: messages name the SCAC or provider, the token
+ * endpoint's origin and the HTTP status, never a header value, a client secret, a token or a response body.
  */
 import { z } from "zod";
 import { sha256Hex } from "../../lib/crypto";
@@ -19,7 +19,7 @@ export const headerRecordSchema = z.record(z.string().regex(HEADER_NAME, "not a 
 /**
  * Whether `value` may be called with credentials: https, or http on localhost / 127.0.0.1 only (local fakes), with no
  * user info and no fragment. A query string is allowed only when `allowQuery` (some token endpoints carry
- * `?grant_type=client_credentials` in their documented URL, TERMINAL-APIS.md §1.2).
+ * `?grant_type=client_credentials` in their documented URL, docs/terminals.md §APMT authentication).
  */
 export function isCredentialUrl(value: string, allowQuery = false): boolean {
   let url: URL;
@@ -39,7 +39,7 @@ export interface HeadersAuth {
   headers: Record<string, string>;
 }
 
-/** An API key sent in one header (default `X-API-KEY`, the header the terminal APIs of TERMINAL-APIS.md use). */
+/** An API key sent in one header (default `X-API-KEY`, the header the terminal APIs of docs/terminals.md use). */
 export interface ApiKeyAuth {
   type: "api_key";
   apiKey: string;
@@ -152,7 +152,7 @@ const tokenResponseSchema = z.object({
   access_token: z.string().regex(/^[\x21-\x7E]+$/),
   /**
    * `Bearer` (RFC 6750), or `BearerToken`: Apigee Edge's `/oauth/client_credential/accesstoken` (APM Terminals,
-   * TERMINAL-APIS.md §1.2) answers that spelling for the same bearer token.
+   * docs/terminals.md §APMT authentication) answers that spelling for the same bearer token.
    */
   token_type: z
     .string()
@@ -292,8 +292,8 @@ export function credentialKey(auth: OAuth2ClientCredentialsAuth): Promise<string
 /**
  * A token broker for one isolate: tokens cached in memory per credential, concurrent callers of the same credential
  * share one request, a refusal is remembered for {@link TOKEN_REFUSAL_MEMORY_MS}. With `coordinator`, a miss goes through it (the `Credentials` Durable Object of the credential,
- * DESIGN.md §10), so all isolates together make one token request at a time; without, the isolate asks the token
- * endpoint itself (tests, tools).
+ * docs/architecture.md §Connecting to the real world), so all isolates together make one token request at a time;
+ * without, the isolate asks the token endpoint itself (tests, tools).
  */
 export function createTokenBroker(
   coordinator?: (key: string) => TokenCoordinator,

@@ -25,7 +25,7 @@ interface Lease {
 }
 
 /**
- * One OAuth client credential's token, shared by every isolate (DESIGN.md §10 "Credentials, one place"), named by
+ * One OAuth client credential's token, shared by every isolate (docs/architecture.md §Credentials, one place), named by
  * `credentialKey` (a hash: the name reveals nothing). It never sees the client secret and makes no request itself:
  * it hands out the cached token while fresh, or a lease to one caller, who asks the token endpoint through its own
  * (injected) fetch and publishes the token or abandons the lease with the failure. Callers arriving meanwhile wait

@@ -24,7 +24,7 @@ export interface SourceRegistry {
   terminals: TerminalSource[];
   /**
    * SCACs tracking requests are accepted for: a line is supported when a source is configured for it
-   * (DECISIONS.md §Tracking requests): the sandbox `TEST` always, DCSA-configured lines, and every line the
+   * (docs/decisions.md §Tracking requests): the sandbox `TEST` always, DCSA-configured lines, and every line the
    * simulator plays when it is on.
    */
   supportedScacs: Set<string>;

@@ -16,7 +16,7 @@ import type {
   TerminalSource,
 } from "./types";
 
-/** Sandbox numbers of DECISIONS.md §Sandbox. */
+/** Sandbox numbers of docs/decisions.md §Sandbox. */
 export const SANDBOX_NUMBERS = {
   succeeded: "TEST-TR-SUCCEEDED",
   failed: "TEST-TR-FAILED",
@@ -189,7 +189,7 @@ function lifecycleJourney(ctx: SourceContext, speed: number) {
 }
 
 /**
- * The sandbox carrier `TEST` (DECISIONS.md §Sandbox), available in every environment:
+ * The sandbox carrier `TEST` (docs/decisions.md §Sandbox), available in every environment:
  * - `TEST-TR-SUCCEEDED`: found, a shipment of two boxes on the water (times relative to when tracking began);
  * - `TEST-TR-FAILED` (and every other TEST number): `failed` (`not_found`), whatever the request type;
  * - `TEST-TR-AWAITING-MANIFEST`: awaiting manifest at first, found on the next re-check;

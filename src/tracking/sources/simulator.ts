@@ -21,7 +21,7 @@ export const SIMULATED_SCACS: readonly string[] = allShippingLines()
 /** Facility codes the simulated terminal answers for: POD terminals' FIRMS codes and the simulated ramp codes. */
 export const SIMULATED_FACILITY_CODES: readonly string[] = [...SIMULATED_POD_TERMINAL_CODES, ...INLAND_RAMP_CODES];
 
-/** Default `SIMULATION_SPEED`: one simulated day per real minute (DESIGN.md §4 Sources). */
+/** Default `SIMULATION_SPEED`: one simulated day per real minute (docs/architecture.md §Sources). */
 export const DEFAULT_SIMULATION_SPEED = 1;
 
 /**
@@ -63,7 +63,7 @@ function isTrackableContainer(number: string): boolean {
 }
 
 /**
- * The simulator source, the local-development default (DESIGN.md §4 Sources): every SCAC in `SIMULATED_SCACS`
+ * The simulator source, the local-development default (docs/architecture.md §Sources): every SCAC in `SIMULATED_SCACS`
  * gets a deterministic journey derived from the number (`planJourney`), anchored when tracking started and played
  * at `speed`. The carrier finds every BL and booking number, and every container number with a valid ISO 6346
  * check digit (others are `not_found`); it reports the journey's facts at `ctx.nowMs`. The terminal answers for

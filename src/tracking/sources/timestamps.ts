@@ -4,10 +4,10 @@
  *
  * Providers write times three ways: with a UTC offset (exact), as the local wall clock of the place the event
  * happens (TNT 2.2 `eventDateTime` "is the local date and time"; Port of Virginia and APMT `…Local` fields), or as a
- * bare date (a last free day). R §10.1 asks for UTC, so a time without an offset is read in the IANA zone of the
- * place it belongs to (src/lib/time-zones.ts), and a last free day becomes local midnight of its date at the
- * terminal. Reading is in two steps: parse the text into a {@link WallClock} (what is written), then place it in
- * time ({@link instantMs}, {@link lastFreeDayMs}).
+ * bare date (a last free day). docs/api.md §Timestamps and time zones asks for UTC, so a time without an offset is read
+ * in the IANA zone of the place it belongs to (src/lib/time-zones.ts), and a last free day becomes local midnight of
+ * its date at the terminal. Reading is in two steps: parse the text into a {@link WallClock} (what is written), then
+ * place it in time ({@link instantMs}, {@link lastFreeDayMs}).
  */
 import { toIsoSeconds } from "../../lib/clock";
 import { wallClockToUtcMs, zoneOffsetMs } from "../../lib/time-zones";
@@ -96,7 +96,7 @@ export function parseUsWallClock(text: string): { wall: WallClock; marker: "A" |
  * The instant a timestamp names, ms since the epoch: exact when it states an offset; else its wall clock read in
  * `timeZone` (an IANA name: the zone of the port or terminal it belongs to; a DST gap or overlap is settled as
  * src/lib/time-zones.ts `wallClockToUtcMs` says); else, with no zone known or a zone `Intl` does not know, its wall
- * clock as if UTC (R §10.1: better an hour off than no time).
+ * clock as if UTC (docs/api.md §Timestamps and time zones: better an hour off than no time).
  */
 export function instantMs(wall: WallClock, timeZone: string | null): number {
   if (wall.offsetMinutes !== null) return wall.fieldsMs - wall.offsetMinutes * 60_000;
@@ -124,8 +124,9 @@ export function localDateOf(wall: WallClock, timeZone: string | null): CalendarD
 }
 
 /**
- * Local midnight of `date` in `timeZone`, ms since the epoch (R §10.1: how a last free day is served:
- * `2024-07-07T04:00:00Z` for 7 July in America/New_York). Throws RangeError for a zone `Intl` does not know.
+ * Local midnight of `date` in `timeZone`, ms since the epoch (docs/api.md §Timestamps and time zones: how a last free
+ * day is served: `2024-07-07T04:00:00Z` for 7 July in America/New_York). Throws RangeError for a zone `Intl` does not
+ * know.
  */
 export function localMidnightMs(date: CalendarDate, timeZone: string): number {
   return wallClockToUtcMs(Date.UTC(date[0], date[1] - 1, date[2]), timeZone);
@@ -137,9 +138,9 @@ export function localMidnightIso(date: CalendarDate, timeZone: string): string {
 }
 
 /**
- * A last free day as the instant it is served at (R §10.1): local midnight, at the terminal, of the date the
- * timestamp names there ({@link localDateOf}). Without a known zone: midnight at the offset the text states, else
- * midnight as if UTC.
+ * A last free day as the instant it is served at (docs/api.md §Timestamps and time zones): local midnight, at the
+ * terminal, of the date the timestamp names there ({@link localDateOf}). Without a known zone: midnight at the offset
+ * the text states, else midnight as if UTC.
  */
 export function lastFreeDayMs(wall: WallClock, timeZone: string | null): number {
   const date = localDateOf(wall, timeZone);

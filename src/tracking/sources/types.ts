@@ -1,8 +1,8 @@
 import type { TerminalFee, TerminalHold } from "../../db/schema";
 
 /**
- * The milestones every source maps into: the `container.transport.*` names of R §2.4 without the
- * `estimated.` infix (an estimate is a `Milestone` with `estimated: true`).
+ * The milestones every source maps into: the `container.transport.*` names of docs/api.md §Transport event names
+ * without the `estimated.` infix (an estimate is a `Milestone` with `estimated: true`).
  */
 export type MilestoneName =
   | "container.transport.empty_out"
@@ -33,7 +33,7 @@ export type MilestoneName =
 
 /**
  * One milestone of one container as a source reports it, already in our vocabulary
- * (../shared/data/dcsa-to-transport-events.csv for DCSA). Times are UTC ISO 8601, second precision, `Z`.
+ * (docs/carriers.md §DCSA event mapping for DCSA). Times are UTC ISO 8601, second precision, `Z`.
  */
 export interface Milestone {
   event: MilestoneName;
@@ -131,7 +131,7 @@ export interface ContainerFacts {
   indRailCarrierScac?: string | null;
   /**
    * Upstream events about this box that produce no milestone (no mapping in
-   * ../shared/data/dcsa-to-transport-events.csv, e.g. DCSA STUF/STRP/INSP or a DROP at the customer, or an
+   * docs/carriers.md §DCSA event mapping, e.g. DCSA STUF/STRP/INSP or a DROP at the customer, or an
    * estimate superseded by a newer one for the same call), exactly as received, so they can be kept as raw events.
    */
   unmappedEvents?: unknown[];
@@ -151,9 +151,10 @@ export interface LookupRequest {
 }
 
 /**
- * Outcome of a lookup (DESIGN.md §4 step 2): found; not found (a container → `failed`, a BL/booking →
- * `awaiting_manifest`); a permanent failure the line stated (`failed` with its reason, R §2.2); or a
- * temporary failure to retry (`shipping_line_unreachable`, `unrecognized_response`).
+ * Outcome of a lookup (docs/architecture.md §Tracking pipeline step 2): found; not found (a container → `failed`, a
+ * BL/booking → `awaiting_manifest`); a permanent failure the line stated (`failed` with its reason,
+ * docs/api.md §Tracking request status); or a temporary failure to retry (`shipping_line_unreachable`,
+ * `unrecognized_response`).
  */
 export type LookupResult =
   | { kind: "found"; shipment: ShipmentFacts }
@@ -186,7 +187,7 @@ export interface SourceContext {
 
 /**
  * A carrier's tracking interface: look up a BL, booking or container number. Small on purpose, so a new
- * carrier is one file (DESIGN.md §4 Sources). A poll of a tracked box is a lookup of its shipment number.
+ * carrier is one file (docs/architecture.md §Sources). A poll of a tracked box is a lookup of its shipment number.
  */
 export interface CarrierSource {
   /** Human name used in refresh messages: "Shipping line". */
@@ -207,7 +208,7 @@ export interface TerminalObservation {
   /** Whether the facility publishes availability for this box (`availability_known`). */
   availabilityKnown: boolean;
   availableForPickup: boolean | null;
-  /** Active holds only: a cleared hold is absent (SPEC.md §2.2). */
+  /** Active holds only: a cleared hold is absent (docs/api.md §Holds). */
   holds: TerminalHold[];
   fees: TerminalFee[];
   pickupLfd: string | null;
@@ -220,7 +221,8 @@ export interface TerminalObservation {
   offDock: boolean;
   /**
    * When the empty box was returned to this facility (UTC ISO, second precision), for a terminal that reports it
-   * (Port of Virginia `emptyReturnTime`, TERMINAL-APIS.md §3.3); absent or null otherwise (issue 14: empty-return times).
+   * (Port of Virginia `emptyReturnTime`, docs/terminals.md §Port of Virginia fields); absent or null otherwise (issue
+   * 14: empty-return times).
    */
   emptyReturnedAt?: string | null;
 }
@@ -267,7 +269,7 @@ export interface TerminalQuery {
   scac: string;
   /**
    * Bill of lading number the box was found with, when known (Port of Virginia asks container and BL together,
-   * TERMINAL-APIS.md §3.2); null or absent otherwise.
+   * docs/terminals.md §Port of Virginia API); null or absent otherwise.
    */
   billOfLadingNumber?: string | null;
 }

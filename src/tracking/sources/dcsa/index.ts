@@ -1,7 +1,7 @@
 /**
- * DCSA Track & Trace 2.2 carrier source (DESIGN.md §4 Sources): `GET {baseUrl}/v2/events` filtered by the
+ * DCSA Track & Trace 2.2 carrier source (docs/architecture.md §Sources): `GET {baseUrl}/v2/events` filtered by the
  * tracked number, cursor paging through `Next-Page`, events mapped to our milestones by
- * ../shared/data/dcsa-to-transport-events.csv. Spec: ../shared/data/dcsa/TNT_v2.2.0-resolved.yaml.
+ * docs/carriers.md §DCSA event mapping. Spec: DCSA's TNT_v2.2.0-resolved.yaml (docs/carriers.md §DCSA Track & Trace).
  *
  * - config.ts: `DCSA_SOURCES` parsed into one endpoint per SCAC, and a lookup's limits;
  * - client.ts: the HTTP paging of `/v2/events` and its outcomes;

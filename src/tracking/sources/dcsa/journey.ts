@@ -68,7 +68,7 @@ function attachCall(calls: Map<string, Call>, e: NormalisedEvent): void {
 /**
  * POL = the vessel call of the first LOAD/DEPA, POD = the vessel call of the last ARRI/DISC (any classifier, so a
  * planned arrival already names the POD); every other vessel call is a transshipment. The inland destination is
- * the last rail call with an arrival or discharge after the POD (../shared/data/dcsa-to-transport-events.csv).
+ * the last rail call with an arrival or discharge after the POD (docs/carriers.md §DCSA event mapping).
  */
 export function buildJourney(events: NormalisedEvent[]): Journey {
   const calls = new Map<string, Call>();

@@ -1,5 +1,5 @@
 /**
- * DCSA events to our milestones (../shared/data/dcsa-to-transport-events.csv): moves by mode and by where their call
+ * DCSA events to our milestones (docs/carriers.md §DCSA event mapping): moves by mode and by where their call
  * sits in the journey, gates and empty returns by the journey's times, and the milestone a mapped event becomes.
  */
 import { toIsoSeconds } from "../../../lib/clock";
@@ -63,7 +63,7 @@ export function mapMove(e: NormalisedEvent, journey: Journey): MilestoneName[] {
  * Our milestone for a gate or drop event of one box, or null (kept as raw): GTOT EMPTY before the journey starts →
  * `empty_out`; GTIN LADEN at the POL before loading → `full_in`; GTOT LADEN after the POD arrival → `full_out`.
  * Empty returns are decided by {@link mapEmptyReturn}. DROP at a customer (CLOC) would be `delivered`, which is
- * manual only (SPEC R §2.1), so it stays raw.
+ * manual only (docs/api.md §Container status), so it stays raw.
  */
 export function mapGate(e: NormalisedEvent, journey: Journey): MilestoneName | null {
   const journeyStartMs = journey.polStartMs ?? journey.podStartMs;

@@ -15,7 +15,10 @@ import {
 import { parseEvents } from "./events";
 import { buildShipment } from "./shipment";
 
-/** Not found: a container is `failed`, a BL/booking may not be manifested yet (DESIGN.md §4 step 2). */
+/**
+ * Not found: a container is `failed`, a BL/booking may not be manifested yet (docs/architecture.md §Tracking pipeline
+ * step 2).
+ */
 const notFoundFor = (request: LookupRequest): LookupResult =>
   request.requestType === "container" ? { kind: "not_found" } : { kind: "awaiting_manifest" };
 
@@ -36,7 +39,7 @@ const notFoundFor = (request: LookupRequest): LookupResult =>
  * of TNT 2.2 events, a Next-Page off the configured origin, or paging past the cap → `temporary_failure`
  * `unrecognized_response`. Never throws.
  *
- * Mapping (../shared/data/dcsa-to-transport-events.csv): EQUIPMENT events per `equipmentReference`; TRANSPORT
+ * Mapping (docs/carriers.md §DCSA event mapping): EQUIPMENT events per `equipmentReference`; TRANSPORT
  * events (ARRI/DEPA) per transport call, fanned out to the boxes seen on that call (or every box for a call none is
  * seen at yet); SHIPMENT events produce no milestone. Vessel calls: POL = first LOAD/DEPA, POD = last ARRI/DISC,
  * others transshipment; BARGE → `feeder_*`; RAIL after the POD → `rail_*`, with the last rail arrival the inland

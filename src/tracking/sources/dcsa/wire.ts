@@ -1,6 +1,7 @@
 /**
  * The TNT 2.2 wire schemas (DCSA Track & Trace 2.2, `components/schemas`) of the events the carrier source reads:
- * only the fields we use; extra fields are allowed and ignored. Spec: ../shared/data/dcsa/TNT_v2.2.0-resolved.yaml.
+ * only the fields we use; extra fields are allowed and ignored. Spec: DCSA's TNT_v2.2.0-resolved.yaml
+ * (docs/carriers.md §DCSA Track & Trace).
  */
 import { z } from "zod";
 import { parseIsoWallClock } from "../timestamps";

@@ -1,33 +1,38 @@
 /**
  * APM Terminals "APMT Track and Trace - Import Availability" as a terminal source (issue 14 adapter 1;
- * ../shared/reference/TERMINAL-APIS.md §1): one API for every APM terminal it lists, `GET {baseUrl}/import-availability
+ * docs/terminals.md §APM Terminals): one API for every APM terminal it lists, `GET {baseUrl}/import-availability
  * ?assetId=<container,container,…>&facilityCode=<UN/LOCODE>` with an OAuth 2.0 client-credentials bearer token
- * (§1.2; the shared token cache of src/tracking/sources/auth.ts, one for carriers and terminals).
+ * (§APMT authentication; the shared token cache of src/tracking/sources/auth.ts, one for carriers and terminals).
  *
  * What the documentation does not settle, and what this adapter assumes (each also said where it is applied):
- * - Response property names: those of §1.6a (`containerId`, `readyForDelivery`, `containerHolds`,
- *   `storagePaidThroughDate`, `demurrageOwed`, `…DateTimeLocal`), with the older PascalCase variant §1.6a also names
- *   (`ContainerId`, `ReadyForDelivery`, `Holds`, `Freight`, `Customs`, `DischargedDate`, `GateOutDate`, `Demurrage`,
- *   `AppointmentDate`, `StoragePaidThroughDate`, `YardLocation`) read as a fallback.
- * - Response shape: a list with one object per asset found (§1.5: the spec's `type: array` is commented out), a
- *   single object, or `{"ContainerAvailabilityResults": [...]}` (the PascalCase variant's wrapper) are all read. A
- *   container missing from a 200 answer is unknown to the terminal (`not_found`). A 404 is the spec's "Bad URL"
- *   (a misconfigured `baseUrl`), not an unknown container: `unrecognized_response`.
- * - Most assets per request: APMT states none; {@link APMT_MAX_ASSETS_PER_REQUEST} = 50 is Envase's cap (§1.3).
- * - Flags are strings (`"true"`, §1.6 sibling convention); `yes`/`no`/`Y`/`N` and JSON booleans are read too.
- * - Timestamps are local with a UTC offset (`…DateTimeLocal`, §1.6 siblings) and converted exactly; one without an
- *   offset is read in the terminal's IANA time zone (reference data), or as UTC when that is unknown (R §10.1).
- * - `containerHolds` is a string of hold names joined by `,`, `;`, `|` or line breaks (§1.6a); `""`, `NONE`, `N/A`
- *   mean none. Every hold listed is active (`status: "hold"`); its text is kept as `description`.
+ * - Response property names: those of §APMT response fields (`containerId`, `readyForDelivery`, `containerHolds`,
+ *   `storagePaidThroughDate`, `demurrageOwed`, `…DateTimeLocal`), with the older PascalCase variant
+ *   §APMT response fields also names (`ContainerId`, `ReadyForDelivery`, `Holds`, `Freight`, `Customs`,
+ *   `DischargedDate`, `GateOutDate`, `Demurrage`, `AppointmentDate`, `StoragePaidThroughDate`, `YardLocation`) read as
+ *   a fallback.
+ * - Response shape: a list with one object per asset found (§APMT responses and errors: the spec's `type: array` is
+ *   commented out), a single object, or `{"ContainerAvailabilityResults": [...]}` (the PascalCase variant's wrapper)
+ *   are all read. A container missing from a 200 answer is unknown to the terminal (`not_found`). A 404 is the spec's
+ *   "Bad URL" (a misconfigured `baseUrl`), not an unknown container: `unrecognized_response`.
+ * - Most assets per request: APMT states none; {@link APMT_MAX_ASSETS_PER_REQUEST} = 50 is Envase's cap
+ *   (§APMT request).
+ * - Flags are strings (`"true"`, §APMT response fields sibling convention); `yes`/`no`/`Y`/`N` and JSON booleans are
+ *   read too.
+ * - Timestamps are local with a UTC offset (`…DateTimeLocal`, §APMT response fields siblings) and converted exactly;
+ *   one without an offset is read in the terminal's IANA time zone (reference data), or as UTC when that is unknown
+ *   (docs/api.md §Timestamps and time zones).
+ * - `containerHolds` is a string of hold names joined by `,`, `;`, `|` or line breaks (§APMT response fields); `""`,
+ *   `NONE`, `N/A` mean none. Every hold listed is active (`status: "hold"`); its text is kept as `description`.
  * - `demurrageOwed` is an amount in the terminal's currency, possibly with `$` or an ISO 4217 code. The portal says
- *   "dollar amount" (§1.6): USD at the US terminals; elsewhere the currency is undocumented, so a fee there is kept
- *   only when the value names its currency. Nothing owed (0) is no fee.
- * - `storagePaidThroughDate` is the last free day (§1.9), a date or a date-time: its date in the terminal's time zone
- *   becomes local midnight in UTC, as every LFD here (R §10.1: `2024-07-07T04:00:00Z` for America/New_York).
- * - Empty returns come from the sibling Empty Container Returns API (§1.8: same servers, token and parameters;
- *   `isContainerReturned`, `gateInDateTimeLocal`), asked at the same facility only about boxes that have left full, so
- *   an empty returned to another facility is not seen. Whether one OAuth app holds both API products is not documented:
- *   a 400/403/404 there leaves `emptyReturnedAt` out and availability is still reported.
+ *   "dollar amount" (§APMT response fields): USD at the US terminals; elsewhere the currency is undocumented, so a fee
+ *   there is kept only when the value names its currency. Nothing owed (0) is no fee.
+ * - `storagePaidThroughDate` is the last free day (§APMT mapping), a date or a date-time: its date in the terminal's
+ *   time zone becomes local midnight in UTC, as every LFD here (docs/api.md §Timestamps and time zones:
+ *   `2024-07-07T04:00:00Z` for America/New_York).
+ * - Empty returns come from the sibling Empty Container Returns API (§APMT empty returns: same servers, token and
+ *   parameters; `isContainerReturned`, `gateInDateTimeLocal`), asked at the same facility only about boxes that have
+ *   left full, so an empty returned to another facility is not seen. Whether one OAuth app holds both API products is
+ *   not documented: a 400/403/404 there leaves `emptyReturnedAt` out and availability is still reported.
  * - Vessel name/ETA and the B/L are read by the API but are not part of a terminal observation.
  */
 import type { TerminalFee, TerminalHold } from "../../../db/schema";
@@ -40,16 +45,16 @@ import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQu
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { sendTerminalRequest, type TerminalRequestFailure } from "./http";
 
-/** Path of the Import Availability operation (`getImportAvailabilityByContainerIdOrBlNumber`, §1.3). */
+/** Path of the Import Availability operation (`getImportAvailabilityByContainerIdOrBlNumber`, §APMT request). */
 export const APMT_IMPORT_AVAILABILITY_PATH = "/import-availability";
 /**
- * Path of the sibling Empty Container Returns operation (TERMINAL-APIS.md §1.8: same servers, token and `assetId` +
- * `facilityCode` parameters; `isContainerReturned`, `gateInDateTimeLocal`).
+ * Path of the sibling Empty Container Returns operation (docs/terminals.md §APMT empty returns: same servers, token and
+ * `assetId` + `facilityCode` parameters; `isContainerReturned`, `gateInDateTimeLocal`).
  */
 export const APMT_EMPTY_RETURNS_PATH = "/empty-container-returns";
 /**
  * Most container numbers in one request's `assetId`. APMT documents no maximum; Envase, an integrator, caps its
- * requests at 50 (TERMINAL-APIS.md §1.3), which we follow.
+ * requests at 50 (docs/terminals.md §APMT request), which we follow.
  */
 export const APMT_MAX_ASSETS_PER_REQUEST = 50;
 /** Timeout of one Import Availability request, ms (as the carriers' DCSA requests). */
@@ -57,9 +62,9 @@ export const APMT_TIMEOUT_MS = 15_000;
 
 /**
  * What this source provides at an APM terminal, as the terminal `provided_data` flags of GET /v2/terminals
- * (R §1.4; src/terminals/provided-data.ts): LFD (storage paid through), full out (facility out), availability (ready
- * for delivery), fees (demurrage owed), holds, appointment and yard location; not the chassis number (§1.6 lists none).
- * Aarhus publishes less: see {@link apmtProvidedData}.
+ * (docs/api.md §Terminal resource; src/terminals/provided-data.ts): LFD (storage paid through), full out (facility
+ * out), availability (ready for delivery), fees (demurrage owed), holds, appointment and yard location; not the chassis
+ * number (§APMT response fields lists none). Aarhus publishes less: see {@link apmtProvidedData}.
  */
 export const APMT_PROVIDED_DATA = {
   pickup_lfd: true,
@@ -77,7 +82,8 @@ export type ApmtProvidedData = { -readonly [K in keyof typeof APMT_PROVIDED_DATA
 
 /**
  * Facilities (APMT `facilityCode`) that do not publish the bill of lading, yard location, storage-paid-through date
- * and demurrage owed: "(Except Aarhus)" in the portal's list (TERMINAL-APIS.md §1.4, developer.apmterminals.com/node/56).
+ * and demurrage owed: "(Except Aarhus)" in the portal's list (docs/terminals.md §APMT facility codes,
+ * developer.apmterminals.com/node/56).
  */
 export const APMT_FACILITIES_WITHOUT_STORAGE_DATA: ReadonlySet<string> = new Set(["DKAAR"]);
 
@@ -96,8 +102,8 @@ export function apmtProvidedData(providerFacilityCode: string): ApmtProvidedData
 }
 
 /**
- * The `<field>_notes` of an APM facility's `provided_data` (R §1.4): where each field comes from in APMT's data, and
- * why a field is not provided.
+ * The `<field>_notes` of an APM facility's `provided_data` (docs/api.md §Terminal resource): where each field comes
+ * from in APMT's data, and why a field is not provided.
  */
 export function apmtProvidedDataNotes(
   providerFacilityCode: string,
@@ -159,7 +165,7 @@ function flag(entry: Entry, ...names: string[]): boolean | null {
 const NO_HOLDS = new Set(["", "NONE", "N/A", "NA", "NO HOLDS", "-"]);
 
 /**
- * Our hold name for an APMT hold text (SPEC.md §2.2): USDA (agriculture), VACIS (scan), TMF (PierPass traffic
+ * Our hold name for an APMT hold text (docs/api.md §Holds): USDA (agriculture), VACIS (scan), TMF (PierPass traffic
  * mitigation fee), customs (CBP, exam), freight (line / freight), else other (e.g. Miami's `LANDING$`, `NO GENSET`).
  */
 export function apmtHoldName(holdText: string): TerminalHold["name"] {
@@ -211,8 +217,8 @@ function holdsOf(entry: Entry): TerminalHold[] {
 
 /**
  * A provider date-time as UTC ISO (second precision, `Z`): exact when it states an offset; else local to
- * `timeZone`; else (zone unknown) its wall-clock time as if UTC (R §10.1; src/tracking/sources/timestamps.ts). Null
- * when absent or unreadable.
+ * `timeZone`; else (zone unknown) its wall-clock time as if UTC (docs/api.md §Timestamps and time zones;
+ * src/tracking/sources/timestamps.ts). Null when absent or unreadable.
  */
 export function apmtInstant(value: string | null, timeZone: string | null): string | null {
   const wall = value === null ? null : parseIsoWallClock(value);
@@ -221,9 +227,9 @@ export function apmtInstant(value: string | null, timeZone: string | null): stri
 
 /**
  * The last free day from APMT's storage-paid-through date: the terminal-local date it names, as local midnight in
- * UTC (R §10.1). A date-time with an offset is first moved to the terminal's zone (`2023-06-09T23:59:00-07:00` at
- * Pier 400 is 9 June). Without a known zone: midnight at the stated offset, else midnight as if UTC
- * (src/tracking/sources/timestamps.ts `lastFreeDayMs`). Null when absent or unreadable.
+ * UTC (docs/api.md §Timestamps and time zones). A date-time with an offset is first moved to the terminal's zone
+ * (`2023-06-09T23:59:00-07:00` at Pier 400 is 9 June). Without a known zone: midnight at the stated offset, else
+ * midnight as if UTC (src/tracking/sources/timestamps.ts `lastFreeDayMs`). Null when absent or unreadable.
  */
 export function apmtLastFreeDay(value: string | null, timeZone: string | null): string | null {
   const wall = value === null ? null : parseIsoWallClock(value);
@@ -238,8 +244,8 @@ const CURRENCY_CODE = /\b([A-Z]{3})\b/;
 /**
  * Demurrage owed as a fee list: `[]` when nothing is owed (0) or the field is absent; one `demurrage` fee otherwise,
  * amount rounded to cents, currency the ISO 4217 code the value names, else USD when it has a `$` or the terminal is
- * in the US (the portal's "dollar amount", §1.6); at a non-US terminal a bare amount has no known currency and is
- * left out (null is returned so the caller can say so).
+ * in the US (the portal's "dollar amount", §APMT response fields); at a non-US terminal a bare amount has no known
+ * currency and is left out (null is returned so the caller can say so).
  */
 export function apmtDemurrage(value: string | null, countryCode: string | null): TerminalFee[] | null {
   if (value === null) return [];
@@ -268,7 +274,7 @@ interface EntryContext {
 const ACTIVE_STATES = new Set(["ADVISED", "INBOUND", "YARD"]);
 
 /**
- * One APMT Import Availability entry as a terminal observation (TERMINAL-APIS.md §1.9): ready for delivery →
+ * One APMT Import Availability entry as a terminal observation (docs/terminals.md §APMT mapping): ready for delivery →
  * availability (known iff the flag is readable), container holds → active holds, demurrage owed → fee, storage paid
  * through → LFD (terminal-local date), appointment date (unless `appointment` is false) → appointment, yard location,
  * discharge and facility-out times (UTC). Anything absent or unreadable stays null (an unreadable value is logged by
@@ -459,11 +465,11 @@ export function createApmtSource(
   };
 
   /**
-   * Empty returns of the boxes of a chunk that have left the terminal full (Empty Container Returns, §1.8), by
-   * container: the gate-in time (UTC) when `isContainerReturned`, else null. Null when no box of the chunk is out, or
-   * when the API answers something other than data or an outage (a 400/403/404: the app may not subscribe to that
-   * product; logged, the field left out); a {@link Failure} when it is unreachable (those boxes then fail alike, so a
-   * recorded return is not lost for one poll).
+   * Empty returns of the boxes of a chunk that have left the terminal full (Empty Container Returns,
+   * §APMT empty returns), by container: the gate-in time (UTC) when `isContainerReturned`, else null. Null when no box
+   * of the chunk is out, or when the API answers something other than data or an outage (a 400/403/404: the app may not
+   * subscribe to that product; logged, the field left out); a {@link Failure} when it is unreachable (those boxes then
+   * fail alike, so a recorded return is not lost for one poll).
    */
   const emptyReturns = async (
     facility: string,
@@ -574,7 +580,10 @@ export function createApmtSource(
   };
 }
 
-/** Whether a box has left the terminal full: a facility-out time, or the state `Departed` / `Retired` (§1.6). */
+/**
+ * Whether a box has left the terminal full: a facility-out time, or the state `Departed` / `Retired`
+ * (§APMT response fields).
+ */
 function isOut(entry: Entry | undefined, observation: TerminalObservation): boolean {
   if (observation.fullOutAt !== null) return true;
   const state = entry ? (text(entry, "containerState", "ContainerState") ?? "").toUpperCase() : "";

@@ -1,12 +1,12 @@
 /**
  * Backoff per terminal provider (issue 14: "respect each provider's documented rate limits, with backoff on
- * 429/5xx"). None of the three providers documents a rate limit (TERMINAL-APIS.md §1.3, §2.1, §3.1: "not found"),
- * so the rule is the generic one: after an answer of 429 or 5xx (or no answer at all) the provider is left alone for
- * its `Retry-After` when it sends one, else for 5 s, doubling with each further failure up to 10 min; the first
- * answer that is neither ends the backoff. While it lasts, a request is not sent: the fetch rejects at once (as a
- * network failure would), so the adapter reports a temporary failure and the Tracker retries the box later. A failed
- * answer to a request sent before the backoff in force began (concurrent requests) does not lengthen it
- * (`nextBackoff`).
+ * 429/5xx"). None of the three providers documents a rate limit (docs/terminals.md §APMT request, §LBCT API,
+ * §Port of Virginia API: "not found"), so the rule is the generic one: after an answer of 429 or 5xx (or no answer at
+ * all) the provider is left alone for its `Retry-After` when it sends one, else for 5 s, doubling with each further
+ * failure up to 10 min; the first answer that is neither ends the backoff. While it lasts, a request is not sent: the
+ * fetch rejects at once (as a network failure would), so the adapter reports a temporary failure and the Tracker
+ * retries the box later. A failed answer to a request sent before the backoff in force began (concurrent requests) does
+ * not lengthen it (`nextBackoff`).
  *
  * Where the state lives (`ProviderBackoffStore`): in production every isolate shares it through the provider's
  * `ProviderGate` Durable Object (provider-gate.ts), so a provider that answered 429 to

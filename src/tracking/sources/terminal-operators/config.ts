@@ -1,8 +1,8 @@
 import type { SourceAuth, TokenBroker } from "../auth";
 
 /**
- * The terminal operators' APIs we have adapters for (issue 14; ../shared/reference/TERMINAL-APIS.md §1–3), as keys of
- * the `TERMINAL_SOURCES` Worker secret.
+ * The terminal operators' APIs we have adapters for (issue 14; docs/terminals.md §APM Terminals, §LBCT,
+ * §Port of Virginia), as keys of the `TERMINAL_SOURCES` Worker secret.
  */
 export type TerminalProvider = "apmt" | "lbct" | "port_of_virginia";
 

@@ -33,11 +33,12 @@ export interface TerminalRequest {
 
 /**
  * Sends one terminal API request through `ctx.fetch` and sorts the answer the way every terminal adapter does
- * (TERMINAL-APIS.md; R §11 failure reasons): 200 → its body text; 401/403 or refused credentials at the token
- * endpoint → `terminal_credentials_rejected` (logged as an error, with `credentialsHint`); 408, 429, 5xx, a network
- * error, a timeout or an unreachable token endpoint → `terminal_unreachable` (a warning; a numeric Retry-After is
- * logged); any other status or an unreadable token answer → `unrecognized_response` (an error, with
- * `unexpectedStatusHint`). Never throws; logs `label`, `origin` and the status, never a key, token or body.
+ * (docs/terminals.md; docs/api.md §Known defects of the reference failure reasons): 200 → its body text; 401/403 or
+ * refused credentials at the token endpoint → `terminal_credentials_rejected` (logged as an error, with
+ * `credentialsHint`); 408, 429, 5xx, a network error, a timeout or an unreachable token endpoint →
+ * `terminal_unreachable` (a warning; a numeric Retry-After is logged); any other status or an unreadable token answer →
+ * `unrecognized_response` (an error, with `unexpectedStatusHint`). Never throws; logs `label`, `origin` and the status,
+ * never a key, token or body.
  */
 export async function sendTerminalRequest(
   request: TerminalRequest,

@@ -17,10 +17,13 @@ import { createPortOfVirginiaSource } from "./port-of-virginia";
 
 export type { TerminalProvider, TerminalProviderConfig, TerminalSourceDeps } from "./config";
 
-/** The keys `TERMINAL_SOURCES` accepts, in the order the registry prefers them (TERMINAL-APIS.md §1–3). */
+/**
+ * The keys `TERMINAL_SOURCES` accepts, in the order the registry prefers them (docs/terminals.md §APM Terminals, §LBCT,
+ * §Port of Virginia).
+ */
 export const TERMINAL_PROVIDERS: readonly TerminalProvider[] = ["apmt", "lbct", "port_of_virginia"];
 
-/** Human names of the providers, for logs, the start banner and the README. */
+/** Human names of the providers, for logs, the start banner and the docs. */
 export const TERMINAL_PROVIDER_NAMES: Readonly<Record<TerminalProvider, string>> = {
   apmt: "APM Terminals Import Availability",
   lbct: "LBCT Cargo Search",

@@ -1,9 +1,9 @@
 /**
  * Long Beach Container Terminal (LBCT, Port of Long Beach: Pier E `WAC8`, Pier F `W183`) as a terminal source
  * (issue 14 adapter 2): its Cargo Search web service, a Navis N4 plugin answering a Navis-style envelope
- * (../shared/reference/TERMINAL-APIS.md §2).
+ * (docs/terminals.md §LBCT).
  *
- * What is documented (Envase's integration notes, TERMINAL-APIS.md §2.1–2.4) and relied on:
+ * What is documented (Envase's integration notes, docs/terminals.md §LBCT API, §LBCT response) and relied on:
  * - `GET {baseUrl}/{apiKey}/API/LBCTCargoSearchWebService/cargo-numbers/{n1,n2,…}`: the per-customer API key is the
  *   first path segment; container numbers are comma-separated, at most {@link LBCT_MAX_BATCH} per request.
  * - `payload.search-results.not-found-numbers[]` lists the numbers with no match; `payload.containers[]` has one object
@@ -23,16 +23,16 @@
  * - Hold names (LBCT page): `CUSTOMS_DEFAULT_HOLD` → customs, `FREIGHT_BL_HOLD` → freight, `TMF_CONTAINER_HOLD` →
  *   TMF, a name containing `USDA` → USDA, containing `VACIS` → VACIS, anything else (`CTF_CONTAINER_HOLD`,
  *   `BLOCK_DOWN`, …) → other; the provider's name is kept as the description. `type` "Inactive"/"Released" is a
- *   cleared hold (left out, SPEC.md §2.2); any other value is an active hold.
+ *   cleared hold (left out, docs/api.md §Holds); any other value is an active hold.
  * - `owed` is the total the terminal wants for the box (its page sums line demurrage and the extended dwell time fee),
  *   in US dollars (a US terminal; no currency is sent): a `total` fee when above 0.
  * - Yard location: `location` while the box is in the facility (not before discharge, not after departure).
  * - Availability: `available` when sent; otherwise a box not yet in the facility (`Advised`, `Inbound`) or gone
  *   (`Departed`, `Retired`) is not available (known), and a box in the yard is available only when the hold list is
- *   sent and has no active hold (TERMINAL-APIS.md §2.5's proxy); without the hold list it is unknown.
+ *   sent and has no active hold (docs/terminals.md §LBCT mapping's proxy); without the hold list it is unknown.
  * - Times without an offset (`discharged`, a bare date LFD) are the terminal's local time: the time zone of our
  *   terminal (src/reference/locations.ts), `America/Los_Angeles` when the facility is unknown there. The LFD is local
- *   midnight of its day, in UTC (REFERENCE-SERVICE.md §10.1).
+ *   midnight of its day, in UTC (docs/api.md §Timestamps and time zones).
  * - `discharged` is a discharge unless marked `(E)` (estimated) or only a date (the sample's value ends in `(A`,
  *   actual; a value without the suffix is taken as actual, the field's name being past tense); without a
  *   `discharged` value an import's `time-in` (the
@@ -42,7 +42,8 @@
  *   (`category` IMPRT, not empty) with the booked BL when given, else the latest `time-in`, is the box's; a number
  *   whose visits are none an import's is `not_found` here. The empty return is a later visit of the same number with
  *   an empty freight kind (`MTY`/`Empty`, N4 category `STRGE`) whose `time-in` follows the import visit's `time-out`
- *   (TERMINAL-APIS.md §2.5 [inf]): its `time-in` is `emptyReturnedAt`. An empty returned elsewhere is not seen here.
+ *   (docs/terminals.md §LBCT mapping [inf]): its `time-in` is `emptyReturnedAt`. An empty returned elsewhere is not
+ *   seen here.
  * - HTTP: 401/403 → the key is refused; 404 of the endpoint itself (a wrong base URL or key path) → unrecognized;
  *   429, 408, 5xx, network errors and timeouts → unreachable. No rate limit is documented: batches go one after the
  *   other, and the first batch that fails this way stops the rest of the poll (they share the failure) so a
@@ -58,7 +59,9 @@ import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQu
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { sendTerminalRequest } from "./http";
 
-/** Most container numbers one Cargo Search request may carry (Envase's documented limit, TERMINAL-APIS.md §2.2). */
+/**
+ * Most container numbers one Cargo Search request may carry (Envase's documented limit, docs/terminals.md §LBCT API).
+ */
 export const LBCT_MAX_BATCH = 20;
 /** Timeout of one Cargo Search request, ms (the same budget as a carrier page, src/tracking/sources/dcsa/config.ts). */
 export const LBCT_TIMEOUT_MS = 15_000;
@@ -68,10 +71,10 @@ export const LBCT_DEFAULT_TIME_ZONE = "America/Los_Angeles";
 export const LBCT_CURRENCY = "USD";
 
 /**
- * What the LBCT source really provides, as the flags of a terminal's `provided_data` (R §1.4; src/terminals/
- * provided-data.ts): only what the documented part of the payload carries. `available_for_pickup` is derived from the
- * visit state (see the module docstring); holds, LFD, fees and yard location are read when sent but their names are
- * unconfirmed, so they are not claimed; LBCT's payload shows no appointment and no chassis.
+ * What the LBCT source really provides, as the flags of a terminal's `provided_data` (docs/api.md §Terminal resource;
+ * src/terminals/ provided-data.ts): only what the documented part of the payload carries. `available_for_pickup` is
+ * derived from the visit state (see the module docstring); holds, LFD, fees and yard location are read when sent but
+ * their names are unconfirmed, so they are not claimed; LBCT's payload shows no appointment and no chassis.
  */
 export const LBCT_PROVIDED_DATA = {
   pickup_lfd: false,
@@ -105,8 +108,8 @@ const unrecognized: Failure = { kind: "temporary_failure", reason: "unrecognized
 const credentialsRejected: Failure = { kind: "temporary_failure", reason: "terminal_credentials_rejected" };
 
 /**
- * One LBCT unit visit (a `payload.containers[]` item, kebab-case keys as TERMINAL-APIS.md §2.3 lists them) as far as
- * it is read; every field may be absent or of another type, and is checked where it is read.
+ * One LBCT unit visit (a `payload.containers[]` item, kebab-case keys as docs/terminals.md §LBCT response lists them)
+ * as far as it is read; every field may be absent or of another type, and is checked where it is read.
  */
 export type LbctContainer = Record<string, unknown>;
 
@@ -212,8 +215,8 @@ function parseTime(
 }
 
 /**
- * The LFD as local midnight of its day in UTC (REFERENCE-SERVICE.md §10.1): a date, a local time (its date), or a
- * time with an offset (its local date at the terminal).
+ * The LFD as local midnight of its day in UTC (docs/api.md §Timestamps and time zones): a date, a local time (its
+ * date), or a time with an offset (its local date at the terminal).
  */
 function parseLfd(value: unknown, timeZone: string): string | null {
   const read = wallClockOf(value);

@@ -1,5 +1,5 @@
 /**
- * Port of Virginia Import Availability (issue 14 adapter 3; ../shared/reference/TERMINAL-APIS.md §3): one API for the
+ * Port of Virginia Import Availability (issue 14 adapter 3; docs/terminals.md §Port of Virginia): one API for the
  * port's terminals (NIT, VIG, PMT, ...), asked by container number AND bill of lading, up to 100 pairs per request.
  *
  * What the provider documents (subscriptions.portofvirginia.com, Docs/ImportAvailability) and what is assumed:
@@ -14,22 +14,24 @@
  *   with it) [inf: the documented meaning of `message`].
  * - `shipmentStatus`: `Available` is documented on this API; the sibling Container Events API documents
  *   `Available` or `Not Available` [doc: Docs/ContainerEvents]. `Available` → available; any other non-empty value →
- *   not available (TERMINAL-APIS.md §3.6); absent or null → availability unknown. Holds are NOT folded into
- *   availability: readiness combines both signals (SPEC.md §3 readiness rule), so each is mapped as reported.
+ *   not available (docs/terminals.md §Port of Virginia mapping); absent or null → availability unknown. Holds are NOT
+ *   folded into availability: readiness combines both signals (docs/api.md §Readiness), so each is mapped as reported.
  * - `holds[]`: the item shape is not documented (the example is `[]`). Items are read leniently: a string, or an
  *   object whose code is in `type` / `holdType` / `code` / `name` / `holdCode` and text in `description` / `desc` /
- *   `reason`; an item whose `status` says released / inactive / cleared is dropped (active holds only, SPEC.md §2.2),
- *   `PENDING` is `pending`, anything else `hold`. Names by keywords of code and text: VACIS/X-ray → `VACIS`, USDA/APHIS
- *   → `USDA`, customs/CBP → `customs`, freight/line → `freight`, TMF → `TMF`, else `other` (a terminal hold is
- *   `other`: SPEC.md §2.2 has no terminal name); the description is the provider's own text (or code), as given.
+ *   `reason`; an item whose `status` says released / inactive / cleared is dropped (active holds only,
+ *   docs/api.md §Holds), `PENDING` is `pending`, anything else `hold`. Names by keywords of code and text: VACIS/X-ray
+ *   → `VACIS`, USDA/APHIS → `USDA`, customs/CBP → `customs`, freight/line → `freight`, TMF → `TMF`, else `other` (a
+ *   terminal hold is `other`: docs/api.md §Holds has no terminal name); the description is the provider's own text (or
+ *   code), as given.
  * - Times carry no offset (`"2022-02-15T18:16:13.973"`) and are taken as the terminal's wall clock
- *   (TERMINAL-APIS.md §3.3 [inf]); the terminal's zone comes from the reference data by our facility code
- *   (`src/reference/locations.ts`; every Port of Virginia terminal is `America/New_York`), which is also the fallback.
- *   A value that does carry `Z` or an offset is read as that instant. Converted to UTC, second precision (DECISIONS.md
- *   §Wire format).
- * - `freeTimeExpiration` → `pickupLfd`: the local calendar date of the value, as local midnight in UTC (R §10.1,
- *   e.g. `2024-07-07T04:00:00Z`). Date-only values are shown by this provider as local midnight (`beginReceiveDate:
- *   "2022-02-25T00:00:00"` on the sibling Export Booking API [doc]), so the date part is the day itself.
+ *   (docs/terminals.md §Port of Virginia fields [inf]); the terminal's zone comes from the reference data by our
+ *   facility code (`src/reference/locations.ts`; every Port of Virginia terminal is `America/New_York`), which is also
+ *   the fallback. A value that does carry `Z` or an offset is read as that instant. Converted to UTC, second precision
+ *   (docs/decisions.md §Wire format).
+ * - `freeTimeExpiration` → `pickupLfd`: the local calendar date of the value, as local midnight in UTC
+ *   (docs/api.md §Timestamps and time zones, e.g. `2024-07-07T04:00:00Z`). Date-only values are shown by this provider
+ *   as local midnight (`beginReceiveDate: "2022-02-25T00:00:00"` on the sibling Export Booking API [doc]), so the date
+ *   part is the day itself.
  * - `outTime` → `fullOutAt`, `chassis` → `fullOutChassisNumber` (only with an `outTime`: it is the chassis at
  *   gate-out [doc]), `emptyReturnTime` → `emptyReturnedAt`, `yardBlock` → `locationAtTerminal` (block only).
  * - Not provided, left null / empty: fees (no fee or demurrage field), appointment, discharge time (`shipmentAction`
@@ -50,7 +52,10 @@ import type { SourceContext, TerminalObservation, TerminalPollResult, TerminalQu
 import type { TerminalProviderConfig, TerminalSourceDeps } from "./config";
 import { sendTerminalRequest } from "./http";
 
-/** Most `{equipmentId, referenceId}` pairs one `POST /import-availability` takes (TERMINAL-APIS.md §3.2 [doc]). */
+/**
+ * Most `{equipmentId, referenceId}` pairs one `POST /import-availability` takes
+ * (docs/terminals.md §Port of Virginia API [doc]).
+ */
 export const PORT_OF_VIRGINIA_BULK_LIMIT = 100;
 /** Timeout of one request, ms (no figure documented; as DCSA's, a slow upstream is retried on the next poll). */
 export const PORT_OF_VIRGINIA_TIMEOUT_MS = 15_000;
@@ -59,9 +64,10 @@ export const PORT_OF_VIRGINIA_TIME_ZONE = "America/New_York";
 
 /**
  * What this source really provides at a terminal it serves, as the terminal `provided_data` flags of
- * `GET /v2/terminals` (src/terminals/provided-data.ts, R §1.4): LFD (`freeTimeExpiration`), full out (`outTime`),
- * availability (`shipmentStatus`), holds, yard location (`yardBlock`) and the chassis at gate-out; no fees and no
- * appointment. It also reports the empty return (`emptyReturnTime`), which ocean terminals' flags do not list.
+ * `GET /v2/terminals` (src/terminals/provided-data.ts, docs/api.md §Terminal resource): LFD (`freeTimeExpiration`),
+ * full out (`outTime`), availability (`shipmentStatus`), holds, yard location (`yardBlock`) and the chassis at
+ * gate-out; no fees and no appointment. It also reports the empty return (`emptyReturnTime`), which ocean terminals'
+ * flags do not list.
  */
 export const PORT_OF_VIRGINIA_PROVIDED_DATA = {
   pickup_lfd: true,
@@ -91,7 +97,10 @@ export type PortOfVirginiaFailureReason =
   | "terminal_unreachable"
   | "terminal_credentials_rejected"
   | "unrecognized_response"
-  /** The box has no bill of lading: this API cannot be asked by container number alone (TERMINAL-APIS.md §3.2). */
+  /**
+   * The box has no bill of lading: this API cannot be asked by container number alone
+   * (docs/terminals.md §Port of Virginia API).
+   */
   | "terminal_bill_of_lading_required";
 
 const nullableText = z
@@ -99,7 +108,9 @@ const nullableText = z
   .nullish()
   .transform((v) => (v === null || v === undefined ? null : String(v).trim() || null));
 
-/** The documented import availability object (TERMINAL-APIS.md §3.3); unknown fields are ignored. */
+/**
+ * The documented import availability object (docs/terminals.md §Port of Virginia fields); unknown fields are ignored.
+ */
 const availabilitySchema = z.object({
   container: z.string(),
   billOfLading: nullableText,
@@ -150,7 +161,7 @@ export function parsePortOfVirginiaTime(value: string | null, timeZone: string):
 
 const RELEASED = /\b(RELEASED?|INACTIVE|CLEARED|REMOVED|LIFTED|CANCEL+ED)\b/i;
 
-/** The hold name (SPEC.md §2.2) for a provider code and text, by keywords; `other` when none matches. */
+/** The hold name (docs/api.md §Holds) for a provider code and text, by keywords; `other` when none matches. */
 function holdName(text: string): TerminalHold["name"] {
   const t = text.toUpperCase();
   if (/VACIS|X-?RAY|\bNII\b/.test(t)) return "VACIS";
@@ -390,7 +401,7 @@ export function createPortOfVirginiaSource(config: TerminalProviderConfig, deps:
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Subscriptions (push of an availability change, TERMINAL-APIS.md §3.2)
+// Subscriptions (push of an availability change, docs/terminals.md §Port of Virginia API)
 
 /** One box to subscribe to: the pair the API knows it by, and where it should push changes. */
 export interface PortOfVirginiaSubscriptionRequest {
