@@ -2,8 +2,8 @@
 // (Terminal49/API@8796ede, Apache-2.0; docs/api.md §Resources, data/reference-service/response-samples.md), in our
 // notation: `T?` = nullable (the reference's OpenAPI 3.0 `nullable: true`). `datetime` is an ISO 8601
 // date-time, `date` a YYYY-MM-DD date, `any?` a value of unknown type that is always null in the captures, an array of
-// strings an enum. scripts/contract/generate.mjs turns this into test/contract/reference.schema.json (JSON Schema,
-// OpenAPI `nullable` kept) and the ajv standalone validators test/contract/validators.generated.js. Run
+// strings an enum. scripts/contract/generate.mjs turns this into test/app/contract/reference.schema.json (JSON Schema,
+// OpenAPI `nullable` kept) and the ajv standalone validators test/app/contract/validators.generated.js. Run
 // `npm run contract:generate` after editing; the generated files are committed.
 
 /** Container `current_status`, the reference's 13 values (docs/api.md §Container status). */

@@ -1,0 +1,280 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { apiJson, createAccount, type TestAccount, trackingRequestBody } from "../helpers/api";
+import { type Resource, toOne, trackSandboxShipment } from "../helpers/tracking";
+import { DEPARTURES } from "./contract/departures";
+import samples from "./contract/reference-samples.generated.json";
+import type { Validate } from "./contract/validators.generated.js";
+import * as validators from "./contract/validators.generated.js";
+
+// Contract of issue 15: every response of every endpoint we serve, validated against the reference service's schemas
+// (test/contract/reference.schema.json, generated with its validators by `npm run contract:generate` from
+// docs/api.md §Resources, §Lists and pagination, docs/webhooks.md §Webhook endpoints, docs/api.md §Errors), and the
+// attribute/relationship names of our resources diffed against every captured sample (Appendix A). Anything off must be
+// a listed departure (test/contract/departures.ts).
+
+const schemas: Record<string, Validate | undefined> = validators;
+
+/** Findings of the whole run: `where` (schema + instance path), `kind` and the request that produced it. */
+const findings: { where: string; kind: string; request: string; message: string }[] = [];
+/** Attribute and relationship names our resources carried, per type, over the whole run. */
+const seen: Record<string, { attributes: Set<string>; relationships: Set<string> }> = {};
+
+/** Ajv paths with array indexes and ids dropped, so one finding stands for every item. */
+function generic(path: string): string {
+  return path.replace(/\/\d+(?=\/|$)/g, "").replace(/^\//, "");
+}
+
+function check(schema: string, value: unknown, request: string): void {
+  const validate = schemas[schema];
+  if (!validate) throw new Error(`no validator ${schema}`);
+  if (validate(value)) return;
+  for (const e of validate.errors ?? []) {
+    const where = [schema, generic(e.instancePath)].filter(Boolean).join("/");
+    findings.push({ where, kind: e.keyword, request, message: e.message ?? "" });
+  }
+}
+
+function record(resource: Resource): void {
+  const names = seen[resource.type] ?? { attributes: new Set<string>(), relationships: new Set<string>() };
+  seen[resource.type] = names;
+  for (const [k, v] of Object.entries(resource.attributes ?? {})) {
+    names.attributes.add(k);
+    if (v && typeof v === "object" && !Array.isArray(v))
+      for (const sub of Object.keys(v)) names.attributes.add(`${k}.${sub}`);
+  }
+  for (const k of Object.keys(resource.relationships ?? {})) names.relationships.add(k);
+}
+
+/** Validates a JSON:API document: its envelope (single, list or none) and every resource of a type R describes. */
+function checkDocument(json: unknown, request: string, envelope: "single" | "list" | "none"): void {
+  if (envelope !== "none") check(`${envelope}_document`, json, request);
+  if (json === null) return;
+  const doc = json as { data?: Resource | Resource[]; included?: Resource[] };
+  const resources = [...(Array.isArray(doc.data) ? doc.data : doc.data ? [doc.data] : []), ...(doc.included ?? [])];
+  for (const r of resources) {
+    record(r);
+    if (schemas[r.type] && r.type !== "infer_number_results") check(r.type, r, request);
+  }
+}
+
+/** Sends a request, checks its status and validates the body as `envelope` (or against `schema`). */
+async function call(
+  account: TestAccount | null,
+  method: string,
+  path: string,
+  status: number,
+  envelope: "single" | "list" | "none" | "error" | { schema: string },
+  body?: unknown,
+) {
+  const request = `${method} ${path}`;
+  const { res, json } = await apiJson(path, { method, key: account?.key ?? null, body });
+  expect(res.status, `${request}: ${JSON.stringify(json).slice(0, 300)}`).toBe(status);
+  if (envelope === "error") check("error_document", json, request);
+  else if (typeof envelope === "object") check(envelope.schema, json, request);
+  else checkDocument(json, request, envelope);
+  return json as Record<string, unknown> & { data: Resource & Resource[] };
+}
+
+describe("contract with the reference service (issue 15)", () => {
+  let account: TestAccount;
+  let other: TestAccount;
+  let shipmentId = "";
+  let containerId = "";
+  let requestId = "";
+
+  beforeAll(async () => {
+    account = await createAccount();
+    other = await createAccount("Other");
+    await env.DB.prepare(`UPDATE accounts SET entitlements = '["routing"]' WHERE id = ?1`)
+      .bind(account.accountId)
+      .run();
+    const tracked = await trackSandboxShipment(account);
+    shipmentId = tracked.shipment.id;
+    containerId = tracked.containerIds[0] ?? "";
+    requestId = tracked.request.id;
+    // The static sandbox journey writes no carrier feed rows: two as the engine writes them (an actual loading with
+    // its vessel, an arrival estimate), so raw_events has rows to check.
+    await env.DB.batch(
+      [
+        ["vessel_loaded", "Loaded on Vessel", "2025-04-19T03:00:00Z", 0, "CNYTN", "SANDBOX EXPRESS", "9811000"],
+        ["vessel_arrived", "Vessel Arrival (ETA)", "2025-05-11T08:00:00Z", 1, "USLAX", null, null],
+      ].map(([event, original, timestamp, estimated, locode, vessel, imo], i) =>
+        env.DB.prepare(
+          `INSERT INTO raw_events (id, account_id, container_id, "index", event, original_event, timestamp, estimated,
+             actual_on, estimated_on, location, location_locode, vessel_name, vessel_imo, voyage_number, timezone,
+             data_source, created_at)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, '001E', 'UTC', 'shipping_line',
+             '2025-06-01T00:00:00Z')`,
+        ).bind(
+          crypto.randomUUID(),
+          account.accountId,
+          containerId,
+          i,
+          event,
+          original,
+          timestamp,
+          estimated,
+          estimated ? null : String(timestamp).slice(0, 10),
+          estimated ? String(timestamp).slice(0, 10) : null,
+          locode,
+          locode,
+          vessel,
+          imo,
+        ),
+      ),
+    );
+  });
+
+  it("containers (docs/api.md §Container endpoints)", async () => {
+    await call(account, "GET", "/containers?include=shipment,pod_terminal,pickup_facility", 200, "list");
+    await call(account, "GET", "/containers?page[size]=1", 200, "list");
+    await call(
+      account,
+      "GET",
+      `/containers/${containerId}?include=shipment,pod_terminal,pickup_facility,transport_events`,
+      200,
+      "single",
+    );
+    await call(account, "GET", `/containers/${containerId}/transport_events?include=location,terminal`, 200, "list");
+    await call(account, "GET", `/containers/${containerId}/raw_events`, 200, "none");
+    await call(account, "PATCH", `/containers/${containerId}/refresh`, 200, { schema: "refresh" });
+    await call(account, "GET", `/containers/${containerId}/route?include=port,vessel,route_location`, 200, "single");
+  });
+
+  it("tracking requests and infer_number (docs/api.md §Tracking request endpoints, §Infer number)", async () => {
+    const created = await call(
+      account,
+      "POST",
+      "/tracking_requests",
+      201,
+      "single",
+      trackingRequestBody({ request_number: `CONTRACT${Date.now()}`, scac: "TEST" }),
+    );
+    await call(account, "GET", "/tracking_requests", 200, "list");
+    await call(account, "GET", "/tracking_requests?page[size]=1", 200, "list");
+    await call(account, "GET", `/tracking_requests/${requestId}`, 200, "single");
+    await call(account, "PATCH", `/tracking_requests/${created.data.id}`, 200, "single", {
+      data: { type: "tracking_request", attributes: { ref_number: "REF-1" } },
+    });
+    const infer = await call(
+      account,
+      "POST",
+      "/tracking_requests/infer_number",
+      200,
+      { schema: "single_document" },
+      {
+        number: "MSCU1234566",
+      },
+    );
+    check("infer_number_results", infer.data, "POST /tracking_requests/infer_number");
+  });
+
+  it("shipments (docs/api.md §Shipment endpoints)", async () => {
+    const include = "containers,pod_terminal,port_of_lading,port_of_discharge,destination,destination_terminal";
+    await call(account, "GET", `/shipments?include=${include}`, 200, "list");
+    await call(account, "GET", `/shipments/${shipmentId}?include=${include}`, 200, "single");
+    await call(account, "PATCH", `/shipments/${shipmentId}`, 200, "single", { data: { attributes: { tags: ["c"] } } });
+    await call(account, "PATCH", `/shipments/${shipmentId}/stop_tracking`, 200, "single");
+    await call(account, "PATCH", `/shipments/${shipmentId}/resume_tracking`, 200, "single");
+  });
+
+  it("webhooks and notifications (docs/webhooks.md §Webhook endpoints, §Trigger)", async () => {
+    const created = await call(account, "POST", "/webhooks", 201, "single", {
+      data: {
+        type: "webhook",
+        attributes: { url: "https://hooks.example.com/contract", events: ["container.updated"] },
+      },
+    });
+    await call(account, "GET", "/webhooks", 200, "list");
+    await call(account, "GET", `/webhooks/${created.data.id}`, 200, "single");
+    await call(account, "PATCH", `/webhooks/${created.data.id}`, 200, "single", {
+      data: { attributes: { active: true } },
+    });
+    await call(account, "GET", "/webhooks/ips", 200, { schema: "webhook_ips" });
+    // `{data: webhook_event_category[]}` (docs/webhooks.md §Webhook endpoints): a list without pagination, and no R
+    // schema for the category.
+    await call(account, "GET", "/webhooks/events", 200, "none");
+    await call(account, "GET", "/webhook_notifications?include=webhook,reference_object", 200, "list");
+    for (const event of ["tracking_request.succeeded", "container.transport.vessel_arrived", "container.updated"]) {
+      await call(account, "GET", `/webhook_notifications/examples?event=${event}`, 200, "single");
+    }
+    await call(account, "DELETE", `/webhooks/${created.data.id}`, 200, "none");
+  });
+
+  it("shipping lines, terminals, ports, parties (docs/api.md §Reference data endpoints, §Route resource)", async () => {
+    await call(account, "GET", "/shipping_lines", 200, "list");
+    await call(account, "GET", "/shipping_lines/TEST", 200, "single");
+    const container = await call(account, "GET", `/containers/${containerId}`, 200, "single");
+    const terminal = toOne(container.data, "pod_terminal");
+    await call(account, "GET", `/terminals/${terminal?.id}`, 200, "single");
+    await call(account, "GET", "/ports/USLAX?include=terminals", 200, "single");
+    const party = await call(account, "POST", "/parties", 201, "single", {
+      data: { attributes: { company_name: `Contract ${Date.now()}` } },
+    });
+    await call(account, "GET", "/parties", 200, "list");
+    await call(account, "GET", `/parties/${party.data.id}`, 200, "single");
+  });
+
+  it("errors (docs/api.md §Errors): 400, 401, 404 (another account's id too), 422", async () => {
+    await call(null, "GET", "/containers", 401, "error");
+    await call(account, "GET", "/containers?include=nope", 400, "error");
+    await call(other, "GET", `/containers/${containerId}`, 404, "error");
+    await call(account, "GET", `/shipments/${crypto.randomUUID()}`, 404, "error");
+    await call(account, "POST", "/tracking_requests", 422, "error", trackingRequestBody({ request_number: "" }));
+    await call(account, "GET", "/webhook_notifications/examples", 400, "error");
+  });
+
+  it("no schema finding outside the allow-list, and every allow-list entry still matches", () => {
+    const allowed = (f: { where: string; kind: string }) =>
+      DEPARTURES.some((d) => d.where === f.where && d.kind === f.kind);
+    const unexpected = findings.filter((f) => !allowed(f));
+    const unique = [...new Map(unexpected.map((f) => [`${f.where} ${f.kind}`, f])).values()];
+    expect(unique.map((f) => `${f.where} [${f.kind}] ${f.message} (${f.request})`)).toEqual([]);
+    const stale = DEPARTURES.filter(
+      (d) => d.kind !== "missing-name" && !findings.some((f) => f.where === d.where && f.kind === d.kind),
+    );
+    expect(stale.map((d) => d.where)).toEqual([]);
+  });
+
+  it("every attribute and relationship name of every captured sample is served, or listed as a departure", () => {
+    const missing: string[] = [];
+    const names = (
+      samples as {
+        names: Record<string, { attributes: Record<string, string[]>; relationships: Record<string, string[]> }>;
+      }
+    ).names;
+    for (const [type, sampled] of Object.entries(names)) {
+      const ours = seen[type];
+      for (const kind of ["attributes", "relationships"] as const) {
+        for (const name of Object.keys(sampled[kind])) {
+          if (ours?.[kind].has(name)) continue;
+          const where = `${type}/${kind}/${name}`;
+          if (!DEPARTURES.some((d) => d.kind === "missing-name" && d.where === where)) missing.push(where);
+        }
+      }
+    }
+    // Every sampled type was served at least once, so the diff above compared something for each.
+    expect(Object.keys(names).filter((type) => !seen[type])).toEqual([]);
+    expect(missing).toEqual([]);
+    const stale = DEPARTURES.filter((d) => {
+      if (d.kind !== "missing-name") return false;
+      const [type = "", kind = "", ...rest] = d.where.split("/");
+      return seen[type]?.[kind as "attributes" | "relationships"]?.has(rest.join("/")) ?? false;
+    });
+    expect(stale.map((d) => d.where)).toEqual([]);
+  });
+
+  it("the validators refuse what the reference would not send (so the checks above can fail)", async () => {
+    const { json } = await apiJson<{ data: Resource }>(`/containers/${containerId}`, { key: account.key });
+    const validate = schemas.container as Validate;
+    expect(validate(json.data)).toBe(true);
+    const { ssl_lfd: _dropped, ...attributes } = json.data.attributes;
+    expect(validate({ ...json.data, attributes })).toBe(false);
+    expect(validate({ ...json.data, attributes: { ...json.data.attributes, created_at: "yesterday" } })).toBe(false);
+    expect(validate({ ...json.data, attributes: { ...json.data.attributes, current_status: "lost" } })).toBe(false);
+    expect(
+      (schemas.raw_event as Validate)({ id: "r", type: "raw_event", attributes: { event: "vessel_berthed" } }),
+    ).toBe(false);
+  });
+});
