@@ -27,8 +27,8 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             // Exact auth in tests: a revoked key must fail on the very next request.
             AUTH_CACHE_TTL_SECONDS: "0",
-            // No failure throttle across the suite (test files send bad keys freely); test/auth-flood.test.ts turns
-            // it on explicitly.
+            // No failure throttle across the suite (test files send bad keys freely);
+            // test/middleware/auth-flood.test.ts turns it on explicitly.
             AUTH_FAILURES_PER_MINUTE: "0",
           },
           // Tests never reach the network: outbound requests go to an injected fetch or a local receiver, and

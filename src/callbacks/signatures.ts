@@ -1,8 +1,8 @@
 /**
  * Signature checks of upstream callbacks, one function per provider scheme (issue 13 §4). Each takes the exact
  * bytes received, the request's headers and the subscription's secret, and says whether the upstream signed them.
- * A new provider (e.g. the Port of Virginia, issue 14) adds its function here and names it in
- * src/callbacks/providers.ts.
+ * A provider that signs its callbacks adds its function here and has src/callbacks/lifecycle.ts call it (the Port of
+ * Virginia, issue 14, signs nothing: its callback URL carries a random token instead).
  */
 import { fromBase64 } from "./secrets";
 

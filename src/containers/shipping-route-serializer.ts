@@ -1,6 +1,7 @@
 /**
- * The JSON:API document of `GET /v2/containers/{id}/route` (shapes in route-schemas.ts): a {@link ContainerRoute}
- * as one `route` with its `route_locations` (the stops in journey order), their `port`s and their `vessel`s.
+ * The JSON:API document of `GET /v2/containers/{id}/route` (shapes in shipping-route-schemas.ts): a
+ * {@link ContainerRoute} as one `route` with its `route_locations` (the stops in journey order), their `port`s and
+ * their `vessel`s.
  *
  * Ids are name-based UUIDs (`deterministicId`), so the same route always has the same ids: the route
  * `route:<container id>`, its locations `route_location:<container id>:<index>`, a vessel
@@ -8,8 +9,8 @@
  *
  * Leg facts sit on both ends: leg `i` (from stop `i` to stop `i + 1`) is the `outbound_*` of location `i` and the
  * `inbound_*` of location `i + 1`; a stop's own times are its `inbound_eta_at`/`inbound_ata_at` and
- * `outbound_etd_at`/`outbound_atd_at`. So the route can be read back without loss (test/mcp/unit.test.ts reads
- * it back).
+ * `outbound_etd_at`/`outbound_atd_at`. So the route can be read back without loss (test/mcp/pure-parts.unit.test.ts
+ * reads it back).
  */
 
 import type { z } from "@hono/zod-openapi";

@@ -4,7 +4,7 @@
  * inland destination, with the legs between them (vessel, voyage, rail carrier) and actual vs. estimated times.
  *
  * This module is the pure part, shared by `GET /v2/containers/{id}/route` (src/containers/shipping-route-service.ts,
- * route-serializer.ts) and the MCP tool `get_container_route` (src/mcp): the route's types and
+ * shipping-route-serializer.ts) and the MCP tool `get_container_route` (src/mcp): the route's types and
  * {@link buildContainerRoute}, which reads only the container, its shipment and its transport events (estimates
  * included). No I/O.
  */

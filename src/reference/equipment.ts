@@ -68,7 +68,7 @@ const TYPE_BY_GROUP: Readonly<Record<string, EquipmentType>> = {
 /**
  * Equipment type, length and height of any four-character ISO 6346 size-type code, read from its characters: length
  * code, height code, type group letter. It gives what {@link equipmentFromSizeType} gives for every code of the table
- * (test/reference/equipment.test.ts), and also reads the group codes carriers send that the table does not list
+ * (test/reference/equipment.unit.test.ts), and also reads the group codes carriers send that the table does not list
  * (`22GP`, `45RT`, `42UT`). A field is null where its character has no value in the docs/api.md §Container resource
  * enum. Case-insensitive, surrounding blanks ignored.
  * @returns all three fields null for a code that is not four characters (including blank or null input).

@@ -1061,7 +1061,7 @@ describe("routes and paging limits", () => {
       const json = await expectJsonApi(res, [404], url);
       expectErrorDocument(json, 404);
     }
-    // A method a path does not have is a 405 (test/strict-queries.test.ts checks its Allow header).
+    // A method a path does not have is a 405 (test/app/strict-queries.test.ts checks its Allow header).
     for (const method of ["DELETE", "PUT"]) {
       await expectJsonApi(await api("/containers", { key, method }), [405], method);
     }

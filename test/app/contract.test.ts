@@ -8,10 +8,10 @@ import type { Validate } from "./contract/validators.generated.js";
 import * as validators from "./contract/validators.generated.js";
 
 // Contract of issue 15: every response of every endpoint we serve, validated against the reference service's schemas
-// (test/contract/reference.schema.json, generated with its validators by `npm run contract:generate` from
+// (test/app/contract/reference.schema.json, generated with its validators by `npm run contract:generate` from
 // docs/api.md §Resources, §Lists and pagination, docs/webhooks.md §Webhook endpoints, docs/api.md §Errors), and the
 // attribute/relationship names of our resources diffed against every captured sample (Appendix A). Anything off must be
-// a listed departure (test/contract/departures.ts).
+// a listed departure (test/app/contract/departures.ts).
 
 const schemas: Record<string, Validate | undefined> = validators;
 

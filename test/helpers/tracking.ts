@@ -79,8 +79,8 @@ export async function trackAndProcess(account: TestAccount, attributes: Record<s
 
 /**
  * The sandbox shipment of `TEST-TR-SUCCEEDED` tracked for `account`: request, shipment and its two containers. The
- * sandbox records its boxes' milestones (empty out … departed, test/tracking/sandbox.test.ts checks them); they are
- * removed from this account's rows here, so a test seeds exactly the transport and raw events it checks.
+ * sandbox records its boxes' milestones (empty out … departed, test/tracking/sources/sandbox.test.ts checks them); they
+ * are removed from this account's rows here, so a test seeds exactly the transport and raw events it checks.
  */
 export async function trackSandboxShipment(account: TestAccount, attributes: Record<string, unknown> = {}) {
   const request = await trackAndProcess(account, { request_number: "TEST-TR-SUCCEEDED", ...attributes });

@@ -287,7 +287,7 @@ describe("a flood of bad keys through the Worker", () => {
       errors: [{ status: "429", title: "Too Many Requests", detail: THROTTLED_DETAIL }],
     });
     // Another host of the same IPv6 /64 is the same client; the refusals looked no key up in D1 (each read the index
-    // of active keys, once: test/auth-flood.test.ts "a flood ... behind a throttled address" counts those).
+    // of active keys, once: test/middleware/auth-flood.test.ts "a flood ... behind a throttled address" counts those).
     expect((await send(workerEnv, generateApiKey("test"), "2001:db8:abcd:1:ffff::2")).status).toBe(429);
     expect(counted.keyLookups()).toBe(20);
     expect(counted.indexLoads()).toBe(2);

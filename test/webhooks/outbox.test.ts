@@ -495,7 +495,8 @@ describe("the sandbox's TEST-LIFECYCLE journey, played through the real poll con
     const boxes = await containersOfShipment(shipmentId);
     expect(boxes.map((b) => b.number)).toEqual([...SANDBOX_LIFECYCLE_CONTAINER_NUMBERS].sort());
     const joinedAt = iso(clock.now());
-    // One simulated day per real minute; poll every 0.1 day for 12 days (as test/tracking/sandbox.test.ts does).
+    // One simulated day per real minute; poll every 0.1 day for 12 days (as test/tracking/sources/sandbox.test.ts
+    // does).
     for (let k = 0; k < 120; k++) {
       clock.set(FUTURE_T0 + (k + 0.5) * 6000);
       for (const number of SANDBOX_LIFECYCLE_CONTAINER_NUMBERS) await pollBox({ env, clock }, { scac: "TEST", number });

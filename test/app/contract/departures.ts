@@ -1,6 +1,6 @@
 /**
  * The one allow-list of deliberate departures from the reference service's response schemas and captured samples
- * (docs/api.md §Compatibility), each with its reason. test/contract/contract.test.ts fails on any schema error or
+ * (docs/api.md §Compatibility), each with its reason. test/app/contract.test.ts fails on any schema error or
  * missing sample name not listed here, and on an entry here that no longer matches anything (so the list stays true).
  * docs/api.md §Compatibility lists the same departures for clients.
  */
