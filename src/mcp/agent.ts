@@ -3,7 +3,8 @@ import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@
 import { McpAgent, RPCServerTransport } from "agents/mcp";
 import { createDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
-import { TrackingApi, TrackingApiError } from "./api";
+import { TrackingApi } from "./api";
+import { TrackingApiError } from "./api-errors";
 import { registerAll, SERVER_INFO, SERVER_INSTRUCTIONS } from "./register";
 import { drawFromBucket, type McpSessionProps, type SessionOwner } from "./session";
 import { errorResult, rateLimitedMessage } from "./tools/calls";

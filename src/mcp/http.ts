@@ -33,7 +33,7 @@ import ipaddr from "ipaddr.js";
 import { checkApiKey, parseAuthorization } from "../middleware/auth";
 import { clientAddress } from "../middleware/auth-throttle";
 import type { McpExchangeResult } from "./agent";
-import { TrackingApiError } from "./api";
+import { TrackingApiError } from "./api-errors";
 import { drawFromBucket, type SessionOwner } from "./session";
 
 /** Path of the MCP endpoint. */

@@ -5,7 +5,7 @@
  */
 
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { TrackingApiError } from "./api";
+import { TrackingApiError } from "./api-errors";
 import { completeContainer } from "./completions";
 import { GLOSSARY_URI, milestoneGlossaryMarkdown } from "./glossary";
 import { LIST_COLUMNS_URI, listDisplayColumns, QUERY_GUIDANCE_URI, queryGuidanceMarkdown } from "./guides";

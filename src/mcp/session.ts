@@ -8,7 +8,7 @@ import { sha256Hex } from "../lib/crypto";
 import { fingerprintOfKeyHash } from "../middleware/auth";
 import type { BucketName } from "../ratelimit/buckets";
 import { checkRateLimit, type KeepAlive } from "../ratelimit/client";
-import { TrackingApiError } from "./api";
+import { TrackingApiError } from "./api-errors";
 
 /**
  * Props of an MCP session (stored by the agent in its Durable Object, in plaintext): only the account id and a

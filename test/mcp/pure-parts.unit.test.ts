@@ -11,7 +11,7 @@ import {
 } from "../../src/containers/shipping-route";
 import { parseRouteInclude, routeDocument } from "../../src/containers/shipping-route-serializer";
 import { type JsonApiDocument, type ResourceObject, toManyIds, toOneId } from "../../src/lib/jsonapi/types";
-import { TrackingApiError, trackingApiErrorFromStatus } from "../../src/mcp/api";
+import { TrackingApiError, trackingApiErrorFromStatus } from "../../src/mcp/api-errors";
 import { feeSummaryOf, lfdStatusOf, localTime, readinessOf } from "../../src/mcp/derive";
 import { MILESTONES, milestoneGlossaryMarkdown, phaseOf } from "../../src/mcp/glossary";
 import { errorMessage } from "../../src/mcp/tools/common";

@@ -31,7 +31,7 @@ import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Clock } from "../../lib/clock";
 import type { TrackingApi } from "../api";
-import { TrackingApiError } from "../api";
+import { TrackingApiError } from "../api-errors";
 import type { McpDeps } from "./deps";
 
 /** JSON-RPC "Invalid params" (MCP: malformed request, unknown tool). */

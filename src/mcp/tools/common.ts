@@ -8,7 +8,7 @@ import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { toManyIds, toOneId } from "../../lib/jsonapi/types";
 import type { ContainerResource, ShipmentResource, TrackingApi, TrackingRequestResource } from "../api";
-import { TrackingApiError } from "../api";
+import { TrackingApiError } from "../api-errors";
 import { type ArgumentAlias, addTool, errorMessage, FULL_SCHEMA_IN, type ToolContext, type ToolOutput } from "./calls";
 
 export type { ApiResolver, McpDeps } from "./deps";
