@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { facilityCodeOf, findTerminalById } from "../reference/locations";
 import { type SourceRegistry, sourcesFor } from "../tracking/sources";
 import type { TerminalProvider } from "../tracking/sources/terminal-operators";
-import { apmtProvidedData, apmtProvidedDataNotes } from "../tracking/sources/terminal-operators/apmt";
+import { apmtProvidedData, apmtProvidedDataNotes } from "../tracking/sources/terminal-operators/apmt-provided-data";
 import { LBCT_PROVIDED_DATA, LBCT_PROVIDED_DATA_NOTES } from "../tracking/sources/terminal-operators/lbct";
 import {
   PORT_OF_VIRGINIA_PROVIDED_DATA,

@@ -2,15 +2,17 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import { createTokenBroker, type TokenBroker } from "../../../../src/tracking/sources/auth";
 import {
   APMT_MAX_ASSETS_PER_REQUEST,
-  APMT_PROVIDED_DATA,
   apmtDemurrage,
   apmtHoldName,
   apmtLastFreeDay,
   apmtObservation,
-  apmtProvidedData,
-  apmtProvidedDataNotes,
   createApmtSource,
 } from "../../../../src/tracking/sources/terminal-operators/apmt";
+import {
+  APMT_PROVIDED_DATA,
+  apmtProvidedData,
+  apmtProvidedDataNotes,
+} from "../../../../src/tracking/sources/terminal-operators/apmt-provided-data";
 import type { TerminalObservation, TerminalPollResult, TerminalQuery } from "../../../../src/tracking/sources/types";
 import {
   type ApmtAvailabilityEntry,

@@ -8,7 +8,7 @@ import {
 import { sourcesFor } from "../../../../src/tracking/sources";
 import { SIMULATED_FACILITY_CODES, SIMULATED_SCACS } from "../../../../src/tracking/sources/simulator";
 import { parseTerminalSources } from "../../../../src/tracking/sources/terminal-operators";
-import { APMT_PROVIDED_DATA } from "../../../../src/tracking/sources/terminal-operators/apmt";
+import { APMT_PROVIDED_DATA } from "../../../../src/tracking/sources/terminal-operators/apmt-provided-data";
 import {
   memoryBackoffStore,
   PROVIDER_BACKOFF_BASE_MS,

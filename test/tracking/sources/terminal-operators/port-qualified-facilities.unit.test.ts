@@ -12,7 +12,7 @@ import {
   ourFacilityCode,
   parseTerminalSources,
 } from "../../../../src/tracking/sources/terminal-operators";
-import { APMT_PROVIDED_DATA } from "../../../../src/tracking/sources/terminal-operators/apmt";
+import { APMT_PROVIDED_DATA } from "../../../../src/tracking/sources/terminal-operators/apmt-provided-data";
 import { memoryBackoffStore } from "../../../../src/tracking/sources/terminal-operators/backoff";
 import type { TerminalQuery, TerminalSource } from "../../../../src/tracking/sources/types";
 
