@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { subscribeTrackedBoxes } from "../callbacks/lifecycle";
 import { subscribePortOfVirginiaBoxes } from "../callbacks/port-of-virginia";
 import { createDatabase, type Database } from "../db/client";
@@ -76,15 +76,6 @@ export interface TrackingDeps {
 function contextFor(deps: Pick<TrackingDeps, "clock" | "fetch">, trackingStartedAtMs: number): SourceContext {
   const clock = deps.clock ?? systemClock;
   return { nowMs: clock.now(), fetch: deps.fetch ?? ((input, init) => fetch(input, init)), trackingStartedAtMs };
-}
-
-async function loadRequest(db: Database, message: TrackingRequestMessage): Promise<TrackingRequestRow | undefined> {
-  const [request] = await db
-    .select()
-    .from(trackingRequests)
-    .where(and(eq(trackingRequests.id, message.trackingRequestId), eq(trackingRequests.accountId, message.accountId)))
-    .limit(1);
-  return request;
 }
 
 /**
@@ -166,16 +157,13 @@ async function attachTrackers(
  */
 export async function processTrackingRequest(deps: TrackingDeps, message: TrackingRequestMessage): Promise<void> {
   const db = createDatabase(deps.env.DB);
-  const request = await loadRequest(db, message);
-  if (!request) return;
-  if (request.status !== "pending" && request.status !== "awaiting_manifest") return;
   const nowMs = (deps.clock ?? systemClock).now();
-  const heldUntil = await claimLookup(db, request, nowMs);
-  if (!heldUntil) return;
+  const hold = await claimLookup(db, message.trackingRequestId, message.accountId, nowMs);
+  if (!hold) return;
   try {
-    await lookUpRequest(deps, db, request, message, nowMs);
+    await lookUpRequest(deps, db, hold.request, message, nowMs);
   } catch (err) {
-    await releaseLookup(db, request.id, heldUntil, request.nextAttemptAt);
+    await releaseLookup(db, hold);
     throw err;
   }
 }

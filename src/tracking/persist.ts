@@ -25,48 +25,59 @@ export const LOOKUP_HOLD_S = 60;
 /** A delayed message may arrive this early (seconds) and still find its request due. */
 const DUE_TOLERANCE_S = 5;
 
+/** What {@link claimLookup} took: the request as the claim left it, and the hold to give back on failure. */
+export interface LookupHold {
+  request: TrackingRequestRow;
+  /** `next_attempt_at` while held (UTC ISO seconds): the hold's end. */
+  heldUntil: string;
+  /** When the hold was taken (UTC ISO seconds): where {@link releaseLookup} puts `next_attempt_at` back. */
+  takenAt: string;
+}
+
 /**
- * Takes tracking request `request` for one lookup at `nowMs` (issue 23 §3): in one UPDATE, a request still pending or
- * awaiting its manifest whose `next_attempt_at` is unset or due (within {@link DUE_TOLERANCE_S}) gets
- * `next_attempt_at` = now + {@link LOOKUP_HOLD_S}. `updated_at` is left alone: holding is not a change the API shows.
- * @returns the hold (UTC ISO seconds), to {@link releaseLookup} on failure; null when the request is held by another
- *   consumer, not due yet (a duplicate message: the due one comes later) or no longer waiting for a lookup.
+ * Reads tracking request `trackingRequestId` of `accountId` and takes it for one lookup at `nowMs` (issue 23 §3), in
+ * one `UPDATE … RETURNING`: a request still pending or awaiting its manifest whose `next_attempt_at` is unset or due
+ * (within {@link DUE_TOLERANCE_S}) gets `next_attempt_at` = now + {@link LOOKUP_HOLD_S}. `updated_at` is left alone:
+ * holding is not a change the API shows.
+ * @returns the request and its hold; null when there is no such request, or it is held by another consumer, not due
+ *   yet (a duplicate message: the due one comes later) or no longer waiting for a lookup.
  */
-export async function claimLookup(db: Database, request: TrackingRequestRow, nowMs: number): Promise<string | null> {
+export async function claimLookup(
+  db: Database,
+  trackingRequestId: string,
+  accountId: string,
+  nowMs: number,
+): Promise<LookupHold | null> {
   const heldUntil = toIsoSeconds(nowMs + LOOKUP_HOLD_S * 1000);
   const due = toIsoSeconds(nowMs + DUE_TOLERANCE_S * 1000);
-  const claimed = await db
+  const [request] = await db
     .update(trackingRequests)
     .set({ nextAttemptAt: heldUntil })
     .where(
       and(
-        eq(trackingRequests.id, request.id),
+        eq(trackingRequests.id, trackingRequestId),
+        eq(trackingRequests.accountId, accountId),
         inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
         or(isNull(trackingRequests.nextAttemptAt), lte(trackingRequests.nextAttemptAt, due)),
       ),
     )
-    .returning({ id: trackingRequests.id });
-  return claimed.length > 0 ? heldUntil : null;
+    .returning();
+  return request ? { request, heldUntil, takenAt: toIsoSeconds(nowMs) } : null;
 }
 
 /**
  * Gives back a hold taken by {@link claimLookup} whose lookup threw, so the message's retry (in 30 s and more) finds
- * the request due: `next_attempt_at` returns to `previous`, if the hold is still this one. Never throws (the lookup's
- * own error is what the caller reports; an expired hold is due anyway).
+ * the request due: `next_attempt_at` becomes the moment the hold was taken, if the hold is still this one. Never
+ * throws (the lookup's own error is what the caller reports; an expired hold is due anyway).
  */
-export async function releaseLookup(
-  db: Database,
-  requestId: string,
-  heldUntil: string,
-  previous: string | null,
-): Promise<void> {
+export async function releaseLookup(db: Database, hold: LookupHold): Promise<void> {
   try {
     await db
       .update(trackingRequests)
-      .set({ nextAttemptAt: previous })
-      .where(and(eq(trackingRequests.id, requestId), eq(trackingRequests.nextAttemptAt, heldUntil)));
+      .set({ nextAttemptAt: hold.takenAt })
+      .where(and(eq(trackingRequests.id, hold.request.id), eq(trackingRequests.nextAttemptAt, hold.heldUntil)));
   } catch (err) {
-    console.error("tracking-requests: could not release a lookup hold", requestId, String(err));
+    console.error("tracking-requests: could not release a lookup hold", hold.request.id, String(err));
   }
 }
 
