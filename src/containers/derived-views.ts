@@ -1,14 +1,16 @@
 /**
- * Domain views the MCP tools add on top of the REST resources (pure, no I/O): readiness for pickup
- * (docs/api.md §Readiness), last-free-day (LFD) urgency, fee sums excluding `total` (docs/api.md §Fees), source health,
- * local times. Each view's type is inferred from the zod schema `get_container` declares it with.
+ * Views derived from a container's attributes (pure, no I/O): readiness for pickup (docs/api.md §Readiness),
+ * last-free-day (LFD) urgency, fee sums excluding `total` (docs/api.md §Fees), source health, local times. The MCP
+ * tools serve them today (`get_container`, `list_containers`, `get_shipment_details`); they live with the container,
+ * not with MCP, so REST and the web read the same rules. Each view's type is inferred from its zod schema, which
+ * `get_container` declares as its output.
  */
 
 import { z } from "zod";
-import type { ContainerAttributes } from "../containers/schemas";
 import type { TerminalFee } from "../db/schema";
+import { orNull } from "../lib/nullable";
 import type { ShipmentAttributes } from "../shipments/schemas";
-import { orNull } from "./tools/common";
+import type { ContainerAttributes } from "./schemas";
 
 const nullableString = orNull(z.string());
 

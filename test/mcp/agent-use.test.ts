@@ -8,9 +8,9 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LfdStatus, lfdStatusOf } from "../../src/containers/derived-views";
 import { withCheckDigit } from "../../src/infer/iso6346";
 import { toIsoSeconds } from "../../src/lib/clock";
-import { type LfdStatus, lfdStatusOf } from "../../src/mcp/derive";
 import { handleMcpRequest } from "../../src/mcp/http";
 import { trimSchema } from "../../src/mcp/tools/calls";
 import { apiJson, createAccount } from "../helpers/api";

@@ -1,8 +1,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOURNEY_PHASES, PHASE_LABELS } from "../../src/mcp/glossary";
 import { PROMPT_NAMES, SERVER_INFO } from "../../src/mcp/register";
+import { JOURNEY_PHASES, PHASE_LABELS } from "../../src/transport-events/milestone-catalog";
 import { createAccount } from "../helpers/api";
 import { type TrackedAccount, trackedAccounts } from "./fixtures";
 import { connectMcp } from "./helpers";

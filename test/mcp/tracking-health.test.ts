@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { trackingHealthOf } from "../../src/mcp/derive";
+import { trackingHealthOf } from "../../src/containers/derived-views";
 import { apiJson } from "../helpers/api";
 import { expectMatchesOutputSchema, type TrackedAccount, trackedAccount } from "./fixtures";
 import { connectMcp } from "./helpers";

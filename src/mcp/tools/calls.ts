@@ -30,6 +30,7 @@ import type {
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Clock } from "../../lib/clock";
+import { NULLABLE_MARK } from "../../lib/nullable";
 import type { TrackingApi } from "../api";
 import { TrackingApiError } from "../api-errors";
 import type { McpDeps } from "./deps";
@@ -207,9 +208,6 @@ function limitDepth(schema: unknown, depth: number, max: number): unknown {
  * "home" (e.g. `list_shipments` for a shipment summary); elsewhere it is a typed pointer to that tool (issue 16 §8).
  */
 export const FULL_SCHEMA_IN = "x-full-schema-in";
-
-/** What zod adds to make a nullable field an `anyOf` (see `orNull` in common.ts); dropped from listings. */
-const NULLABLE_MARK = "present when known";
 
 /**
  * A tool's JSON Schema without what does not help a model (issue 16 §8): `$schema`; the `minimum`/`maximum` of

@@ -7,6 +7,7 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { toManyIds, toOneId } from "../../lib/jsonapi/types";
+import { orNull } from "../../lib/nullable";
 import type { ContainerResource, ShipmentResource, TrackingApi, TrackingRequestResource } from "../api";
 import { TrackingApiError } from "../api-errors";
 import { type ArgumentAlias, addTool, errorMessage, FULL_SCHEMA_IN, type ToolContext, type ToolOutput } from "./calls";
@@ -211,16 +212,6 @@ export function pagingOf(page: { page: number; page_size: number; total: number;
 // ---------------------------------------------------------------------------------------------------------------
 // Summary schemas
 // ---------------------------------------------------------------------------------------------------------------
-
-/**
- * `inner` or null. The non-null branch carries a description so that JSON Schema keeps
- * `anyOf: [{type: …}, {type: "null"}]` instead of zod's compact `type: [..., "null"]`, which some MCP clients and
- * `mcp-inspector --strict` flag as non-portable (docs/mcp.md §Where we go further gap 6).
- */
-export function orNull<T extends z.ZodType>(inner: T) {
-  // The listing drops this description again (calls.ts `trimSchema`); the `anyOf` stays.
-  return inner.describe("present when known").nullable();
-}
 
 const nullableString = orNull(z.string());
 

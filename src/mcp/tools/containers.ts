@@ -1,8 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { CONTAINER_STATUSES } from "../../tracking/status";
-import type { ContainerDetails, ContainerInclude, TransportEventDetails } from "../api";
 import {
   FeeSummary,
   feeSummaryOf,
@@ -15,8 +13,11 @@ import {
   shortUtc,
   TrackingHealth,
   trackingHealthOf,
-} from "../derive";
-import { JOURNEY_PHASES, labelOf, PHASE_LABELS, phaseOf } from "../glossary";
+} from "../../containers/derived-views";
+import { orNull } from "../../lib/nullable";
+import { CONTAINER_STATUSES } from "../../tracking/status";
+import { JOURNEY_PHASES, labelOf, PHASE_LABELS, phaseOf } from "../../transport-events/milestone-catalog";
+import type { ContainerDetails, ContainerInclude, TransportEventDetails } from "../api";
 import {
   ContainerSummary,
   containerIdArg,
@@ -26,7 +27,6 @@ import {
   listFilterFields,
   locodeArg,
   type McpDeps,
-  orNull,
   pageOptions,
   pagingAliases,
   pagingInput,

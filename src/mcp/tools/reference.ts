@@ -1,11 +1,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { orNull } from "../../lib/nullable";
 import { SANDBOX_SCAC } from "../../reference/shipping-lines";
 import { TRACKING_REQUEST_STATUSES } from "../../tracking-requests/schemas";
 import {
   isoDateArg,
   type McpDeps,
-  orNull,
   pageOptions,
   pagingAliases,
   pagingInput,

@@ -1,8 +1,9 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { hoursBetween, shortUtc } from "../../containers/derived-views";
 import { toManyIds } from "../../lib/jsonapi/types";
+import { orNull } from "../../lib/nullable";
 import type { ShipmentDetails } from "../api";
-import { hoursBetween, shortUtc } from "../derive";
 import {
   ContainerSummary,
   containerSummary,
@@ -10,7 +11,6 @@ import {
   listFilterFields,
   locodeArg,
   type McpDeps,
-  orNull,
   pageOptions,
   pagingAliases,
   pagingInput,

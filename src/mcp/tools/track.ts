@@ -3,13 +3,13 @@ import { z } from "zod";
 import { classifyNumber, InvalidReferenceNumber } from "../../infer/classify";
 import { computeCheckDigit } from "../../infer/iso6346";
 import type { InferNumberAttributes } from "../../infer/schemas";
+import { orNull } from "../../lib/nullable";
 import { freeText } from "../../lib/validation";
 import type { CreateTrackingRequestInput } from "../../tracking-requests/service";
 import {
   ContainerSummary,
   containerSummary,
   type McpDeps,
-  orNull,
   registerTrackingTool,
   ShipmentSummary,
   scacArg,
