@@ -7,4 +7,5 @@ export * from "./outages";
 export * from "./reference";
 export * from "./tracking";
 export * from "./upstream";
+export * from "./vessels";
 export * from "./webhooks";
