@@ -169,7 +169,9 @@ export const UpdateContainerBody = z
       type: z.literal("container").optional(),
       id: z.string().max(64).optional(),
       attributes: z.strictObject({
-        ref_numbers: referenceList().optional().openapi({ example: ["REF-12345"] }),
+        ref_numbers: referenceList()
+          .optional()
+          .openapi({ example: ["REF-12345"] }),
       }),
     }),
   })
