@@ -35,7 +35,7 @@ function countryName(code) {
 }
 
 /** IANA zone at a point, or null for open sea (`Etc/GMT±n`, which is no place's civil time). */
-function zoneAt(latitude, longitude) {
+export function zoneAt(latitude, longitude) {
   const zone = tzLookup(Number(latitude), Number(longitude));
   return zone.startsWith("Etc/") ? null : zone;
 }
@@ -86,7 +86,7 @@ function countryZones(countryCode) {
  * is one of the country's zones; else the country's only zone; else, for a country CLDR has no zones for, the first
  * candidate unchecked. `how` says which, for the build report.
  */
-function zoneFor(countryCode, computed, given) {
+export function zoneFor(countryCode, computed, given) {
   const zones = countryZones(countryCode);
   const candidates = [
     ...computed.map((zone) => ({ zone, how: "computed" })),
@@ -104,7 +104,7 @@ function zoneFor(countryCode, computed, given) {
 }
 
 /** A coordinate as the reference serialises it: a decimal string, at most 6 decimals (about 0.1 m). */
-function decimal(value) {
+export function decimal(value) {
   return String(Math.round(Number(value) * 1e6) / 1e6);
 }
 
