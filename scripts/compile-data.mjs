@@ -308,7 +308,9 @@ const LOCATION_SOURCES =
   JSON.parse(readFileSync(join(root, "node_modules", "sea-ports", "package.json"), "utf8")).version +
   " (MIT), data/smdg-terminal-code-list.csv (SMDG Terminal Code List), data/terminals.csv, " +
   "data/dcsa/reference-data/sample-unlocationcodes.csv and data/inland-rail.csv; time zones computed from " +
-  "coordinates by @photostructure/tz-lookup (scripts/lib/locations.mjs)";
+  "coordinates by @photostructure/tz-lookup; state names (ISO 3166-2) from npm iso-3166@" +
+  JSON.parse(readFileSync(join(root, "node_modules", "iso-3166", "package.json"), "utf8")).version +
+  " (scripts/lib/locations.mjs)";
 writeFileSync(
   join(outDir, "ports.ts"),
   `${header("ports", LOCATION_SOURCES)}import type { PortRecord } from "../types.ts";\n\n/** Ports by UN/LOCODE with stable ids, coordinates and IANA time zones, sorted by code. */\nexport const PORTS: readonly PortRecord[] = ${jsonText(portList)};\n`,
