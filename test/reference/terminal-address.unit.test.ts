@@ -31,6 +31,15 @@ describe("terminal addresses", () => {
     });
   });
 
+  it("a terminal placed in its port's city (no city of its own) is in its port's state: Tioga (B197), Terminal 5", () => {
+    expect(TERMINALS.find((t) => t.firmsCode === "B197")).toMatchObject({
+      city: "Philadelphia",
+      stateAbbr: "PA",
+      state: "Pennsylvania",
+    });
+    expect(TERMINALS.find((t) => t.firmsCode === "Y400")).toMatchObject({ stateAbbr: "WA", state: "Washington" });
+  });
+
   it("a US or Canadian terminal with an SMDG address has street, city, state_abbr and zip", () => {
     const addressed = TERMINALS.filter(
       (t) => (t.countryCode === "US" || t.countryCode === "CA") && t.smdgCode !== null && t.street !== null,
