@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "csv-parse/sync";
 import { compileLocations } from "./lib/locations.mjs";
+import { compileMetroAreas } from "./lib/metro-areas.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dataDir = join(root, "data");
@@ -140,6 +141,14 @@ keepIds(
   terminals,
   (t) => [t.firmsCode, t.bicFacilityCode, t.smdgCode && `${t.portLocode}:${t.smdgCode}`].filter(Boolean),
   (old) => old.firmsCode ?? old.bicFacilityCode ?? (old.smdgCode ? `${old.portLocode}:${old.smdgCode}` : null),
+);
+
+const { metroAreas, source: METRO_AREA_SOURCES } = compileMetroAreas({ readCsv, fail, uuidV5 });
+keepIds(
+  "metro-areas",
+  metroAreas,
+  (m) => [m.code],
+  (old) => old.code,
 );
 
 /**
@@ -299,7 +308,9 @@ const LOCATION_SOURCES =
   JSON.parse(readFileSync(join(root, "node_modules", "sea-ports", "package.json"), "utf8")).version +
   " (MIT), data/smdg-terminal-code-list.csv (SMDG Terminal Code List), data/terminals.csv, " +
   "data/dcsa/reference-data/sample-unlocationcodes.csv and data/inland-rail.csv; time zones computed from " +
-  "coordinates by @photostructure/tz-lookup (scripts/lib/locations.mjs)";
+  "coordinates by @photostructure/tz-lookup; state names (ISO 3166-2) from npm iso-3166@" +
+  JSON.parse(readFileSync(join(root, "node_modules", "iso-3166", "package.json"), "utf8")).version +
+  " (scripts/lib/locations.mjs)";
 writeFileSync(
   join(outDir, "ports.ts"),
   `${header("ports", LOCATION_SOURCES)}import type { PortRecord } from "../types.ts";\n\n/** Ports by UN/LOCODE with stable ids, coordinates and IANA time zones, sorted by code. */\nexport const PORTS: readonly PortRecord[] = ${jsonText(portList)};\n`,
@@ -307,6 +318,10 @@ writeFileSync(
 writeFileSync(
   join(outDir, "terminals.ts"),
   `${header("terminals", LOCATION_SOURCES)}import type { TerminalRecord } from "../types.ts";\n\n/** Container terminals (SMDG, FIRMS and BIC codes) and rail ramps with ports, addresses and IANA time zones, sorted by port and name. */\nexport const TERMINALS: readonly TerminalRecord[] = ${jsonText(terminals)};\n`,
+);
+writeFileSync(
+  join(outDir, "metro-areas.ts"),
+  `${header("metro areas", METRO_AREA_SOURCES)}import type { MetroAreaRecord } from "../types.ts";\n\n/** Metro areas (inland cities that group rail ramps and inland ports) by UN/LOCODE, with stable ids, coordinates and IANA time zones, sorted by code. */\nexport const METRO_AREAS: readonly MetroAreaRecord[] = ${json(metroAreas)};\n`,
 );
 writeFileSync(
   join(outDir, "size-types.ts"),
@@ -319,5 +334,5 @@ writeFileSync(
 for (const note of locations.notes) console.log(`compile-data: ${note}`);
 if (process.argv.includes("--matches")) for (const m of locations.matches) console.log(`  merged: ${m}`);
 console.log(
-  `compile-data: ${shippingLines.length} shipping lines, ${portList.length} ports, ${terminals.length} terminals, ${sizeTypes.length} size types, ${containerPrefixes.length} container prefixes, ${containerOwners.length} owners outside carriers.csv → src/reference/generated/`,
+  `compile-data: ${shippingLines.length} shipping lines, ${portList.length} ports, ${terminals.length} terminals, ${metroAreas.length} metro areas, ${sizeTypes.length} size types, ${containerPrefixes.length} container prefixes, ${containerOwners.length} owners outside carriers.csv → src/reference/generated/`,
 );

@@ -9,6 +9,7 @@ import { ApiError, errorDocument } from "./lib/errors";
 import { allowedMethods } from "./lib/http-routes";
 import { JSON_API_MEDIA_TYPE } from "./lib/jsonapi/document";
 import { validationError } from "./lib/validation";
+import { metroAreaRoutes } from "./metro-areas/routes";
 import { requireApiKey } from "./middleware/auth";
 import { jsonBody } from "./middleware/body";
 import { rateLimit } from "./middleware/rate-limit";
@@ -93,6 +94,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", shippingLineRoutes);
   v2.route("/", terminalRoutes);
   v2.route("/", portRoutes);
+  v2.route("/", metroAreaRoutes);
   v2.route("/", partyRoutes);
   // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
   v2.route("/", webhookRoutes);

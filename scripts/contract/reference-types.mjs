@@ -245,6 +245,22 @@ export const RESOURCES = {
     relationships: { terminals: ["terminal[]"] },
     optionalRelationships: true,
   },
+  // docs/api.md §Metro area resource: the reference's real object (its webhook examples), `id` repeated in attributes,
+  // latitude/longitude strings (its OpenAPI says numbers and has a property with an empty name, both left out).
+  metro_area: {
+    attributes: {
+      id: "string",
+      name: "string",
+      code: "string",
+      state_abbr: "string?",
+      country_code: "string",
+      time_zone: "string",
+      latitude: "string?",
+      longitude: "string?",
+    },
+    relationships: {},
+    optionalRelationships: true,
+  },
   // docs/api.md §Shipping line resource and sample A.7.
   shipping_line: {
     attributes: {

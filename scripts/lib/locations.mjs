@@ -6,7 +6,8 @@
 //              + data/inland-rail.csv (US inland rail points) + the ports of SMDG terminals
 //   terminals  data/smdg-terminal-code-list.csv (SMDG Terminal Code List) merged with
 //              data/terminals.csv (FIRMS/BIC codes, nicknames) by port and name: one record per facility
-//              carrying both codes; + the rail ramps of data/inland-rail.csv
+//              carrying both codes; + the rail ramps of data/inland-rail.csv; `state` is the ISO 3166-2 name of
+//              `state_abbr` (npm `iso-3166`)
 //   zones      computed from coordinates at build time by `@photostructure/tz-lookup` (never typed by hand) and
 //              checked against the country's zones (CLDR, Intl.Locale#timeZones); a source's own zone only where the
 //              computed one lies in another country or there are no coordinates (see "zones and coordinates")
@@ -16,6 +17,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import tzLookup from "@photostructure/tz-lookup";
+import { iso31662 } from "iso-3166";
 
 const require = createRequire(import.meta.url);
 const LOCODE = /^[A-Z]{2}[A-Z2-9]{3}$/;
@@ -34,8 +36,17 @@ function countryName(code) {
   }
 }
 
+const subdivisionNames = new Map(iso31662.map((s) => [s.code, s.name]));
+/**
+ * English name of a subdivision from its ISO 3166-2 code without the country (`US`, `FL` → `Florida`): the
+ * reference's terminal `state` beside `state_abbr` ("Virginia", "VA"). Null when no abbreviation or not an ISO code.
+ */
+export function subdivisionName(countryCode, abbr) {
+  return abbr ? (subdivisionNames.get(`${countryCode}-${abbr}`) ?? null) : null;
+}
+
 /** IANA zone at a point, or null for open sea (`Etc/GMT±n`, which is no place's civil time). */
-function zoneAt(latitude, longitude) {
+export function zoneAt(latitude, longitude) {
   const zone = tzLookup(Number(latitude), Number(longitude));
   return zone.startsWith("Etc/") ? null : zone;
 }
@@ -86,7 +97,7 @@ function countryZones(countryCode) {
  * is one of the country's zones; else the country's only zone; else, for a country CLDR has no zones for, the first
  * candidate unchecked. `how` says which, for the build report.
  */
-function zoneFor(countryCode, computed, given) {
+export function zoneFor(countryCode, computed, given) {
   const zones = countryZones(countryCode);
   const candidates = [
     ...computed.map((zone) => ({ zone, how: "computed" })),
@@ -104,7 +115,7 @@ function zoneFor(countryCode, computed, given) {
 }
 
 /** A coordinate as the reference serialises it: a decimal string, at most 6 decimals (about 0.1 m). */
-function decimal(value) {
+export function decimal(value) {
   return String(Math.round(Number(value) * 1e6) / 1e6);
 }
 
@@ -436,6 +447,10 @@ export function compileLocations(io) {
     const port = ports.get(s?.port ?? c.port);
     const parts = s?.address ? splitAddress(s.address) : null;
     const zone = s?.zone ?? null;
+    // A terminal with no city of its own is placed in its port's city, and so in its port's state.
+    const ownCity = c?.city || parts?.city || null;
+    const stateAbbr = c?.state || parts?.stateAbbr || (ownCity ? null : port.stateAbbr) || null;
+    const countryCode = c?.country_code || port.countryCode;
     return {
       id: uuidV5(c ? `terminal:${c.key}` : `terminal:smdg:${s.ownLocode}:${s.code}`),
       name: c?.name ?? s.name,
@@ -446,12 +461,12 @@ export function compileLocations(io) {
       portLocode: port.code,
       portId: port.id,
       street: parts?.street ?? s?.address ?? null,
-      city: c?.city || parts?.city || port.city,
-      state: null,
-      stateAbbr: c?.state || parts?.stateAbbr || null,
+      city: ownCity || port.city,
+      state: subdivisionName(countryCode, stateAbbr),
+      stateAbbr,
       zip: parts?.zip ?? null,
-      country: countryName(c?.country_code || port.countryCode),
-      countryCode: c?.country_code || port.countryCode,
+      country: countryName(countryCode),
+      countryCode,
       latitude: s?.latitude ?? null,
       longitude: s?.longitude ?? null,
       // Filled below from coordinates, else from the port.
@@ -481,7 +496,7 @@ export function compileLocations(io) {
       portId: port.id,
       street: null,
       city: r.city || null,
-      state: null,
+      state: subdivisionName(r.country_code, r.state_abbr),
       stateAbbr: r.state_abbr || null,
       zip: null,
       country: countryName(r.country_code),

@@ -5,10 +5,12 @@ import { collectionDocument, listDocument, resourceDocument } from "../lib/jsona
 import { parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
 import {
+  bodyErrors,
   commonErrors,
   ErrorDocumentSchema,
   includeQuery,
   jsonApiContent,
+  jsonBodyContent,
   listQuery,
   notFoundResponse,
   pathIdParam,
@@ -20,9 +22,15 @@ import { listContainerRawEvents } from "../raw-events/service";
 import { TransportEventListDocument } from "../transport-events/schemas";
 import { transportEventResource } from "../transport-events/serializer";
 import { listContainerTransportEvents } from "../transport-events/service";
-import { ContainerDocument, ContainerListDocument, containerFilterParams, parseContainerFilters } from "./schemas";
+import {
+  ContainerDocument,
+  ContainerListDocument,
+  containerFilterParams,
+  parseContainerFilters,
+  UpdateContainerBody,
+} from "./schemas";
 import { containerResource } from "./serializer";
-import { getContainerView, listContainers, refreshContainer } from "./service";
+import { getContainerView, listContainers, refreshContainer, updateContainerRefNumbers } from "./service";
 import { ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "./shipping-route";
 import { RouteDocument } from "./shipping-route-schemas";
 import { parseRouteInclude, ROUTE_INCLUDES, routeDocument } from "./shipping-route-serializer";
@@ -71,6 +79,22 @@ const getRouteDef = createRoute({
     200: { description: "The container.", content: jsonApiContent(ContainerDocument) },
     ...commonErrors,
     ...notFoundResponse,
+  },
+});
+
+const patchRouteDef = createRoute({
+  method: "patch",
+  path: "/containers/{id}",
+  tags,
+  summary: "Update a container's reference numbers",
+  description:
+    "`ref_numbers` replaces the container's list (at most 50 items of at most 255 characters; `[]` clears it). The reference declares this operation as `PATCH /containers` without an id; the id is in the path here. Answers the container as `GET /containers/{id}` does.",
+  request: { params: IdParam, body: { content: jsonBodyContent(UpdateContainerBody), required: true } },
+  responses: {
+    200: { description: "The updated container.", content: jsonApiContent(ContainerDocument) },
+    ...commonErrors,
+    ...notFoundResponse,
+    ...bodyErrors,
   },
 });
 
@@ -187,6 +211,17 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     const ctx = loadContext(c);
     const { view, prefetched } = await getContainerView(ctx.db, ctx.accountId, c.req.valid("param").id, include);
     return sendJsonApi(c, await resourceDocument(ctx, containerResource, view, include, c.req.url, prefetched));
+  })
+  .openapi(patchRouteDef, async (c) => {
+    const { data } = c.req.valid("json");
+    const ctx = loadContext(c);
+    const view = await updateContainerRefNumbers(
+      { db: ctx.db, clock: c.var.clock },
+      ctx.accountId,
+      c.req.valid("param").id,
+      { bodyId: data.id, refNumbers: data.attributes.ref_numbers },
+    );
+    return sendJsonApi(c, await resourceDocument(ctx, containerResource, view, new Map(), c.req.url));
   })
   .openapi(transportEventsRouteDef, async (c) => {
     const params = queryParams(c);

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { type FilterValues, parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
+import { referenceList } from "../lib/validation";
 import { CONTAINER_STATUSES } from "../tracking/status";
 
 const ts = () => z.string().nullable().openapi({ format: "date-time", example: "2024-06-26T15:05:18Z" });
@@ -154,3 +155,24 @@ export function parseContainerFilters(values: FilterValues<keyof ContainerFilter
     "filter[customer_name]": parseStringFilter(values["filter[customer_name]"], "filter[customer_name]", 255),
   };
 }
+
+/**
+ * Body of `PATCH /containers/{id}` (docs/api.md §Container endpoints): `ref_numbers`, replacing the container's list,
+ * with the rules of the shipment edit (`referenceList`: at most 50 items of at most 255 characters, free text). The
+ * reference declares no other editable attribute, so any other is a 422 `unknown_attribute`. `data.type` may be omitted
+ * as on the shipment edit; when present it must be `container` (422 otherwise). `data.id`, when sent, must be the id in
+ * the path.
+ */
+export const UpdateContainerBody = z
+  .strictObject({
+    data: z.strictObject({
+      type: z.literal("container").optional(),
+      id: z.string().max(64).optional(),
+      attributes: z.strictObject({
+        ref_numbers: referenceList()
+          .optional()
+          .openapi({ example: ["REF-12345"] }),
+      }),
+    }),
+  })
+  .openapi("UpdateContainer");

@@ -3,11 +3,13 @@ import type { Database } from "../db/client";
 import { placeholder, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
+import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { type IncludeTree, type PrefetchedIncludes, prefetchPlan } from "../lib/jsonapi/include";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
+import { checkBodyId } from "../lib/validation";
 import { trackerName } from "../tracking/tracker-state";
 import type { ContainerFilters } from "./schemas";
 import {
@@ -211,4 +213,30 @@ export async function refreshContainer(deps: RefreshDeps, accountId: string, id:
 
 function trackingStopped(detail: string): ApiError {
   return new ApiError(422, [{ detail, code: "tracking_stopped" }]);
+}
+
+/**
+ * Replaces a container's `ref_numbers` (`PATCH /containers/{id}`, docs/api.md §Container endpoints; the list is a full
+ * replacement, an empty list clears it) and bumps its `updated_at`; `refNumbers` left out changes nothing. Like the
+ * shipment edit (`updateShipment`) it writes no webhook notification: reference numbers are the account's own labels,
+ * not tracking data. The one write path of REST and any other caller.
+ * @returns the container as `getContainerView` reads it (no includes).
+ * @throws ApiError 404 when the container is unknown or another account's; 422 when `bodyId` is another id.
+ */
+export async function updateContainerRefNumbers(
+  deps: { db: Database; clock: Clock },
+  accountId: string,
+  id: string,
+  input: { bodyId?: string; refNumbers?: string[] },
+): Promise<ContainerView> {
+  checkBodyId(input.bodyId, id);
+  if (input.refNumbers !== undefined) {
+    const [row] = await deps.db
+      .update(containers)
+      .set({ refNumbers: input.refNumbers, updatedAt: toIsoSeconds(deps.clock.now()) })
+      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, id)))
+      .returning({ id: containers.id });
+    if (!row) throw ApiError.notFound("Couldn't find Container");
+  }
+  return (await getContainerView(deps.db, accountId, id)).view;
 }

@@ -38,6 +38,32 @@ export function freeText(maxLength: number) {
     });
 }
 
+/** Most items of a list of reference numbers or tags (docs/api.md §Shipment endpoints). */
+export const MAX_LIST_ITEMS = 50;
+/** Longest reference number or tag, in characters (docs/api.md §Shipment endpoints). */
+export const MAX_REF_LENGTH = 255;
+
+/**
+ * A list of reference numbers or tags of a request body (`ref_numbers`, `tags`, `shipment_tags` of tracking requests,
+ * shipments and containers; docs/api.md §Shipment endpoints): at most {@link MAX_LIST_ITEMS} items, each
+ * {@link freeText} of at most {@link MAX_REF_LENGTH} characters. Over REST a violation is a 422 pointing at the list
+ * (too many) or at the item (`/ref_numbers/1`). The one rule every such list uses.
+ */
+export function referenceList() {
+  return z.array(freeText(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
+}
+
+/**
+ * The check of an edit's optional `data.id` (`PATCH /shipments/{id}`, `/containers/{id}`, `/tracking_requests/{id}`;
+ * docs/api.md §Shipment endpoints): when sent it must be the id in the path.
+ * @throws ApiError 422 (`/data/id`, code `invalid`) when the body names another resource.
+ */
+export function checkBodyId(bodyId: string | undefined, id: string): void {
+  if (bodyId !== undefined && bodyId !== id) {
+    throw ApiError.invalidField("/data/id", "data.id does not match the id in the path", "invalid");
+  }
+}
+
 /** The `code` of a 422 for a body string holding an unpaired UTF-16 surrogate. */
 export const UNPAIRED_SURROGATE_CODE = "unpaired_surrogate";
 

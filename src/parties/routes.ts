@@ -1,12 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq, sql } from "drizzle-orm";
 import { parties } from "../db/schema";
 import type { AppEnv } from "../env";
-import { toIsoSeconds } from "../lib/clock";
-import { bumpCount } from "../lib/counts";
-import { ApiError } from "../lib/errors";
 import { loadContext, queryParams } from "../lib/http";
-import { newId } from "../lib/ids";
 import { listDocument } from "../lib/jsonapi/document";
 import { parsePage } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
@@ -23,15 +18,15 @@ import {
   sendJsonApi,
   singleDocumentSchema,
 } from "../lib/openapi";
-import { ownedBy } from "../lib/tenant";
 import { freeText } from "../lib/validation";
 import { partyResource } from "./serializer";
+import { createParty, getParty, renameParty } from "./service";
 
 const tags = ["Parties"];
 const PartySchema = resourceSchema("party", z.object({ company_name: z.string(), created_at: z.string() }), "Party");
 /**
- * Body of `POST /parties` (docs/api.md §Party resource): `data.type` may be omitted, as in the reference's schema and
- * examples.
+ * Body of `POST /parties` and `PATCH /parties/{id}` (docs/api.md §Party resource): `company_name` only; `data.type` may
+ * be omitted, as in the reference's schema and examples, and must be `party` when sent.
  */
 const CreatePartyBody = z
   .strictObject({
@@ -83,22 +78,35 @@ const getRouteDef = createRoute({
   },
 });
 
-/** Routes of `/parties` (docs/api.md §Party resource): create, list, get. Company names are unique per account. */
+const patchRouteDef = createRoute({
+  method: "patch",
+  path: "/parties/{id}",
+  tags,
+  summary: "Rename a party",
+  description:
+    "`company_name` is the only attribute. Blank: 422 at `/data/attributes/company_name`; a name another party of the account has (any case): 422 at `/data/attributes/customer`, as the reference words it.",
+  request: {
+    params: pathIdParam("Party"),
+    body: { content: jsonBodyContent(CreatePartyBody), required: true },
+  },
+  responses: {
+    200: {
+      description: "The renamed party.",
+      content: jsonApiContent(singleDocumentSchema(PartySchema, "PartyDocument")),
+    },
+    ...commonErrors,
+    ...notFoundResponse,
+    ...bodyErrors,
+  },
+});
+
+/** Routes of `/parties` (docs/api.md §Party endpoints): create, list, get, rename. Company names are unique per account. */
 export const partyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createRouteDef, async (c) => {
-    const name = c.req.valid("json").data.attributes.company_name.trim();
-    if (name === "")
-      throw ApiError.invalidField("/data/attributes/company_name", "Company name can't be blank", "blank");
     const { db, accountId } = loadContext(c);
-    const [existing] = await db
-      .select({ id: parties.id })
-      .from(parties)
-      .where(and(eq(parties.accountId, accountId), sql`lower(${parties.companyName}) = lower(${name})`))
-      .limit(1);
-    if (existing)
-      throw ApiError.invalidField("/data/attributes/company_name", `'${name}' already exists in Account`, "duplicate");
-    const row = { id: newId(), accountId, companyName: name, createdAt: toIsoSeconds(c.var.clock.now()) };
-    await db.batch([db.insert(parties).values(row), bumpCount(db, accountId, "party", 1)]);
+    const row = await createParty({ db, clock: c.var.clock }, accountId, {
+      companyName: c.req.valid("json").data.attributes.company_name,
+    });
     return sendJsonApi(c, { data: partyResource.serialize(row) }, 201);
   })
   .openapi(listRouteDef, async (c) => {
@@ -110,11 +118,13 @@ export const partyRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(getRouteDef, async (c) => {
     const { db, accountId } = loadContext(c);
-    const [row] = await db
-      .select()
-      .from(parties)
-      .where(and(ownedBy(parties.accountId, accountId), eq(parties.id, c.req.valid("param").id)))
-      .limit(1);
-    if (!row) throw ApiError.notFound("Couldn't find Party");
+    const row = await getParty(db, accountId, c.req.valid("param").id);
+    return sendJsonApi(c, { data: partyResource.serialize(row), links: { self: c.req.url } });
+  })
+  .openapi(patchRouteDef, async (c) => {
+    const { db, accountId } = loadContext(c);
+    const row = await renameParty(db, accountId, c.req.valid("param").id, {
+      companyName: c.req.valid("json").data.attributes.company_name,
+    });
     return sendJsonApi(c, { data: partyResource.serialize(row), links: { self: c.req.url } });
   });

@@ -44,6 +44,27 @@ export interface PortRecord {
 }
 
 /**
+ * A metro area (docs/api.md §Metro area resource): an inland city that groups rail ramps and inland ports, compiled by
+ * scripts/lib/metro-areas.mjs from data/metro-areas.csv (UN/LOCODE, name, subdivision) and GeoNames coordinates.
+ */
+export interface MetroAreaRecord {
+  /** Deterministic UUID: v5 of `metro_area:<UN/LOCODE>`; never changes. */
+  id: string;
+  /** UN/LOCODE, e.g. `USEWI`. */
+  code: string;
+  name: string;
+  /** ISO 3166-2 subdivision code without the country (`IL`, `ON`). */
+  stateAbbr: string;
+  /** ISO 3166-1 alpha-2. */
+  countryCode: string;
+  /** WGS 84 decimal degrees as a decimal string (the reference's wire form), e.g. `"41.40392"`. */
+  latitude: string;
+  longitude: string;
+  /** IANA time zone computed from the coordinates at build time, e.g. `America/Chicago`. */
+  timeZone: string;
+}
+
+/**
  * A terminal (docs/api.md §Terminal resource) or rail ramp (docs/api.md §Terminal resource): an SMDG Terminal Code List
  * entry merged with its terminals.csv row when both name the same facility, so one record carries the SMDG code and the
  * FIRMS/BIC code.

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { type FilterValues, parseBooleanFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
-import { freeText } from "../lib/validation";
+import { referenceList } from "../lib/validation";
 
 const ts = () => z.string().nullable().openapi({ format: "date-time" });
 
@@ -99,9 +99,7 @@ export function parseShipmentFilters(values: FilterValues<keyof ShipmentFilters>
   };
 }
 
-const MAX_LIST_ITEMS = 50;
-const MAX_REF_LENGTH = 255;
-const stringList = z.array(freeText(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
+const stringList = referenceList();
 
 /**
  * Body of `PATCH /shipments/{id}` (docs/api.md §Shipment endpoints): `ref_numbers` and/or `tags`, each replacing the

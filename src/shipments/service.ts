@@ -8,6 +8,7 @@ import { ApiError } from "../lib/errors";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
+import { checkBodyId } from "../lib/validation";
 import { stopShipmentTracking } from "../tracking/maintenance";
 import { trackerName } from "../tracking/tracker-state";
 import { normalizeRequestNumber } from "../tracking-requests/service";
@@ -106,13 +107,6 @@ export interface ShipmentDeps {
   db: Database;
   clock: Clock;
   env: Pick<Env, "DB" | "TRACKER">;
-}
-
-/** @throws ApiError 422 (`/data/id`, `invalid`) when a body names another shipment than the path. */
-function checkBodyId(bodyId: string | undefined, id: string): void {
-  if (bodyId !== undefined && bodyId !== id) {
-    throw ApiError.invalidField("/data/id", "data.id does not match the id in the path", "invalid");
-  }
 }
 
 /**

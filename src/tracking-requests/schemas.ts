@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { type FilterValues, parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
-import { freeText } from "../lib/validation";
+import { freeText, MAX_REF_LENGTH, referenceList } from "../lib/validation";
 
 /**
  * Request types accepted on create: docs/api.md §Tracking request endpoints plus the reference spelling
@@ -20,11 +20,8 @@ export const TRACKING_REQUEST_STATUSES = [
 
 /** Longest request number or reference string accepted. */
 export const MAX_NUMBER_LENGTH = 64;
-const MAX_LIST_ITEMS = 50;
-const MAX_REF_LENGTH = 255;
-
-/** Reference numbers and tags: free text, no control characters (`freeText`). */
-const stringList = z.array(freeText(MAX_REF_LENGTH)).max(MAX_LIST_ITEMS);
+/** Reference numbers and tags: free text, no control characters (`referenceList`). */
+const stringList = referenceList();
 
 /**
  * Body of `POST /tracking_requests` (docs/api.md §Tracking request endpoints). Structure and types are checked here;

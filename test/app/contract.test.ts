@@ -140,6 +140,9 @@ describe("contract with the reference service (issue 15)", () => {
     await call(account, "GET", `/containers/${containerId}/raw_events`, 200, "none");
     await call(account, "PATCH", `/containers/${containerId}/refresh`, 200, { schema: "refresh" });
     await call(account, "GET", `/containers/${containerId}/route?include=port,vessel,route_location`, 200, "single");
+    await call(account, "PATCH", `/containers/${containerId}`, 200, "single", {
+      data: { type: "container", attributes: { ref_numbers: ["REF-12345"] } },
+    });
   });
 
   it("tracking requests and infer_number (docs/api.md §Tracking request endpoints, §Infer number)", async () => {
@@ -202,7 +205,7 @@ describe("contract with the reference service (issue 15)", () => {
     await call(account, "DELETE", `/webhooks/${created.data.id}`, 200, "none");
   });
 
-  it("shipping lines, terminals, ports, parties (docs/api.md §Reference data endpoints, §Route resource)", async () => {
+  it("shipping lines, terminals, ports, metro areas, parties (docs/api.md §Reference data endpoints, §Route resource)", async () => {
     await call(account, "GET", "/shipping_lines", 200, "list");
     await call(account, "GET", "/shipping_lines/TEST", 200, "single");
     const container = await call(account, "GET", `/containers/${containerId}`, 200, "single");
@@ -214,6 +217,10 @@ describe("contract with the reference service (issue 15)", () => {
     });
     await call(account, "GET", "/parties", 200, "list");
     await call(account, "GET", `/parties/${party.data.id}`, 200, "single");
+    await call(account, "PATCH", `/parties/${party.data.id}`, 200, "single", {
+      data: { attributes: { company_name: `Contract renamed ${Date.now()}` } },
+    });
+    await call(account, "GET", "/metro_areas/USEWI", 200, "single");
   });
 
   it("errors (docs/api.md §Errors): 400, 401, 404 (another account's id too), 422", async () => {

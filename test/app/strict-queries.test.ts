@@ -158,7 +158,7 @@ describe("methods a path does not have → 405 with Allow", () => {
     const cases: [method: string, path: string, allow: string][] = [
       ["DELETE", "/containers", "GET, HEAD, OPTIONS"],
       ["PUT", "/containers", "GET, HEAD, OPTIONS"],
-      ["POST", `/containers/${crypto.randomUUID()}`, "GET, HEAD, OPTIONS"],
+      ["POST", `/containers/${crypto.randomUUID()}`, "GET, HEAD, PATCH, OPTIONS"],
       ["DELETE", `/tracking_requests/${trId}`, "GET, HEAD, PATCH, OPTIONS"],
       ["PUT", "/tracking_requests", "GET, HEAD, POST, OPTIONS"],
       ["GET", `/containers/${crypto.randomUUID()}/refresh`, "PATCH, OPTIONS"],

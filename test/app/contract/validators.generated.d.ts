@@ -8,6 +8,7 @@ export declare const shipment: Validate;
 export declare const tracking_request: Validate;
 export declare const terminal: Validate;
 export declare const port: Validate;
+export declare const metro_area: Validate;
 export declare const shipping_line: Validate;
 export declare const transport_event: Validate;
 export declare const raw_event: Validate;

@@ -14,6 +14,7 @@ describe("include registry", () => {
   it("src/resource-types.ts registers every JSON:API resource type that `include` can reach", () => {
     expect([...registeredResourceTypes().keys()].sort()).toEqual([
       "container",
+      "metro_area",
       "party",
       "port",
       "raw_event",
