@@ -39,7 +39,7 @@ export default defineConfig(async () => {
           outboundService: (request: Request) => {
             const url = new URL(request.url);
             if (url.hostname === "127.0.0.1" && process.env.FAKE_AIS_PORT && url.port === process.env.FAKE_AIS_PORT) {
-              return miniflareFetch(request as never) as unknown as Promise<Response>;
+              return miniflareFetch(request as never, {}) as unknown as Promise<Response>;
             }
             return new Response(`blocked in tests: outbound request to ${url.host}`, { status: 503 });
           },

@@ -150,7 +150,10 @@ export async function recordPositions(
   const mmsis = [...new Set(input.positions.filter((p) => !p.imo && p.mmsi).map((p) => p.mmsi as string))];
   const idOfMmsi = new Map<string, string>();
   for (const part of chunks(mmsis, IDS_PER_IN)) {
-    const rows = await db.select({ id: vessels.id, mmsi: vessels.mmsi }).from(vessels).where(inArray(vessels.mmsi, part));
+    const rows = await db
+      .select({ id: vessels.id, mmsi: vessels.mmsi })
+      .from(vessels)
+      .where(inArray(vessels.mmsi, part));
     for (const r of rows) if (r.mmsi) idOfMmsi.set(r.mmsi, r.id);
   }
   const perVessel = new Map<string, { ms: number; report: VesselPositionReport }[]>();
@@ -204,7 +207,9 @@ export async function recordPositions(
 
   // 4. One batch: the kept rows and the newest position of each vessel (only if newer than what the row holds).
   const statements = [
-    ...chunks(inserts, POSITION_ROWS_PER_INSERT).map((rows) => db.insert(vesselPositions).values(rows).onConflictDoNothing()),
+    ...chunks(inserts, POSITION_ROWS_PER_INSERT).map((rows) =>
+      db.insert(vesselPositions).values(rows).onConflictDoNothing(),
+    ),
     ...newest.map(({ id, report, ms }) => {
       const at = toIsoSeconds(ms);
       return db

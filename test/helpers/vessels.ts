@@ -8,7 +8,12 @@ import { newId } from "../../src/lib/ids";
 /** A box on a vessel, for one account: a shipment (POD vessel optional) and one container with one vessel event. */
 export async function seedBoxOnVessel(
   accountId: string,
-  vessel: { eventImo?: string | null; eventVesselName?: string | null; podImo?: string | null; podName?: string | null },
+  vessel: {
+    eventImo?: string | null;
+    eventVesselName?: string | null;
+    podImo?: string | null;
+    podName?: string | null;
+  },
   nowIso = new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
 ): Promise<{ shipmentId: string; containerId: string }> {
   const shipmentId = newId();
@@ -60,7 +65,11 @@ export interface FakeAisState {
 }
 
 /** Polls `check` every 50 ms until it returns a value other than undefined/false, or fails after `ms`. */
-export async function until<T>(check: () => Promise<T | undefined | false>, ms = 10_000, what = "condition"): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined | false>,
+  ms = 10_000,
+  what = "condition",
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDatabase } from "../../db/client";
 import { type RecordPositionsResult, recordPositions } from "../position-store";
-import { type AisCounters, AISSTREAM_URL, AisStreamSource } from "./aisstream";
+import { AISSTREAM_URL, type AisCounters, AisStreamSource } from "./aisstream";
 import { PositionBuffer } from "./buffer";
 import type { TrackedVessel } from "./source";
 

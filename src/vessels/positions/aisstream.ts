@@ -325,7 +325,9 @@ export class AisStreamSource implements VesselPositionSource {
   async reconnectDue(): Promise<number | null> {
     if (this.closed) return null;
     const now = this.now();
-    await Promise.all(this.slots.filter((s) => !s.socket && !s.connecting && s.retryAt <= now).map((s) => this.open(s)));
+    await Promise.all(
+      this.slots.filter((s) => !s.socket && !s.connecting && s.retryAt <= now).map((s) => this.open(s)),
+    );
     const waiting = this.slots.filter((s) => !s.socket && !s.connecting).map((s) => s.retryAt);
     return waiting.length > 0 ? Math.min(...waiting) : null;
   }
@@ -415,7 +417,9 @@ export class AisStreamSource implements VesselPositionSource {
       case "error":
         // aisstream's refusal names the problem (e.g. an invalid key), never the key itself; cut to be safe.
         this.counters.refusals++;
-        this.log(`AIS feed: subscription refused (${parsed.message.slice(0, 120).replaceAll(this.options.apiKey, "***")})`);
+        this.log(
+          `AIS feed: subscription refused (${parsed.message.slice(0, 120).replaceAll(this.options.apiKey, "***")})`,
+        );
         return;
       case "ignored":
         this.counters.ignored++;

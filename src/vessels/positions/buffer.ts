@@ -32,7 +32,9 @@ export class PositionBuffer {
 
   /** Keeps a position of a followed vessel (by IMO number when it has one, else by MMSI). */
   position(report: VesselPositionReport): boolean {
-    const followed = report.imo ? this.followedImos.has(report.imo) : !!report.mmsi && this.followedMmsis.has(report.mmsi);
+    const followed = report.imo
+      ? this.followedImos.has(report.imo)
+      : !!report.mmsi && this.followedMmsis.has(report.mmsi);
     if (!followed) {
       this.untracked++;
       return false;
