@@ -46,6 +46,11 @@ interface WorkerSecrets {
    * `npm run bench -- engine` (`--var`); unset everywhere else, where it changes nothing. Never in wrangler.toml.
    */
   BENCH_ENGINE?: string;
+  /**
+   * `noop`: the AisFeed object counts what the AIS stream sends and ingests nothing (src/vessels/positions/ais-feed.ts),
+   * the baseline of `npm run bench -- ais` (`--var`); unset everywhere else. Never in wrangler.toml.
+   */
+  BENCH_AIS_SINK?: string;
 }
 
 declare namespace Cloudflare {

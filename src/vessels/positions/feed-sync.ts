@@ -17,5 +17,16 @@ export async function syncVesselPositions(
   await deleteExpiredPositions(db, nowMs);
   if (!aisFeedConfig(env).apiKey) return null;
   const vessels = await trackedVessels(db);
-  return env.AIS_FEED.get(env.AIS_FEED.idFromName(AIS_FEED_NAME)).follow(vessels);
+  const status = await env.AIS_FEED.get(env.AIS_FEED.idFromName(AIS_FEED_NAME)).follow(vessels);
+  // One line a minute for operators (and `npm run bench -- ais`, which reads it): counts only, never the key.
+  console.log(
+    `AIS feed status ${JSON.stringify({
+      followed: status.followed,
+      subscriptions: status.subscriptions.length,
+      openSockets: status.openSockets,
+      buffered: status.buffered,
+      ...status.counters,
+    })}`,
+  );
+  return status;
 }
