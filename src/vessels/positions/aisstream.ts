@@ -22,9 +22,10 @@ import type {
  *   messages 1–3) carries `UserID` (the MMSI), `Latitude`, `Longitude`, `Sog` (knots), `Cog` (degrees) and
  *   `TrueHeading` (degrees; 511 = not available); `ShipStaticData` (message 5) carries `ImoNumber`, `Name`, `CallSign`:
  *   the only way an IMO number gets its MMSI. A refused subscription (bad key) is answered `{"error": "..."}`.
- * - Limits: MMSI filters are kept to {@link MMSIS_PER_SUBSCRIPTION} per socket (the bound aisstream-compatible services
- *   enforce; aisstream.io publishes no number but throttles per key and connection), so more followed vessels open
- *   more sockets. Vessels whose MMSI is not known yet are found by one extra socket subscribed to `ShipStaticData`
+ * - Limits: aisstream.io publishes no numeric quota; its documentation says it throttles per API key and user and
+ *   closes a socket that does not subscribe within 3 s. An aisstream-compatible service documents 50 MMSIs per
+ *   `FiltersShipMMSI`, so filters are kept to {@link MMSIS_PER_SUBSCRIPTION} per socket and more followed vessels
+ *   open more sockets (at most 10: src/vessels/tracked-vessels.ts follows at most 500 vessels). Vessels whose MMSI is not known yet are found by one extra socket subscribed to `ShipStaticData`
  *   worldwide, closed once every followed vessel has its MMSI.
  *
  * The socket side only: what to subscribe to, parsing, which socket is down. Reconnection timing (jittered, capped
@@ -388,7 +389,12 @@ export class AisStreamSource implements VesselPositionSource {
       if (slot.socket !== socket) return;
       // A socket that delivers data has recovered: the next drop starts the backoff again.
       slot.attempts = 0;
-      this.onFrame(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data as ArrayBuffer));
+      try {
+        this.onFrame(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data as ArrayBuffer));
+      } catch {
+        // Whatever a frame does (an undecodable binary frame, a sink that throws), the socket and the feed go on.
+        this.counters.malformed++;
+      }
     });
     socket.addEventListener("close", (event) => dropped(`closed (code ${event.code})`));
     socket.addEventListener("error", () => {
