@@ -38,7 +38,7 @@ export default defineConfig(async () => {
           // object's WebSocket reaches it through Miniflare's fetch, which carries the upgrade.
           outboundService: (request: Request) => {
             const url = new URL(request.url);
-            if (url.hostname === "127.0.0.1" && process.env.FAKE_AIS_PORT && url.port === process.env.FAKE_AIS_PORT) {
+            if (url.hostname === "127.0.0.1" && (process.env.FAKE_AIS_PORTS ?? "").split(",").includes(url.port)) {
               return miniflareFetch(request as never, {}) as unknown as Promise<Response>;
             }
             return new Response(`blocked in tests: outbound request to ${url.host}`, { status: 503 });
