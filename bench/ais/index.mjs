@@ -13,7 +13,8 @@
 // Two runs, each on a fresh wrangler and database: "ingest" (parse, filter by followed vessel, thin to one row per
 // vessel per 5 minutes, write batches to D1) and "no-op" (BENCH_AIS_SINK=noop: the same socket and parsing, the sink
 // counts and drops). The ratio ingest ÷ no-op is the cost of ingestion over merely reading the stream. Bounded: N
-// messages, and each run's wait is capped (--timeout). 127.0.0.1 only.
+// messages, and each run's wait is capped (--timeout). 127.0.0.1 only. Each run also checks that the API key never
+// appears in wrangler's log (the Worker's console lines included).
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeAisServer } from "../../test/fixtures/fake-ais-server.ts";
@@ -188,7 +189,10 @@ async function runOnce(opts, fake, sink) {
     }
     // The last poll's line is written after its flush: the time is taken at the poll that showed completion.
     const seconds = (performance.now() - t0) / 1000;
-    return { sink, seconds, perSecond: opts.messages / seconds, flood, status };
+    await dev.stop();
+    // The Worker's own lines reached the log (the status lines above), and the key never did.
+    if (readFileSync(logFile, "utf8").includes(API_KEY)) throw new Error(`${sink}: the AIS key appears in ${logFile}`);
+    return { sink, seconds, perSecond: opts.messages / seconds, flood, status, keyInLog: false };
   } finally {
     await dev.stop();
     if (!process.env.BENCH_KEEP_STATE) rmSync(dir, { recursive: true, force: true });

@@ -292,6 +292,50 @@ describe("AisFeed against a fake aisstream.io", () => {
     await until(async () => (await state()).connections === 0 || undefined);
   });
 
+  it("learns a followed vessel's MMSI from static data, then follows its positions by MMSI", async () => {
+    const imo = "9876543";
+    const mmsi = "538001234";
+    const stub = feed();
+    await stub.follow([{ imo, mmsi: null, name: null }]);
+    // No MMSI yet: one socket asking for static data worldwide, no MMSI filter.
+    const first = await until(async () => {
+      const st = await state();
+      return st.connections === 1 ? st : undefined;
+    });
+    expect(first.subscriptions.at(-1)).toMatchObject({ FilterMessageTypes: ["ShipStaticData"] });
+    expect(first.subscriptions.at(-1)?.FiltersShipMMSI).toBeUndefined();
+
+    // Static data of another vessel is not kept; ours gives the IMO number its MMSI.
+    await fakeAis("static", {
+      ships: [
+        { mmsi: "244000001", imo: "9000018", name: "SOMEONE ELSE" },
+        { mmsi, imo, name: "MSC LEARNT" },
+      ],
+    });
+    const moved = await until(
+      async () => {
+        const st = await state();
+        const last = st.subscriptions.at(-1);
+        return st.connections === 1 && last?.FiltersShipMMSI?.[0] === mmsi ? st : undefined;
+      },
+      10_000,
+      "the subscription by MMSI",
+    );
+    expect(moved.subscriptions.at(-1)?.FilterMessageTypes).toEqual(["PositionReport", "ShipStaticData"]);
+    expect(await env.DB.prepare("SELECT name, mmsi FROM vessels WHERE imo = ?1").bind(imo).first()).toEqual({
+      name: "MSC LEARNT",
+      mmsi,
+    });
+    const { results: other } = await env.DB.prepare("SELECT 1 FROM vessels WHERE imo = '9000018'").all();
+    expect(other).toEqual([]);
+
+    await fakeAis("positions", { positions: [{ mmsi, lat: 43.3, lon: 5.35, time: Date.now() }] });
+    await until(async () => ((await stub.status()).counters.positions === 1 ? true : undefined));
+    await stub.flush();
+    expect((await positionsOf(imo)).map((p) => [p.latitude, p.longitude])).toEqual([[43.3, 5.35]]);
+    await stub.follow([]);
+  });
+
   it("connects nowhere without a key", async () => {
     setAisFeedConfig({ apiKey: undefined, url: fakeAisUrl() });
     const account = await createAccount("No key");
