@@ -123,7 +123,15 @@ describe("GET /vessels/{id}", () => {
   });
 
   it("answers 404 for an unknown IMO number or id, and for a key that is neither", async () => {
-    for (const key of ["9999998", "0190f5c2-7f1e-7c3a-9a8e-3b2d1c4e5f60", "not-a-vessel", "12345678", "93018O9"]) {
+    const hostile = ["' OR 1=1 --", "9301809%00", "9".repeat(500), "\u0000", "7e55e100-0000-8000-8000-0000093018o9"];
+    for (const key of [
+      "9999998",
+      "0190f5c2-7f1e-7c3a-9a8e-3b2d1c4e5f60",
+      "not-a-vessel",
+      "12345678",
+      "93018O9",
+      ...hostile.map(encodeURIComponent),
+    ]) {
       const { res, json } = await apiJson<{ errors: { status: string; detail: string }[] }>(`/vessels/${key}`, {
         key: plain.key,
       });
