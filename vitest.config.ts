@@ -1,4 +1,5 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { fetch as miniflareFetch } from "miniflare";
 import { configDefaults, defineConfig } from "vitest/config";
 
 /**
@@ -33,13 +34,21 @@ export default defineConfig(async () => {
           },
           // Tests never reach the network: outbound requests go to an injected fetch or a local receiver, and
           // anything that slips through to the Worker's global fetch gets this answer instead of leaving the machine.
-          outboundService: (request: Request) =>
-            new Response(`blocked in tests: outbound request to ${new URL(request.url).host}`, { status: 503 }),
+          // The one exception is the fake AIS server (test/fixtures/fake-ais-global-setup.ts) on 127.0.0.1: the AisFeed
+          // object's WebSocket reaches it through Miniflare's fetch, which carries the upgrade.
+          outboundService: (request: Request) => {
+            const url = new URL(request.url);
+            if (url.hostname === "127.0.0.1" && (process.env.FAKE_AIS_PORTS ?? "").split(",").includes(url.port)) {
+              return miniflareFetch(request as never, {}) as unknown as Promise<Response>;
+            }
+            return new Response(`blocked in tests: outbound request to ${url.host}`, { status: 503 });
+          },
         },
       }),
     ],
     test: {
       setupFiles: ["./test/setup.ts"],
+      globalSetup: ["./test/fixtures/fake-ais-global-setup.ts"],
       // Integration tests drive real D1, Durable Objects and queues in workerd; on a busy 2-core machine a long
       // simulated journey can take several seconds, so the 5 s default would fail them by chance.
       testTimeout: 30_000,

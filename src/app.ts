@@ -21,6 +21,7 @@ import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { terminalRoutes } from "./terminals/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
+import { vesselRoutes } from "./vessels/routes";
 import { webhookNotificationRoutes } from "./webhook-notifications/routes";
 import { webhookRoutes } from "./webhooks/routes";
 
@@ -96,6 +97,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", portRoutes);
   v2.route("/", metroAreaRoutes);
   v2.route("/", partyRoutes);
+  v2.route("/", vesselRoutes);
   // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
   v2.route("/", webhookRoutes);
   v2.route("/", webhookNotificationRoutes);

@@ -37,10 +37,20 @@ interface WorkerSecrets {
    */
   TERMINAL_SOURCES?: string;
   /**
+   * Worker secret: the aisstream.io API key the AisFeed object subscribes with (src/vessels/positions/ais-feed.ts;
+   * docs/configuration.md §AIS positions). Unset: no AIS connection, vessels show no live position.
+   */
+  AISSTREAM_API_KEY?: string;
+  /**
    * Bench instrumentation of the poll path (`trace` or `noop`, src/tracking/bench-trace.ts), set only by
    * `npm run bench -- engine` (`--var`); unset everywhere else, where it changes nothing. Never in wrangler.toml.
    */
   BENCH_ENGINE?: string;
+  /**
+   * `noop`: the AisFeed object counts what the AIS stream sends and ingests nothing (src/vessels/positions/ais-feed.ts),
+   * the baseline of `npm run bench -- ais` (`--var`); unset everywhere else. Never in wrangler.toml.
+   */
+  BENCH_AIS_SINK?: string;
 }
 
 declare namespace Cloudflare {

@@ -9,6 +9,7 @@ import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consum
 import { runMaintenance } from "./tracking/maintenance";
 import type { TerminalPollMessage } from "./tracking/terminal-poll-message";
 import type { TrackingRequestMessage } from "./tracking-requests/queue-message";
+import { syncVesselPositions } from "./vessels/positions/feed-sync";
 import { consumeWebhookDeliveries, consumeWebhookDeliveriesDlq } from "./webhooks/delivery";
 import type { WebhookDeliveryMessage } from "./webhooks/outbox";
 
@@ -18,6 +19,7 @@ export { RateLimiter } from "./ratelimit/rate-limiter";
 export { BenchTracedTracker as Tracker } from "./tracking/bench-trace";
 export { Credentials } from "./tracking/sources/credentials";
 export { ProviderGate } from "./tracking/sources/terminal-operators/provider-gate";
+export { AisFeed } from "./vessels/positions/ais-feed";
 
 const app = createApp();
 
@@ -50,6 +52,8 @@ const worker = {
   },
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(runMaintenance(env));
+    // Vessel positions: retention, and the AIS feed's subscription follows the vessels carrying tracked boxes.
+    ctx.waitUntil(syncVesselPositions(env, Date.now()));
     // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4). The
     // Port of Virginia's per-box subscriptions go first: they are deleted at the port, not only marked (issue 14).
     ctx.waitUntil(sweepPortOfVirginiaSubscriptions({ env }).then(() => sweepUpstreamSubscriptions({ env })));

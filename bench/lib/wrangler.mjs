@@ -200,7 +200,8 @@ function startupFailure(logFile) {
  * wrangler Node process over a loopback HTTP call, which costs about as much CPU as a whole `GET /health` and
  * does not exist in production. Warnings, errors and the Worker's console.error output still reach `logFile`.
  * @param {{ cwd?: string, persistDir: string, port: number, vars?: Record<string, string>, logFile: string,
- *   logLevel?: string, timeoutMs?: number }} options `cwd`: the project (or snapshot) directory to run
+ *   logLevel?: string, timeoutMs?: number, testScheduled?: boolean }} options `cwd`: the project (or snapshot)
+ *   directory to run; `testScheduled`: serve `/__scheduled`, which runs the cron handler once
  * @returns {Promise<{ baseUrl: string, pid: number, stop: () => Promise<void>, alive: () => boolean }>} `pid` is
  *   also the process group id (for CPU accounting)
  */
@@ -212,6 +213,7 @@ export async function startDev({
   logFile,
   logLevel = "warn",
   timeoutMs = 90_000,
+  testScheduled = false,
 }) {
   if (await portInUse(BENCH_HOST, port)) {
     throw new Error(`port ${port} on ${BENCH_HOST} is already in use; pick another with --port`);
@@ -235,6 +237,7 @@ export async function startDev({
     logLevel,
   ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  if (testScheduled) args.push("--test-scheduled");
   mkdirSync(dirname(logFile), { recursive: true });
   const log = openSync(logFile, "w");
   const child = spawn(process.execPath, args, {

@@ -33,3 +33,10 @@ export function vesselsOfEvents(rows: { vesselName: string | null; vesselImo: st
   }
   return [...byId.values()];
 }
+
+const VESSEL_ID = /^7e55e100-0000-8000-8000-00000(\d{7})$/i;
+
+/** The IMO number a vessel id spells ({@link vesselIdForImo}'s inverse), or null for any other id. */
+export function imoOfVesselId(id: string): string | null {
+  return VESSEL_ID.exec(id)?.[1] ?? null;
+}

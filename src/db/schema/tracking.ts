@@ -254,7 +254,11 @@ export const transportEvents = sqliteTable(
      */
     rawEventId: text("raw_event_id"),
   },
-  (t) => [index("transport_events_container_idx").on(t.containerId, t.timestamp, t.id)],
+  (t) => [
+    index("transport_events_container_idx").on(t.containerId, t.timestamp, t.id),
+    // A vessel only events know (GET /v2/vessels/{id}, src/vessels/service.ts): its latest event, any account.
+    index("transport_events_vessel_imo_idx").on(t.vesselImo, t.createdAt),
+  ],
 );
 
 /**

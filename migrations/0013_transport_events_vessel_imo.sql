@@ -1,0 +1,1 @@
+CREATE INDEX `transport_events_vessel_imo_idx` ON `transport_events` (`vessel_imo`,`created_at`);
