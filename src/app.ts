@@ -21,6 +21,7 @@ import { shippingLineRoutes } from "./shipping-lines/routes";
 import { terminalRoutes } from "./terminals/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
 import { webhookNotificationRoutes } from "./webhook-notifications/routes";
+import { futurePositionRoutes } from "./vessels/future-positions-routes";
 import { webhookRoutes } from "./webhooks/routes";
 
 /** Paths under /v2 that need no API key and draw from no rate bucket. */
@@ -94,6 +95,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", terminalRoutes);
   v2.route("/", portRoutes);
   v2.route("/", partyRoutes);
+  // /vessels/{id}/future_positions…: literal last segments, so no clash with /vessels/{key} in any order.
+  v2.route("/", futurePositionRoutes);
   // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
   v2.route("/", webhookRoutes);
   v2.route("/", webhookNotificationRoutes);

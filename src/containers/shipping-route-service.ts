@@ -33,6 +33,20 @@ export function routingNotEnabled(): ApiError {
   return new ApiError(403, [{ detail: ROUTING_NOT_ENABLED_DETAIL, source: null }]);
 }
 
+/**
+ * Checks that the account has the `routing` entitlement (docs/api.md §Accounts and entitlements), for the routing
+ * reads that do not load a route first (future positions, docs/api.md §Future positions). One D1 read.
+ * @throws ApiError 403 {@link routingNotEnabled} without it.
+ */
+export async function assertRoutingEnabled(db: Database, accountId: string): Promise<void> {
+  const [row] = await db
+    .select({ entitlements: accounts.entitlements })
+    .from(accounts)
+    .where(eq(accounts.id, accountId))
+    .limit(1);
+  if (!row?.entitlements.includes(ROUTING_ENTITLEMENT)) throw routingNotEnabled();
+}
+
 /** The container facts the route builder reads, from a `containers` row. */
 function routeContainerOf(row: ContainerRow): RouteContainer {
   return {
