@@ -39,13 +39,23 @@ export function bearingDegrees(a: LonLat, b: LonLat): number {
 }
 
 /**
- * The point a `fraction` (0–1) of the way from `a` to `b`, interpolated linearly in longitude and latitude across the
- * shorter side of the antimeridian (network segments are short, so this stays within metres of the great circle);
- * longitude normalised to [−180, 180].
+ * The point a `fraction` (0–1) of the way from `a` to `b` along the great circle (the same distance
+ * {@link distanceNm} measures, so points a fixed distance apart stay exactly that far apart); longitude in [−180, 180].
  */
 export function between(a: LonLat, b: LonLat, fraction: number): LonLat {
-  let dLon = b[0] - a[0];
-  if (dLon > 180) dLon -= 360;
-  else if (dLon < -180) dLon += 360;
-  return [normalizeLongitude(a[0] + dLon * fraction), a[1] + (b[1] - a[1]) * fraction];
+  const φ1 = rad(a[1]);
+  const λ1 = rad(a[0]);
+  const φ2 = rad(b[1]);
+  const λ2 = rad(b[0]);
+  const h = Math.sin((φ2 - φ1) / 2) ** 2 + Math.cos(φ1) * Math.cos(φ2) * Math.sin((λ2 - λ1) / 2) ** 2;
+  const δ = 2 * Math.asin(Math.min(1, Math.sqrt(h)));
+  if (δ === 0) return [a[0], a[1]];
+  if (fraction <= 0) return [a[0], a[1]];
+  if (fraction >= 1) return [b[0], b[1]];
+  const A = Math.sin((1 - fraction) * δ) / Math.sin(δ);
+  const B = Math.sin(fraction * δ) / Math.sin(δ);
+  const x = A * Math.cos(φ1) * Math.cos(λ1) + B * Math.cos(φ2) * Math.cos(λ2);
+  const y = A * Math.cos(φ1) * Math.sin(λ1) + B * Math.cos(φ2) * Math.sin(λ2);
+  const z = A * Math.sin(φ1) + B * Math.sin(φ2);
+  return [normalizeLongitude(deg(Math.atan2(y, x))), deg(Math.atan2(z, Math.sqrt(x * x + y * y)))];
 }
