@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { callbackRoutes } from "./callbacks/routes";
+import { containerMapRoutes } from "./containers/map-geojson-routes";
 import { containerRoutes } from "./containers/routes";
 import { docsPage } from "./docs/page";
 import type { AppEnv } from "./env";
@@ -20,8 +21,8 @@ import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { terminalRoutes } from "./terminals/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
-import { webhookNotificationRoutes } from "./webhook-notifications/routes";
 import { futurePositionRoutes } from "./vessels/future-positions-routes";
+import { webhookNotificationRoutes } from "./webhook-notifications/routes";
 import { webhookRoutes } from "./webhooks/routes";
 
 /** Paths under /v2 that need no API key and draw from no rate bucket. */
@@ -91,6 +92,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", trackingRequestRoutes);
   v2.route("/", shipmentRoutes);
   v2.route("/", containerRoutes);
+  v2.route("/", containerMapRoutes);
   v2.route("/", shippingLineRoutes);
   v2.route("/", terminalRoutes);
   v2.route("/", portRoutes);

@@ -13,7 +13,7 @@
  * The graph is built on the first route an isolate asks for and kept (figures: bench/sea-route.bench.md).
  */
 
-import PathFinder from "geojson-path-finder";
+import PathFinderExport from "geojson-path-finder";
 import { MARNET_LINES } from "../reference/generated/marnet";
 import { distanceNm, type LonLat } from "./geodesy";
 
@@ -25,8 +25,15 @@ export interface SeaRoute {
   lengthNm: number;
 }
 
+/**
+ * The PathFinder class. Bundlers (wrangler, Vite) load the package's ES module, whose default export is the class;
+ * Node loads its CommonJS build, where the default import is the module object holding `default`.
+ */
+const PathFinder = (PathFinderExport as unknown as { default?: typeof PathFinderExport }).default ?? PathFinderExport;
+type PathFinder<A, B extends Record<string, unknown>> = PathFinderExport<A, B>;
+
 interface Network {
-  finder: PathFinder<unknown>;
+  finder: PathFinder<unknown, Record<string, never>>;
   /** Every network vertex, flat `[lon, lat, …]`, to join a position to its nearest one. */
   vertices: Float64Array;
 }
@@ -73,12 +80,17 @@ function nearestVertex(vertices: Float64Array, p: LonLat): LonLat {
   return best;
 }
 
-const point = (c: LonLat) => ({ type: "Feature" as const, properties: {}, geometry: { type: "Point" as const, coordinates: c } });
+const point = (c: LonLat) => ({
+  type: "Feature" as const,
+  properties: {},
+  geometry: { type: "Point" as const, coordinates: c },
+});
 
 /** Length of a line in nautical miles (sum of its great-circle segments). */
 export function lineLengthNm(coordinates: readonly LonLat[]): number {
   let total = 0;
-  for (let i = 1; i < coordinates.length; i++) total += distanceNm(coordinates[i - 1] as LonLat, coordinates[i] as LonLat);
+  for (let i = 1; i < coordinates.length; i++)
+    total += distanceNm(coordinates[i - 1] as LonLat, coordinates[i] as LonLat);
   return total;
 }
 

@@ -1,9 +1,16 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "../containers/shipping-route";
 import type { AppEnv } from "../env";
-import { queryParams } from "../lib/http";
 import { ApiError } from "../lib/errors";
-import { commonErrors, ErrorDocumentSchema, jsonApiContent, notFoundResponse, pathIdParam, sendJsonApi } from "../lib/openapi";
+import { queryParams } from "../lib/http";
+import {
+  commonErrors,
+  ErrorDocumentSchema,
+  jsonApiContent,
+  notFoundResponse,
+  pathIdParam,
+  sendJsonApi,
+} from "../lib/openapi";
 import {
   DEFAULT_SPEED_KNOTS,
   type FuturePositions,
@@ -51,23 +58,35 @@ const VesselWithPositionsDocument = z
   .openapi("VesselWithPositionsDocument");
 
 const portQuery = {
-  port_id: z.string().optional().openapi({ description: "Destination port of the leg: its id (UUID) or UN/LOCODE. Required." }),
+  port_id: z
+    .string()
+    .optional()
+    .openapi({ description: "Destination port of the leg: its id (UUID) or UN/LOCODE. Required." }),
   previous_port_id: z
     .string()
     .optional()
     .openapi({ description: "The port the leg starts from: its id (UUID) or UN/LOCODE. Required." }),
 };
 const coordinateQuery = {
-  latitude: z.string().optional().openapi({ description: "Where the vessel is: latitude, −90…90. Required (or `current_latitude`)." }),
+  latitude: z
+    .string()
+    .optional()
+    .openapi({ description: "Where the vessel is: latitude, −90…90. Required (or `current_latitude`)." }),
   longitude: z.string().optional().openapi({ description: "Longitude, −180…180. Required (or `current_longitude`)." }),
-  current_latitude: z.string().optional().openapi({ description: "Alias of `latitude` (the retired routing guide's name)." }),
+  current_latitude: z
+    .string()
+    .optional()
+    .openapi({ description: "Alias of `latitude` (the retired routing guide's name)." }),
   current_longitude: z.string().optional().openapi({ description: "Alias of `longitude`." }),
 };
 
 const behaviour = `One point every minute (\`timestamp\` exactly 60 s apart), each \`estimated: true\` with \`heading\` along the track, along the shortest sea route (Eurostat maritime network; never a straight line over land), sailed from now at the vessel's last \`nautical_speed_knots\` (${DEFAULT_SPEED_KNOTS} kn when unknown or under 5 kn). At most ${MAX_FUTURE_POSITIONS} points (30 days): a longer passage stops short of the port. Needs the \`${ROUTING_ENTITLEMENT}\` entitlement: without it every request answers 403 \`${ROUTING_NOT_ENABLED_DETAIL}\`.`;
 
 const responses = {
-  200: { description: "The vessel with its predicted positions.", content: jsonApiContent(VesselWithPositionsDocument) },
+  200: {
+    description: "The vessel with its predicted positions.",
+    content: jsonApiContent(VesselWithPositionsDocument),
+  },
   ...commonErrors,
   403: {
     description: `The account lacks the \`${ROUTING_ENTITLEMENT}\` entitlement.`,

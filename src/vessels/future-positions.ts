@@ -6,9 +6,9 @@
  */
 
 import { eq } from "drizzle-orm";
+import { assertRoutingEnabled } from "../containers/shipping-route-service";
 import type { Database } from "../db/client";
 import { ports } from "../db/schema";
-import { assertRoutingEnabled } from "../containers/shipping-route-service";
 import { predictedTrack, type TrackPoint } from "../geo/along-route";
 import type { LonLat } from "../geo/geodesy";
 import { seaRoute } from "../geo/sea-route";

@@ -1,0 +1,50 @@
+/**
+ * Loading a container's map (`GET /v2/containers/{id}/map_geojson` and MCP `get_container_map`; docs/api.md
+ * §Container map): the route as `/route` loads it (src/containers/shipping-route-service.ts, same entitlement and
+ * tenant checks), then the vessels and recorded tracks of the legs that have started (src/vessels/position-store.ts,
+ * shared reference data), drawn by src/containers/map-geojson.ts.
+ */
+
+import type { Database } from "../db/client";
+import { toIsoSeconds } from "../lib/clock";
+import { findPortByLocode } from "../reference/locations";
+import { findVessel, positionTrack, type VesselPositionRow, type VesselRow } from "../vessels/position-store";
+import { type ContainerMap, containerMapGeoJson, EMPTY_MAP, planContainerMap } from "./map-geojson";
+import { findContainerRoute } from "./shipping-route-service";
+
+/**
+ * The map of one of the account's containers. A container without a shipment, or whose route has no port with
+ * coordinates, has the empty FeatureCollection (200), as the reference answers "no route data yet".
+ * Reads: the route (2 D1 round trips), then one per started leg's vessel and one per started leg's track.
+ * @param nowMs the end of the track of a leg under way.
+ * @throws ApiError 403 without the `routing` entitlement (for every id); 404 for an unknown container or another
+ *   account's.
+ */
+export async function getContainerMap(
+  db: Database,
+  accountId: string,
+  containerId: string,
+  nowMs: number,
+): Promise<ContainerMap> {
+  const loaded = await findContainerRoute(db, accountId, containerId);
+  if (!loaded) return EMPTY_MAP;
+  const plan = planContainerMap(loaded, (code) => findPortByLocode(code)?.code ?? code);
+  if (plan.ports.length === 0) return EMPTY_MAP;
+  const nowIso = toIsoSeconds(nowMs);
+  const started = plan.legs.map((leg, index) => ({ leg, index })).filter(({ leg }) => leg.state !== "planned");
+  const ids = [...new Set(started.map(({ leg }) => leg.vesselId).filter((id): id is string => id !== null))];
+  const [vesselRows, trackRows] = await Promise.all([
+    Promise.all(ids.map((id) => findVessel(db, id))),
+    Promise.all(
+      started.map(({ leg }) =>
+        leg.vesselId
+          ? positionTrack(db, leg.vesselId, leg.from.stop.departed_at as string, leg.to.stop.arrived_at ?? nowIso)
+          : Promise.resolve([] as VesselPositionRow[]),
+      ),
+    ),
+  ]);
+  const vessels = new Map<string, VesselRow>();
+  for (const row of vesselRows) if (row) vessels.set(row.id, row);
+  const tracks = new Map(started.map(({ index }, i) => [index, trackRows[i] ?? []]));
+  return containerMapGeoJson(plan, { vessels, tracks });
+}
