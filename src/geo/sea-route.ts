@@ -34,7 +34,7 @@ type PathFinder<A, B extends Record<string, unknown>> = PathFinderExport<A, B>;
 
 interface Network {
   finder: PathFinder<unknown, Record<string, never>>;
-  /** Every network vertex, flat `[lon, lat, …]`, to join a position to its nearest one. */
+  /** The main part's vertices, flat `[lon, lat, …]`, to join a position to its nearest one. */
   vertices: Float64Array;
 }
 
@@ -48,21 +48,63 @@ function loadNetwork(): Network {
     for (let i = 0; i < flat.length; i += 2) coordinates.push([flat[i] as number, flat[i + 1] as number]);
     return { type: "Feature" as const, properties: {}, geometry: { type: "LineString" as const, coordinates } };
   });
-  const seen = new Set<string>();
-  const flat: number[] = [];
-  for (const line of MARNET_LINES) {
-    for (let i = 0; i < line.length; i += 2) {
-      const key = `${line[i]},${line[i + 1]}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      flat.push(line[i] as number, line[i + 1] as number);
-    }
-  }
+  const flat = mainComponentVertices();
   network = {
     finder: new PathFinder({ type: "FeatureCollection", features }),
-    vertices: Float64Array.from(flat),
+    vertices: flat,
   };
   return network;
+}
+
+/**
+ * The vertices of the network's largest connected part, flat `[lon, lat, …]`: the ends of a route are joined to
+ * these only, so a port next to a stray fragment of the network (a few lines that join nothing else, e.g. near
+ * Colombo) still gets a route.
+ */
+function mainComponentVertices(): Float64Array {
+  const index = new Map<string, number>();
+  const coords: number[] = [];
+  const parent: number[] = [];
+  const find = (i: number): number => {
+    let root = i;
+    while (parent[root] !== root) root = parent[root] as number;
+    while (parent[i] !== root) {
+      const next = parent[i] as number;
+      parent[i] = root;
+      i = next;
+    }
+    return root;
+  };
+  for (const line of MARNET_LINES) {
+    let previous = -1;
+    for (let i = 0; i < line.length; i += 2) {
+      const key = `${line[i]},${line[i + 1]}`;
+      let id = index.get(key);
+      if (id === undefined) {
+        id = parent.length;
+        index.set(key, id);
+        parent.push(id);
+        coords.push(line[i] as number, line[i + 1] as number);
+      }
+      if (previous >= 0) parent[find(id)] = find(previous);
+      previous = id;
+    }
+  }
+  const sizes = new Map<number, number>();
+  for (let i = 0; i < parent.length; i++) sizes.set(find(i), (sizes.get(find(i)) ?? 0) + 1);
+  let main = 0;
+  let mainSize = -1;
+  for (const [root, size] of sizes) {
+    if (size > mainSize) {
+      main = root;
+      mainSize = size;
+    }
+  }
+  const out: number[] = [];
+  for (let i = 0; i < parent.length; i++) {
+    if (find(i) === main) out.push(coords[2 * i] as number, coords[2 * i + 1] as number);
+  }
+  return Float64Array.from(out);
 }
 
 /** The network vertex nearest (great-circle) to `p`. */

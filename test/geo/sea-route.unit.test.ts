@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { lineGeometry, splitAtAntimeridian } from "../../src/geo/antimeridian";
 import { distanceNm, type LonLat } from "../../src/geo/geodesy";
 import { seaRoute } from "../../src/geo/sea-route";
+import { PORTS } from "../../src/reference/generated/ports";
 
 // Port positions (ports table / UN/LOCODE list, rounded).
 const SHANGHAI: LonLat = [121.5, 31.23];
@@ -73,6 +74,15 @@ describe("seaRoute", () => {
     expect(c[0]).toEqual(a);
     expect(c[2]).toEqual(b);
     expect(distanceNm(c[1] as LonLat, a)).toBeLessThan(20);
+  });
+
+  it("routes from a port next to a stray fragment of the network (Colombo) and from a sample of every port", () => {
+    expect(seaRoute([79.85, 6.92], [-9.13, 38.72])?.lengthNm).toBeGreaterThan(5_000);
+    const ports = PORTS.filter((p) => p.latitude && p.longitude).filter((_, i) => i % 25 === 0);
+    expect(ports.length).toBeGreaterThan(60);
+    for (const p of ports) {
+      expect(seaRoute([Number(p.longitude), Number(p.latitude)], SHANGHAI), p.code).not.toBeNull();
+    }
   });
 
   it("rejects positions that are not WGS84", () => {
