@@ -9,7 +9,8 @@ import type { Database } from "../db/client";
 import { toIsoSeconds } from "../lib/clock";
 import { findPortByLocode } from "../reference/locations";
 import { findVessel, positionTrack, type VesselPositionRow, type VesselRow } from "../vessels/position-store";
-import { type ContainerMap, containerMapGeoJson, EMPTY_MAP, planContainerMap } from "./map-geojson";
+import { type ContainerMap, containerMapGeoJson, EMPTY_MAP, fixOf, legUnderWay, planContainerMap } from "./map-geojson";
+import type { ContainerRoute } from "./shipping-route";
 import { findContainerRoute } from "./shipping-route-service";
 
 /**
@@ -47,4 +48,48 @@ export async function getContainerMap(
   for (const row of vesselRows) if (row) vessels.set(row.id, row);
   const tracks = new Map(started.map(({ index }, i) => [index, trackRows[i] ?? []]));
   return containerMapGeoJson(plan, { vessels, tracks });
+}
+
+/**
+ * Where the vessel carrying a container is now (MCP `get_container_route`'s `current_vessel`; docs/mcp.md): the vessel
+ * of the leg under way and its latest position from the vessels table (shared reference data), when that position was
+ * taken since the leg's departure. Null when the box is not at sea on a vessel we can name, or its position is unknown.
+ * Speed in knots, heading in degrees from true north, timestamp UTC ISO 8601.
+ */
+export async function currentVesselPosition(
+  db: Database,
+  route: ContainerRoute,
+): Promise<CurrentVesselPosition | null> {
+  const leg = legUnderWay(route);
+  if (!leg) return null;
+  const vessel = await findVessel(db, leg.vesselId);
+  const at = fixOf(vessel, leg.departed_at);
+  if (!vessel || !at) return null;
+  return {
+    vessel_name: vessel.name ?? leg.vessel?.name ?? null,
+    imo: vessel.imo,
+    voyage_number: leg.vessel?.voyage_number ?? null,
+    from_locode: leg.from_locode,
+    to_locode: leg.to_locode,
+    latitude: at[1],
+    longitude: at[0],
+    speed_knots: vessel.nauticalSpeedKnots,
+    heading_degrees: vessel.navigationalHeadingDegrees,
+    timestamp: vessel.positionTimestamp as string,
+  };
+}
+
+/** The vessel carrying a container now and its latest position (see {@link currentVesselPosition}). */
+export interface CurrentVesselPosition {
+  vessel_name: string | null;
+  imo: string;
+  voyage_number: string | null;
+  /** UN/LOCODEs of the leg's ends. */
+  from_locode: string | null;
+  to_locode: string | null;
+  latitude: number;
+  longitude: number;
+  speed_knots: number | null;
+  heading_degrees: number | null;
+  timestamp: string;
 }

@@ -17,7 +17,7 @@ import type { LonLat } from "../geo/geodesy";
 import { seaRoute } from "../geo/sea-route";
 import { vesselIdForImo } from "../vessels/identity";
 import type { VesselPositionRow, VesselRow } from "../vessels/position-store";
-import type { RouteStop, VesselRef } from "./shipping-route";
+import type { ContainerRoute, RouteLeg, RouteStop, VesselRef } from "./shipping-route";
 import type { LoadedRoute } from "./shipping-route-serializer";
 
 type PortRow = LoadedRoute["ports"][number];
@@ -60,11 +60,23 @@ export interface ContainerMapFacts {
   tracks: ReadonlyMap<number, readonly VesselPositionRow[]>;
 }
 
+/** The map's `feature_type`s (docs/api.md §Container map), in the reference's spelling (plural/singular as is). */
+export const MAP_FEATURE_TYPES = [
+  "port",
+  "current_vessel",
+  "past_vessel_locations",
+  "estimated_partial_leg",
+  "estimated_full_legs",
+] as const;
+
+/** One of {@link MAP_FEATURE_TYPES}. */
+export type MapFeatureType = (typeof MAP_FEATURE_TYPES)[number];
+
 /** A GeoJSON Feature of the map (RFC 7946 §3.2): no `id`, properties discriminated by `feature_type`. */
 export interface MapFeature {
   type: "Feature";
   geometry: { type: "Point"; coordinates: LonLat } | LineGeometry;
-  properties: { feature_type: string } & Record<string, unknown>;
+  properties: { feature_type: MapFeatureType } & Record<string, unknown>;
 }
 
 /** The map document (RFC 7946 §3.3). */
@@ -183,8 +195,24 @@ function withEnd(line: LonLat[], end: LonLat): LonLat[] {
   return last && last[0] === end[0] && last[1] === end[1] ? line : [...line, end];
 }
 
-/** The vessel's position as a valid fix for this leg: one taken since the departure. */
-function fixOf(vessel: VesselRow | undefined, departedAt: string): LonLat | null {
+/**
+ * The ocean leg carrying the box now: the first vessel (or feeder) leg that has departed and not arrived, with a
+ * vessel we can name by IMO number; null when the box is in port, on rail, or the vessel has no IMO number.
+ */
+export function legUnderWay(route: ContainerRoute): (RouteLeg & { departed_at: string; vesselId: string }) | null {
+  for (const leg of route.legs) {
+    if (leg.mode === "rail" || !leg.departed_at || leg.arrived_at) continue;
+    const vesselId = vesselIdForImo(leg.vessel?.imo);
+    return vesselId ? { ...leg, departed_at: leg.departed_at, vesselId } : null;
+  }
+  return null;
+}
+
+/**
+ * The vessel's position as a valid fix for a leg that departed at `departedAt`: its latest position, if taken since
+ * the departure (an older one is from before the leg: the map's rule, docs/api.md §Container map, `current_vessel`).
+ */
+export function fixOf(vessel: VesselRow | undefined, departedAt: string): LonLat | null {
   if (!vessel || vessel.latitude === null || vessel.longitude === null || !vessel.positionTimestamp) return null;
   if (vessel.positionTimestamp < departedAt) return null;
   return [vessel.longitude, vessel.latitude];
