@@ -3,7 +3,7 @@
  * heading along the track, and the minute-by-minute predicted track of docs/api.md §Future positions.
  */
 
-import { bearingDegrees, between, distanceNm, type LonLat } from "./geodesy";
+import { bearingDegrees, between, distanceNm, type LonLat } from "./geodesy.ts";
 
 /** A position on a route and the direction of travel there (degrees from true north, [0, 360)). */
 export interface RoutePoint {
@@ -21,13 +21,15 @@ export interface TrackPoint extends RoutePoint {
  * non-decreasing distances cost O(1) each (a predicted track asks for tens of thousands of them).
  */
 export class RouteWalker {
+  private readonly coordinates: readonly LonLat[];
   private readonly cumulative: number[];
   private segment = 0;
   /** Total length of the route, nautical miles. */
   readonly lengthNm: number;
 
   /** @param coordinates the route's positions in travel order (at least one). */
-  constructor(private readonly coordinates: readonly LonLat[]) {
+  constructor(coordinates: readonly LonLat[]) {
+    this.coordinates = coordinates;
     if (coordinates.length === 0) throw new RangeError("a route needs at least one position");
     this.cumulative = [0];
     for (let i = 1; i < coordinates.length; i++) {

@@ -5,7 +5,7 @@
  * the world; a leg that does not cross stays the reference's `LineString`.
  */
 
-import type { LonLat } from "./geodesy";
+import type { LonLat } from "./geodesy.ts";
 
 /** A GeoJSON line geometry (RFC 7946 §3.1.4, §3.1.5). */
 export type LineGeometry =

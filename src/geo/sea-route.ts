@@ -14,8 +14,8 @@
  */
 
 import PathFinderExport from "geojson-path-finder";
-import { MARNET_LINES } from "../reference/generated/marnet";
-import { distanceNm, type LonLat } from "./geodesy";
+import { MARNET_LINES } from "../reference/generated/marnet.ts";
+import { distanceNm, type LonLat } from "./geodesy.ts";
 
 /** A sea route: its positions in travel order (first = origin, last = destination) and its length. */
 export interface SeaRoute {
