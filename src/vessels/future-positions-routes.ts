@@ -14,8 +14,9 @@ import {
 import {
   DEFAULT_SPEED_KNOTS,
   type FuturePositions,
-  getFuturePositions,
   MAX_FUTURE_POSITIONS,
+  predictFuturePositions,
+  vesselForPrediction,
 } from "./future-positions";
 
 /**
@@ -164,32 +165,29 @@ export function vesselWithPositionsDocument(result: FuturePositions, selfUrl: st
 }
 
 /**
- * Routes of the vessel's predicted positions (docs/api.md §Future positions). Parameters are checked before any read,
- * so bad input is a 400 whatever the account may see; then the entitlement (403), the vessel and ports (404).
+ * Routes of the vessel's predicted positions (docs/api.md §Future positions). Order of checks: the entitlement (403),
+ * the vessel (404, like every unknown id), the parameters (400 naming one), the ports (404).
  */
 export const futurePositionRoutes = new OpenAPIHono<AppEnv>()
   .openapi(futurePositionsDef, async (c) => {
+    const vessel = await vesselForPrediction(c.var.db, c.var.principal.accountId, c.req.valid("param").id);
     const params = queryParams(c);
     const portId = required(params, "port_id");
     const previousPortId = required(params, "previous_port_id");
-    const result = await getFuturePositions(
-      c.var.db,
-      c.var.principal.accountId,
-      { vesselKey: c.req.valid("param").id, portId, previousPortId },
-      c.var.clock.now(),
-    );
+    const result = await predictFuturePositions(c.var.db, vessel, { portId, previousPortId }, c.var.clock.now());
     return sendJsonApi(c, vesselWithPositionsDocument(result, c.req.url));
   })
   .openapi(withCoordinatesDef, async (c) => {
+    const vessel = await vesselForPrediction(c.var.db, c.var.principal.accountId, c.req.valid("param").id);
     const params = queryParams(c);
     const portId = required(params, "port_id");
     const previousPortId = required(params, "previous_port_id");
     const latitude = coordinate(params, "latitude", "current_latitude", 90);
     const longitude = coordinate(params, "longitude", "current_longitude", 180);
-    const result = await getFuturePositions(
+    const result = await predictFuturePositions(
       c.var.db,
-      c.var.principal.accountId,
-      { vesselKey: c.req.valid("param").id, portId, previousPortId, from: { latitude, longitude } },
+      vessel,
+      { portId, previousPortId, from: { latitude, longitude } },
       c.var.clock.now(),
     );
     return sendJsonApi(c, vesselWithPositionsDocument(result, c.req.url));

@@ -2,7 +2,8 @@
  * Predicted positions of a vessel (docs/api.md §Future positions; the reference's `future_positions` and
  * `future_positions_with_coordinates`): the shortest sea route (src/geo/sea-route.ts) from the previous port, or from
  * a given position, to the next port, sailed at the vessel's speed from now, one point a minute, each `estimated`.
- * Behind the `routing` entitlement, checked first (403 for every vessel and port without it).
+ * Behind the `routing` entitlement, checked first (403 for every vessel and port without it); then the vessel (404), the
+ * parameters (400, checked by the routes), the ports (404).
  */
 
 import { eq } from "drizzle-orm";
@@ -46,10 +47,8 @@ export interface FuturePosition {
   estimated: true;
 }
 
-/** What `future_positions` (no `from`) and `future_positions_with_coordinates` (with `from`) ask. */
+/** What `future_positions` (no `from`) and `future_positions_with_coordinates` (with `from`) ask of a vessel. */
 export interface FuturePositionsQuery {
-  /** The vessel's id (UUID) or IMO number, as `/v2/vessels/{key}`. */
-  vesselKey: string;
   /** Destination port: its id (UUID) or UN/LOCODE. */
   portId: string;
   /** The port the leg starts from: its id (UUID) or UN/LOCODE. */
@@ -107,22 +106,30 @@ export function futurePositionsOf(points: readonly TrackPoint[]): FuturePosition
 }
 
 /**
- * The predicted track of a vessel to `portId` (docs/api.md §Future positions). Order of checks: the `routing`
- * entitlement (403 before anything is read about the vessel or ports), the vessel, the two ports.
- * @param nowMs the first point's time (ms since the epoch; the route's start is "now").
- * @throws ApiError 403 without the entitlement; 404 for an unknown vessel, `port_id` or `previous_port_id`
- *   (`source.parameter` names the port parameter); 422 (`source.parameter: port_id`) when a port has no coordinates
- *   or the maritime network joins no route between the two ends.
+ * The vessel a prediction is asked for (docs/api.md §Future positions): the `routing` entitlement first (403 before
+ * anything is read), then the vessel by id or IMO number.
+ * @throws ApiError 403 without the entitlement; 404 for an unknown vessel.
  */
-export async function getFuturePositions(
+export async function vesselForPrediction(db: Database, accountId: string, vesselKey: string): Promise<VesselRow> {
+  await assertRoutingEnabled(db, accountId);
+  const vessel = await findVessel(db, vesselKey);
+  if (!vessel) throw ApiError.notFound("Couldn't find Vessel");
+  return vessel;
+}
+
+/**
+ * The predicted track of `vessel` to `query.portId` (docs/api.md §Future positions), for a vessel from
+ * {@link vesselForPrediction}.
+ * @param nowMs the first point's time (ms since the epoch; the route's start is "now").
+ * @throws ApiError 404 for an unknown `port_id` or `previous_port_id` (`source.parameter` names it); 422
+ *   (`source.parameter`) when a port has no coordinates or the maritime network joins no route between the two ends.
+ */
+export async function predictFuturePositions(
   db: Database,
-  accountId: string,
+  vessel: VesselRow,
   query: FuturePositionsQuery,
   nowMs: number,
 ): Promise<FuturePositions> {
-  await assertRoutingEnabled(db, accountId);
-  const vessel = await findVessel(db, query.vesselKey);
-  if (!vessel) throw ApiError.notFound("Couldn't find Vessel");
   const [port, previousPort] = await Promise.all([findPort(db, query.portId), findPort(db, query.previousPortId)]);
   if (!port) throw new ApiError(404, [{ detail: "Couldn't find Port", source: { parameter: "port_id" } }]);
   if (!previousPort) {

@@ -144,15 +144,19 @@ describe("GET /vessels/{id}/future_positions", () => {
     expect(distanceNm([a.longitude, a.latitude], [b.longitude, b.latitude])).toBeCloseTo(DEFAULT_SPEED_KNOTS / 60, 2);
   });
 
-  it("answers 400 naming a missing parameter, before anything is read", async () => {
+  it("answers 400 naming a missing parameter (for a known vessel; an unknown one is 404)", async () => {
     for (const [q, parameter] of [
       [`previous_port_id=${ports.CNSHA?.id}`, "port_id"],
       [`port_id=${ports.CNSHA?.id}`, "previous_port_id"],
       [`port_id=&previous_port_id=${ports.CNSHA?.id}`, "port_id"],
     ] as const) {
-      const { res, json } = await apiJson<Doc>(path(q, "0190f5c2-7f1e-7c3a-9a8e-3b2d1c4e5f60"), { key: plain.key });
+      const { res, json } = await apiJson<Doc>(path(q), { key: routed.key });
       expect(res.status, q).toBe(400);
       expect(json.errors?.[0]?.source).toEqual({ parameter });
+      const unknown = await apiJson<Doc>(path(q, "0190f5c2-7f1e-7c3a-9a8e-3b2d1c4e5f60"), { key: routed.key });
+      expect(unknown.res.status, q).toBe(404);
+      // Without the entitlement, whatever the parameters: the 403.
+      expect((await apiJson<Doc>(path(q), { key: plain.key })).res.status, q).toBe(403);
     }
   });
 
