@@ -186,7 +186,23 @@ function seaLine(from: LonLat, to: LonLat): LonLat[] {
   return seaRoute(from, to)?.coordinates ?? [from, to];
 }
 
-/** Positions of a recorded track (oldest first). */
+/** Whether a recorded latitude/longitude is a WGS84 position (AIS sends 91/181 for "not available"). */
+function isPosition(latitude: number | null, longitude: number | null): boolean {
+  return (
+    latitude !== null &&
+    longitude !== null &&
+    Number.isFinite(latitude) &&
+    Number.isFinite(longitude) &&
+    Math.abs(latitude) <= 90 &&
+    Math.abs(longitude) <= 180
+  );
+}
+
+/** Positions of a recorded track (oldest first), without any that is not a WGS84 position. */
+function usableTrack(track: readonly VesselPositionRow[]): VesselPositionRow[] {
+  return track.filter((p) => isPosition(p.latitude, p.longitude));
+}
+
 const trackLine = (track: readonly VesselPositionRow[]): LonLat[] => track.map((p) => [p.longitude, p.latitude]);
 
 /** A line ending at `end` (appended unless it already ends there). */
@@ -213,9 +229,9 @@ export function legUnderWay(route: ContainerRoute): (RouteLeg & { departed_at: s
  * the departure (an older one is from before the leg: the map's rule, docs/api.md §Container map, `current_vessel`).
  */
 export function fixOf(vessel: VesselRow | undefined, departedAt: string): LonLat | null {
-  if (!vessel || vessel.latitude === null || vessel.longitude === null || !vessel.positionTimestamp) return null;
+  if (!vessel || !vessel.positionTimestamp || !isPosition(vessel.latitude, vessel.longitude)) return null;
   if (vessel.positionTimestamp < departedAt) return null;
-  return [vessel.longitude, vessel.latitude];
+  return [vessel.longitude as number, vessel.latitude as number];
 }
 
 function currentVesselFeature(leg: MapLeg, vessel: VesselRow, at: LonLat): MapFeature {
@@ -267,7 +283,7 @@ function legFeatures(leg: MapLeg, index: number, facts: ContainerMapFacts): MapF
     });
   if (leg.state === "planned") return [planned()];
   const departedAt = from.stop.departed_at as string;
-  const track = facts.tracks.get(index) ?? [];
+  const track = usableTrack(facts.tracks.get(index) ?? []);
   const vessel = leg.vesselId ? facts.vessels.get(leg.vesselId) : undefined;
   const past = (coordinates: LonLat[], start: string, end: string | null): MapFeature =>
     lineFeature(coordinates, {
