@@ -229,7 +229,7 @@ export function legUnderWay(route: ContainerRoute): (RouteLeg & { departed_at: s
  * the departure (an older one is from before the leg: the map's rule, docs/api.md §Container map, `current_vessel`).
  */
 export function fixOf(vessel: VesselRow | undefined, departedAt: string): LonLat | null {
-  if (!vessel || !vessel.positionTimestamp || !isPosition(vessel.latitude, vessel.longitude)) return null;
+  if (!vessel?.positionTimestamp || !isPosition(vessel.latitude, vessel.longitude)) return null;
   if (vessel.positionTimestamp < departedAt) return null;
   return [vessel.longitude as number, vessel.latitude as number];
 }
