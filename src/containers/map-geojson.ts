@@ -2,7 +2,8 @@
  * The container's map (`GET /v2/containers/{id}/map_geojson`, MCP `get_container_map`; docs/api.md §Container map): an
  * RFC 7946 FeatureCollection in the reference's shape — the route's ports as points (`port`, labels POL, TS1…, POD,
  * with their times), the vessel now (`current_vessel`), and the legs between the ports as lines: sailed
- * (`past_vessel_locations`: the vessel's recorded track where we have it, else the sea route), the rest of the leg
+ * (`past_vessel_locations`: the vessel's recorded track where we have it, joined to its ports along the sea route, else
+ * the sea route; `start_time`/`end_time` are the leg's departure and arrival, or the fix time under way), the rest of the leg
  * under way (`estimated_partial_leg`, from the vessel to the next port) and legs not started (`estimated_full_legs`),
  * along the sea route (src/geo/sea-route.ts). A line that crosses the antimeridian is a MultiLineString cut there
  * (RFC 7946 §3.1.9), where the reference draws it across the world.
@@ -13,7 +14,7 @@
  */
 
 import { type LineGeometry, lineGeometry } from "../geo/antimeridian";
-import type { LonLat } from "../geo/geodesy";
+import { distanceNm, type LonLat } from "../geo/geodesy";
 import { seaRoute } from "../geo/sea-route";
 import { vesselIdForImo } from "../vessels/identity";
 import type { VesselPositionRow, VesselRow } from "../vessels/position-store";
@@ -205,6 +206,25 @@ function usableTrack(track: readonly VesselPositionRow[]): VesselPositionRow[] {
 
 const trackLine = (track: readonly VesselPositionRow[]): LonLat[] => track.map((p) => [p.longitude, p.latitude]);
 
+/**
+ * How far (nautical miles) a recorded track may start from its departure port, or end from its arrival port, before
+ * the gap is drawn along the sea route: positions are kept 7 days, so a longer leg's track starts at sea.
+ */
+const TRACK_GAP_NM = 25;
+
+/**
+ * A recorded track joined to its ports: the sea route from `start` to its first position and from its last position to
+ * `end` (when given) wherever the gap is over {@link TRACK_GAP_NM}, so a sailed leg is one line from port to port.
+ */
+function bridged(start: LonLat, line: LonLat[], end: LonLat | null): LonLat[] {
+  let out = line;
+  const first = out[0];
+  if (first && distanceNm(start, first) > TRACK_GAP_NM) out = [...seaLine(start, first).slice(0, -1), ...out];
+  const last = out[out.length - 1];
+  if (end && last && distanceNm(last, end) > TRACK_GAP_NM) out = [...out, ...seaLine(last, end).slice(1)];
+  return out;
+}
+
 /** A line ending at `end` (appended unless it already ends there). */
 function withEnd(line: LonLat[], end: LonLat): LonLat[] {
   const last = line[line.length - 1];
@@ -298,21 +318,13 @@ function legFeatures(leg: MapLeg, index: number, facts: ContainerMapFacts): MapF
     });
   const recorded = track.length >= 2;
   if (leg.state === "done") {
-    const arrivedAt = to.stop.arrived_at as string;
-    return recorded
-      ? [
-          past(
-            trackLine(track),
-            (track[0] as VesselPositionRow).timestamp,
-            (track[track.length - 1] as VesselPositionRow).timestamp,
-          ),
-        ]
-      : [past(seaLine(from.position, to.position), departedAt, arrivedAt)];
+    const line = recorded ? bridged(from.position, trackLine(track), to.position) : seaLine(from.position, to.position);
+    return [past(line, departedAt, to.stop.arrived_at)];
   }
   // Under way: the vessel's fix splits the leg into what was sailed and what is left.
   const at = fixOf(vessel, departedAt);
   if (!vessel || !at) return [planned()];
-  const sailed = recorded ? withEnd(trackLine(track), at) : seaLine(from.position, at);
+  const sailed = recorded ? bridged(from.position, withEnd(trackLine(track), at), null) : seaLine(from.position, at);
   return [
     currentVesselFeature(leg, vessel, at),
     past(sailed, departedAt, vessel.positionTimestamp),

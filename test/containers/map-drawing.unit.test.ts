@@ -148,12 +148,35 @@ describe("containerMapGeoJson", () => {
     }
   });
 
+  it("joins a track that starts or ends away from its ports to them along the sea route", () => {
+    const track: VesselPositionRow[] = [
+      [113, 18],
+      [109.5, 10],
+    ].map(([lon, lat], i) => ({
+      vesselId: vesselIdForImo("9000001") as string,
+      timestamp: `2026-01-0${i + 2}T12:00:00Z`,
+      latitude: lat as number,
+      longitude: lon as number,
+      speedKnots: null,
+      headingDegrees: null,
+      source: "ais",
+    }));
+    const map = containerMapGeoJson(plan, { vessels: new Map(), tracks: new Map([[0, track]]) });
+    const sailed = map.features.find((f) => f.properties.feature_type === "past_vessel_locations");
+    const line = sailed?.geometry.coordinates as [number, number][];
+    expect(line[0]).toEqual([121.5, 31.23]);
+    expect(line.at(-1)).toEqual([103.83, 1.26]);
+    expect(line).toContainEqual([113, 18]);
+    expect(line).toContainEqual([109.5, 10]);
+    expect(line.length).toBeGreaterThan(4);
+  });
+
   it("drops recorded positions that are not WGS84 from a sailed track", () => {
     const track: VesselPositionRow[] = [
       [121.6, 31.1],
       [181, 91],
       [110, 10],
-      [104, 1.3],
+      [103.9, 1.3],
     ].map(([lon, lat], i) => ({
       vesselId: vesselIdForImo("9000001") as string,
       timestamp: `2026-01-0${i + 1}T12:00:00Z`,
@@ -168,7 +191,7 @@ describe("containerMapGeoJson", () => {
     expect(sailed?.geometry.coordinates).toEqual([
       [121.6, 31.1],
       [110, 10],
-      [104, 1.3],
+      [103.9, 1.3],
     ]);
     expect(sailed?.properties.point_count).toBe(3);
     expect(getIssues(JSON.stringify(map))).toEqual([]);

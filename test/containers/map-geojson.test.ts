@@ -134,7 +134,7 @@ beforeAll(async () => {
     ),
     // MSC BETA's recorded track since Singapore.
     ...[
-      [-5 * DAY_MS + HOUR_MS, 104.5, 1.5],
+      [-5 * DAY_MS + HOUR_MS, 104, 1.3],
       [-3 * DAY_MS, 125, 25],
       [-HOUR_MS, 170, 40],
     ].map(([offset, lon, lat]) =>
@@ -224,32 +224,42 @@ describe("GET /containers/{id}/map_geojson: a finished transshipment journey", (
       Feature,
       Feature,
     ];
-    // Leg 1 follows EVER ALPHA's recorded track.
-    expect(first.geometry).toEqual({
-      type: "LineString",
-      coordinates: [
-        [114.4, 22.4],
-        [113.5, 18],
-        [109.5, 10],
-        [104.2, 1.3],
-      ],
-    });
+    // Leg 1 follows EVER ALPHA's recorded track, joined to the port of lading along the sea route (the reference data
+    // places CNYTN at 26.85° N 119.87° E, more than 25 nm from the track's first fix).
+    const line = positionsOf(first);
+    expect(first.geometry.type).toBe("LineString");
+    expect(line[0]).toEqual(pol.geometry.coordinates);
+    const recorded: LonLat[] = [
+      [114.4, 22.4],
+      [113.5, 18],
+      [109.5, 10],
+      [104.2, 1.3],
+    ];
+    const at = recorded.map((p) => line.findIndex((c) => c[0] === p[0] && c[1] === p[1]));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect(at).toEqual([...at].sort((x, y) => x - y));
+    expect(line.at(-1)).toEqual([104.2, 1.3]);
+    expect(first.properties.point_count).toBe(line.length);
+    // Times of the leg (as the reference's example): its departure and arrival.
     expect(first.properties).toMatchObject({
       vessel_id: ALPHA,
-      start_time: toIsoSeconds(now - 11 * DAY_MS + HOUR_MS),
-      end_time: toIsoSeconds(now - 6 * DAY_MS - HOUR_MS),
-      point_count: 4,
+      start_time: toIsoSeconds(now - 11 * DAY_MS),
+      end_time: toIsoSeconds(now - 6 * DAY_MS),
       inbound_ata_at: toIsoSeconds(now - 6 * DAY_MS),
     });
-    // Leg 2: MSC BETA's positions recorded between its departure from Singapore and its arrival (shared vessel data).
-    expect(second.properties).toMatchObject({ vessel_id: BETA, ports_sequence: 2, point_count: 2 });
-    expect(second.geometry).toEqual({
-      type: "LineString",
-      coordinates: [
-        [104.5, 1.5],
-        [125, 25],
-      ],
-    });
+    // Leg 2: MSC BETA's positions recorded between its departure from Singapore and its arrival (shared vessel data),
+    // (its fix mid-Pacific an hour ago is after that arrival): joined to Los Angeles along the sea route, cut at the
+    // antimeridian.
+    expect(second.properties).toMatchObject({ vessel_id: BETA, ports_sequence: 2 });
+    expect(second.geometry.type).toBe("MultiLineString");
+    const positions = positionsOf(second);
+    expect(positions.slice(0, 2)).toEqual([
+      [104, 1.3],
+      [125, 25],
+    ]);
+    expect(positions).not.toContainEqual([170, 40]);
+    expect(distanceNm(positions.at(-1) as LonLat, [-118.27, 33.74])).toBeLessThan(30);
+    expect(second.properties.point_count).toBe(positions.length);
   });
 
   it("serves application/geo+json to a client that asks for it", async () => {
@@ -298,12 +308,17 @@ describe("GET /containers/{id}/map_geojson: a journey under way", () => {
     expect(sailed.geometry).toEqual({
       type: "LineString",
       coordinates: [
-        [104.5, 1.5],
+        [104, 1.3],
         [125, 25],
         [170, 40],
       ],
     });
-    expect(sailed.properties).toMatchObject({ inbound_ata_at: null, inbound_eta_at: toIsoSeconds(now + 6 * DAY_MS) });
+    expect(sailed.properties).toMatchObject({
+      start_time: toIsoSeconds(now - 5 * DAY_MS),
+      end_time: toIsoSeconds(now - HOUR_MS),
+      inbound_ata_at: null,
+      inbound_eta_at: toIsoSeconds(now + 6 * DAY_MS),
+    });
     const partial = json.features[5] as Feature;
     expect(partial.properties).toMatchObject({ next_port_id: expect.any(String), current_port_id: expect.any(String) });
     // From the vessel to Los Angeles, across the antimeridian: two parts, the first starting at the vessel.
