@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { callbackRoutes } from "./callbacks/routes";
+import { containerMapRoutes } from "./containers/map-geojson-routes";
 import { containerRoutes } from "./containers/routes";
 import { docsPage } from "./docs/page";
 import type { AppEnv } from "./env";
@@ -21,6 +22,7 @@ import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { terminalRoutes } from "./terminals/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
+import { futurePositionRoutes } from "./vessels/future-positions-routes";
 import { vesselRoutes } from "./vessels/routes";
 import { webhookNotificationRoutes } from "./webhook-notifications/routes";
 import { webhookRoutes } from "./webhooks/routes";
@@ -92,12 +94,15 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", trackingRequestRoutes);
   v2.route("/", shipmentRoutes);
   v2.route("/", containerRoutes);
+  v2.route("/", containerMapRoutes);
   v2.route("/", shippingLineRoutes);
   v2.route("/", terminalRoutes);
   v2.route("/", portRoutes);
   v2.route("/", metroAreaRoutes);
   v2.route("/", partyRoutes);
   v2.route("/", vesselRoutes);
+  // /vessels/{id}/future_positions…: literal last segments, so no clash with /vessels/{key} in any order.
+  v2.route("/", futurePositionRoutes);
   // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
   v2.route("/", webhookRoutes);
   v2.route("/", webhookNotificationRoutes);

@@ -33,6 +33,20 @@ export function routingNotEnabled(): ApiError {
   return new ApiError(403, [{ detail: ROUTING_NOT_ENABLED_DETAIL, source: null }]);
 }
 
+/**
+ * Checks that the account has the `routing` entitlement (docs/api.md §Accounts and entitlements), for the routing
+ * reads that do not load a route first (future positions, docs/api.md §Future positions). One D1 read.
+ * @throws ApiError 403 {@link routingNotEnabled} without it.
+ */
+export async function assertRoutingEnabled(db: Database, accountId: string): Promise<void> {
+  const [row] = await db
+    .select({ entitlements: accounts.entitlements })
+    .from(accounts)
+    .where(eq(accounts.id, accountId))
+    .limit(1);
+  if (!row?.entitlements.includes(ROUTING_ENTITLEMENT)) throw routingNotEnabled();
+}
+
 /** The container facts the route builder reads, from a `containers` row. */
 function routeContainerOf(row: ContainerRow): RouteContainer {
   return {
@@ -89,6 +103,21 @@ function routeShipmentOf(row: typeof shipments.$inferSelect): RouteShipment {
  *   unknown or another account's, or has no shipment to route.
  */
 export async function getContainerRoute(db: Database, accountId: string, containerId: string): Promise<LoadedRoute> {
+  const loaded = await findContainerRoute(db, accountId, containerId);
+  if (!loaded) throw ApiError.notFound("This container has no shipment to route.");
+  return loaded;
+}
+
+/**
+ * {@link getContainerRoute}, but null for one of the account's containers that has no shipment yet (nothing to route):
+ * the map answers that with an empty FeatureCollection (docs/api.md §Container map), the route with a 404.
+ * @throws ApiError 403 without the `routing` entitlement; 404 when the container is unknown or another account's.
+ */
+export async function findContainerRoute(
+  db: Database,
+  accountId: string,
+  containerId: string,
+): Promise<LoadedRoute | null> {
   const [accountRows, containerRows, shipmentRows, eventRows] = await db.batch([
     db.select({ entitlements: accounts.entitlements }).from(accounts).where(eq(accounts.id, accountId)).limit(1),
     db
@@ -127,7 +156,7 @@ export async function getContainerRoute(db: Database, accountId: string, contain
   const container = containerRows[0];
   if (!container) throw ApiError.notFound("Couldn't find Container");
   const shipment = shipmentRows[0]?.shipment;
-  if (!shipment) throw ApiError.notFound("This container has no shipment to route.");
+  if (!shipment) return null;
 
   const codes = new Set<string>();
   for (const e of eventRows) if (e.locode) codes.add(e.locode);

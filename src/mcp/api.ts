@@ -10,6 +10,12 @@
  * internal error with a reference.
  */
 
+import type { ContainerMap } from "../containers/map-geojson";
+import {
+  type CurrentVesselPosition,
+  currentVesselPosition,
+  getContainerMap as loadContainerMap,
+} from "../containers/map-geojson-service";
 import { type ContainerAttributes, type ContainerFilters, parseContainerFilters } from "../containers/schemas";
 import {
   type ContainerView,
@@ -418,14 +424,34 @@ export class TrackingApi {
 
   /**
    * The container's route (paid feature, entitlement `routing`): the service of `GET /v2/containers/{id}/route`
-   * (src/containers/shipping-route-service.ts).
+   * (src/containers/shipping-route-service.ts), with the vessel carrying the box now and its latest position when
+   * known (`currentVesselPosition`, src/containers/map-geojson-service.ts).
    * @throws TrackingApiError `forbidden_feature` (feature `routing`, {@link routingNotEnabledError}) when the account
    *   lacks it; `not_found`.
    */
-  async getContainerRoute(containerId: string): Promise<ContainerRoute> {
+  async getContainerRoute(
+    containerId: string,
+  ): Promise<{ route: ContainerRoute; currentVessel: CurrentVesselPosition | null }> {
+    return this.routing(async () => {
+      const { route } = await loadContainerRoute(this.deps.db, this.deps.accountId, containerId);
+      return { route, currentVessel: await currentVesselPosition(this.deps.db, route) };
+    });
+  }
+
+  /**
+   * The container's map as GeoJSON (paid feature `routing`): the service of `GET /v2/containers/{id}/map_geojson`
+   * (src/containers/map-geojson-service.ts); the empty FeatureCollection when there is no route data yet.
+   * @throws TrackingApiError `forbidden_feature` (feature `routing`) when the account lacks it; `not_found`.
+   */
+  async getContainerMap(containerId: string): Promise<ContainerMap> {
+    return this.routing(() => loadContainerMap(this.deps.db, this.deps.accountId, containerId, this.deps.clock.now()));
+  }
+
+  /** Runs a read of the `routing` feature, its 403 turned into the `forbidden_feature` error. */
+  private routing<T>(read: () => Promise<T>): Promise<T> {
     return mapErrors(async () => {
       try {
-        return (await loadContainerRoute(this.deps.db, this.deps.accountId, containerId)).route;
+        return await read();
       } catch (err) {
         if (err instanceof ApiError && err.status === 403) throw routingNotEnabledError();
         throw err;

@@ -33,9 +33,10 @@ const INTENTS: readonly [question: string, answer: string][] = [
     "get_container_transport_events: timeline by journey phase, latest_event = where the box is now. The svc://docs/milestone-glossary resource explains each event.",
   ],
   [
-    "Which vessels and ports does it pass?",
-    "get_container_route (paid `routing` feature); without it, get_container_transport_events and get_shipment_details.",
+    "Which vessels and ports does it pass? Where is the ship now?",
+    "get_container_route (paid `routing` feature; current_vessel = position now); without it, get_container_transport_events and get_shipment_details.",
   ],
+  ["Show it on a map", "get_container_map: GeoJSON of ports, legs and the vessel (paid `routing` feature)."],
   [
     "What is in this bill of lading / booking?",
     "search_container with the BL or booking number: the shipment comes with its containers (ids, numbers, statuses).",

@@ -11,6 +11,7 @@ import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
 import type { ApiResolver, McpDeps } from "./tools/common";
 import { registerContainerTools } from "./tools/containers";
+import { registerMapTool } from "./tools/map";
 import { registerReferenceTools } from "./tools/reference";
 import { registerSearchTool } from "./tools/search";
 import { registerShipmentTools } from "./tools/shipments";
@@ -26,6 +27,7 @@ export const TOOL_NAMES = [
   "get_container",
   "get_container_transport_events",
   "get_container_route",
+  "get_container_map",
   "list_containers",
   "get_shipment_details",
   "list_shipments",
@@ -44,7 +46,7 @@ export const SERVER_INSTRUCTIONS = `Ocean container tracking for one account: sh
 
 Only track_container writes (it creates a tracking request when the number is not tracked yet; it never duplicates one). Every other tool is read-only and sees only this account's data.
 
-Usual chain: search_container (by container, BL or booking number) → get_container (status, readiness, LFD, holds, fees) / get_shipment_details (ports, vessel, ETA vs original ETA) → get_container_transport_events (milestone timeline by journey phase) → get_container_route (vessels and legs; paid "routing" feature). Use get_supported_shipping_lines to find a carrier's SCAC before track_container, and list_containers / list_shipments / list_tracking_requests for worklists (page with next_page). Container and shipment arguments accept an id or the number itself.
+Usual chain: search_container (by container, BL or booking number) → get_container (status, readiness, LFD, holds, fees) / get_shipment_details (ports, vessel, ETA vs original ETA) → get_container_transport_events (milestone timeline by journey phase) → get_container_route (vessels and legs, the vessel's position now; paid "routing" feature) → get_container_map (the journey as GeoJSON for a map; same feature). Use get_supported_shipping_lines to find a carrier's SCAC before track_container, and list_containers / list_shipments / list_tracking_requests for worklists (page with next_page). Container and shipment arguments accept an id or the number itself.
 
 Rules the tools apply: a container is ready for pickup only when available_for_pickup is true and no hold has status "hold"; LFD urgency is overdue / imminent (≤ 48 h) / upcoming, and "unknown" when tracking stopped or terminal data is over 7 days old; fee sums exclude the terminal's "total" line. Times are UTC with an IANA zone; tools add local times. Statuses are authoritative; do not infer "delivered" or "picked up" from missing data.
 
@@ -73,7 +75,7 @@ export interface RegisterOptions {
 }
 
 /**
- * Registers the 10 tools, 3 prompts, the `svc://container/{id}` template and the three guide documents on `server`
+ * Registers the 11 tools, 3 prompts, the `svc://container/{id}` template and the three guide documents on `server`
  * (an SDK v1 `McpServer` created with {@link SERVER_INFO}, {@link SERVER_INSTRUCTIONS} and the `logging`
  * capability). Call once per server instance.
  */
@@ -109,6 +111,7 @@ export function registerAll(server: McpServer, options: RegisterOptions): void {
   registerSearchTool(server, deps);
   registerTrackTool(server, deps);
   registerContainerTools(server, deps);
+  registerMapTool(server, deps);
   registerShipmentTools(server, deps);
   registerReferenceTools(server, deps);
   registerPrompts(server, deps);

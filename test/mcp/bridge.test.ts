@@ -2,6 +2,7 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { McpExchangeResult, TrackingMcpAgent } from "../../src/mcp/agent";
 import { jsonRpcKindOf } from "../../src/mcp/http";
+import { TOOL_NAMES } from "../../src/mcp/register";
 import { keyFingerprint } from "../../src/mcp/session";
 import { createAccount } from "../helpers/api";
 import { connectMcp, MCP_URL, rawMcp, workerFetch } from "./helpers";
@@ -45,7 +46,7 @@ describe("POST answers", () => {
     const messages = await sseMessages(res);
     expect(messages.map((m) => m.id)).toEqual(["a", "b"]);
     const listed = messages[1]?.result as { tools: unknown[] } | undefined;
-    expect(listed?.tools).toHaveLength(10);
+    expect(listed?.tools).toHaveLength(TOOL_NAMES.length);
     await client.close();
   });
 
@@ -80,7 +81,7 @@ describe("POST answers", () => {
     const res = await rawMcp({ jsonrpc: "2.0", method: "notifications/initialized" }, headers);
     expect(res.status).toBe(202);
     expect(await res.text()).toBe("");
-    expect((await client.listTools()).tools).toHaveLength(10);
+    expect((await client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
     await client.close();
   });
 
@@ -183,7 +184,7 @@ describe("a session across its agent's restarts", () => {
     const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(`rpc:${sessionId}`));
     await evictDurableObject(stub);
     // The SDK client's own session keeps working, tool calls included (they need the props: the account).
-    expect((await client.listTools()).tools).toHaveLength(10);
+    expect((await client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
     const listed = await client.callTool({ name: "list_containers", arguments: {} });
     expect(listed.isError).not.toBe(true);
     await evictDurableObject(stub);

@@ -6,6 +6,7 @@ import { generateApiKey, sha256Hex } from "../../src/lib/crypto";
 import { newId } from "../../src/lib/ids";
 import type { TrackingMcpAgent } from "../../src/mcp/agent";
 import { handleMcpRequest, isAllowedHost } from "../../src/mcp/http";
+import { TOOL_NAMES } from "../../src/mcp/register";
 import { keyFingerprint } from "../../src/mcp/session";
 import { api, createAccount, type TestAccount } from "../helpers/api";
 import { type TrackedAccount, trackedAccounts } from "./fixtures";
@@ -89,7 +90,7 @@ describe("Authorization on every request", () => {
   it("a key revoked mid-session is refused on its next request", async () => {
     const account = await createAccount();
     const { client } = await connectMcp(account.key);
-    expect((await client.listTools()).tools.length).toBe(10);
+    expect((await client.listTools()).tools.length).toBe(TOOL_NAMES.length);
     await revoke(account);
     await expect(client.listTools()).rejects.toThrow(/Unauthorized: invalid, unknown or revoked API key/);
   });
@@ -117,7 +118,7 @@ describe("sessions belong to the key that opened them", () => {
     const unknown = await listToolsOn("f".repeat(64), `Token ${intruder.key}`);
     expect(await expectJsonRpcError(unknown, 404, -32001)).toBe("Session not found");
     // The owner's session is unharmed.
-    expect((await client.listTools()).tools.length).toBe(10);
+    expect((await client.listTools()).tools.length).toBe(TOOL_NAMES.length);
   });
 
   it("another key of the same account → 404 too: the session is bound to the key, not only the account", async () => {
@@ -163,7 +164,7 @@ describe("sessions belong to the key that opened them", () => {
     const account = await createAccount();
     const { client, transport } = await connectMcp(account.key);
     const id = transport.sessionId ?? "";
-    expect((await client.listTools()).tools.length).toBe(10);
+    expect((await client.listTools()).tools.length).toBe(TOOL_NAMES.length);
     // Expiry tears the agent down the same way as DELETE (`_cf_terminateSession`).
     const stub = env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName(`rpc:${id}`));
     await runInDurableObject(stub, (instance: TrackingMcpAgent) => instance.expireSession());
@@ -438,7 +439,7 @@ describe("rate limit shared with REST (default bucket, 100 per minute)", () => {
       await expectRateLimited(client.readResource({ uri: `svc://container/${box}` }), "container resources/read");
       // What reads no account data stays available.
       await expect(client.ping()).resolves.toEqual({});
-      expect((await client.listTools()).tools).toHaveLength(10);
+      expect((await client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
       expect((await client.listPrompts()).prompts).toHaveLength(3);
       expect((await client.listResourceTemplates()).resourceTemplates).toHaveLength(1);
     } finally {
@@ -489,7 +490,7 @@ describe("rate limit shared with REST (default bucket, 100 per minute)", () => {
       }
       expect((await api("/shipping_lines", { key: account.key })).status).toBe(429);
       // Listing tools reads no account data and stays available.
-      expect((await client.listTools()).tools.length).toBe(10);
+      expect((await client.listTools()).tools.length).toBe(TOOL_NAMES.length);
     } finally {
       await client.close();
     }

@@ -65,7 +65,7 @@ const first = () => shared.containers[0] ?? { id: "", number: "" };
 const second = () => shared.containers[1] ?? { id: "", number: "" };
 
 describe("tools/list", () => {
-  it("lists the ten tools, each with a description, input and output schema and annotations", () => {
+  it("lists the tools, each with a description, input and output schema and annotations", () => {
     expect([...tools.keys()].sort()).toEqual([...TOOL_NAMES].sort());
     for (const tool of tools.values()) {
       expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(40);

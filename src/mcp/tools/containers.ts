@@ -343,7 +343,7 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
     name: "get_container_route",
     title: "Container route (paid feature)",
     description:
-      "The container's route: stops from the port of lading through transshipment/feeder ports to the port of discharge and inland destination, with the vessel (name, IMO, voyage) or rail carrier of each leg and actual vs. estimated departure/arrival times. Paid feature: accounts without the `routing` feature get an error saying so; use get_container_transport_events and get_shipment_details instead.",
+      "The container's route: stops from the port of lading through transshipment/feeder ports to the port of discharge and inland destination, with the vessel (name, IMO, voyage) or rail carrier of each leg and actual vs. estimated departure/arrival times,, and the vessel carrying it now with its position when known. Paid feature: accounts without the `routing` feature get an error saying so; use get_container_transport_events and get_shipment_details instead.",
     input: { id: containerIdArg },
     output: {
       container_id: z.string(),
@@ -377,11 +377,28 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
           ),
         }),
       ),
+      current_vessel: z
+        .object({
+          vessel_name: nullableString,
+          imo: z.string(),
+          voyage_number: nullableString,
+          from_locode: nullableString,
+          to_locode: nullableString,
+          latitude: z.number(),
+          longitude: z.number(),
+          speed_knots: orNull(z.number()),
+          heading_degrees: orNull(z.number()),
+          timestamp: z.string(),
+        })
+        .nullable()
+        .describe(
+          "The vessel carrying the box now (a leg departed, not arrived) and its latest position; null when not at sea or unknown.",
+        ),
     },
     annotations: READ_ONLY,
     async run(args, { api }) {
       const id = await resolveContainerId(api, args.id);
-      const route = await withNotFound("container", id, () => api.getContainerRoute(id));
+      const { route, currentVessel } = await withNotFound("container", id, () => api.getContainerRoute(id));
       const legs = route.legs.map((l) => ({ ...l, delay_hours: hoursBetween(l.estimated_arrival_at, l.arrived_at) }));
       const lines = [
         `Route of ${route.container_number}: ${route.stops.map((s) => s.locode ?? s.name ?? "?").join(" → ")}`,
@@ -390,6 +407,12 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
             `- ${l.from_locode ?? "?"} → ${l.to_locode ?? "?"} by ${l.mode}${l.vessel ? ` ${l.vessel.name}${l.vessel.voyage_number ? ` voy. ${l.vessel.voyage_number}` : ""}` : l.carrier_scac ? ` (${l.carrier_scac})` : ""}: departed ${shortUtc(l.departed_at ?? null)}, arrived ${shortUtc(l.arrived_at)}${l.arrived_at ? "" : ` (ETA ${shortUtc(l.estimated_arrival_at)})`}`,
         ),
       ];
+      if (currentVessel) {
+        const v = currentVessel;
+        lines.push(
+          `Now: ${v.vessel_name ?? v.imo} at ${v.latitude.toFixed(3)}, ${v.longitude.toFixed(3)}${v.speed_knots !== null ? `, ${v.speed_knots} kn` : ""}${v.heading_degrees !== null ? `, heading ${v.heading_degrees}°` : ""} (${shortUtc(v.timestamp)}), bound for ${v.to_locode ?? "?"}`,
+        );
+      }
       return {
         structured: {
           container_id: route.container_id,
@@ -397,6 +420,7 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
           total_legs: legs.length,
           stops: route.stops,
           legs,
+          current_vessel: currentVessel,
         },
         text: lines.join("\n"),
       };

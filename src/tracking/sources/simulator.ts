@@ -47,6 +47,12 @@ export interface SimulatorOptions {
    * (which restarts the journey on every call: the engine must pass when tracking started).
    */
   anchorFor?: (query: { scac: string; number: string }, ctx: SourceContext) => number;
+  /**
+   * Called with the journey of each successful carrier lookup and its time, before the lookup answers: the hook for
+   * the simulator's vessel positions (`SimulatorPositionSource.observe`, src/tracking/simulator/vessel-positions.ts).
+   * A failure here is the hook's own: it is caught and does not fail the lookup.
+   */
+  onJourney?: (journey: Journey, nowMs: number) => Promise<unknown>;
 }
 
 /** The simulator's two faces: the shipping line and the terminals (or inland ramps) its boxes reach. */
@@ -86,6 +92,7 @@ export function createSimulatorSource(options: SimulatorOptions): SimulatorSourc
       if (!simulatedScacs.has(scac)) return { kind: "not_found" };
       if (request.requestType === "container" && !isTrackableContainer(request.number)) return { kind: "not_found" };
       const journey = journeyOf(scac, request.number, request.requestType, ctx);
+      if (options.onJourney) await options.onJourney(journey, ctx.nowMs).catch(() => undefined);
       return { kind: "found", shipment: journeyAt(journey, ctx.nowMs).facts };
     },
   };
