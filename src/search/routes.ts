@@ -23,7 +23,10 @@ const searchRouteDef = createRoute({
       query: z
         .string()
         .optional()
-        .openapi({ description: `What to look for (1–${MAX_SEARCH_QUERY_LENGTH} characters).`, example: "MSCU1234566" }),
+        .openapi({
+          description: `What to look for (1–${MAX_SEARCH_QUERY_LENGTH} characters).`,
+          example: "MSCU1234566",
+        }),
       ...listQuery,
     }),
   },

@@ -238,7 +238,13 @@ export async function searchAccount(
   const wanted = offset + size + 1;
   const hits: SearchHit[] = [];
   for (const { match, expression } of matchExpressions(normalized)) {
-    const rows = await classQuery(db, accountId, expression, wanted - hits.length, options.keepTrackedRequests ?? false);
+    const rows = await classQuery(
+      db,
+      accountId,
+      expression,
+      wanted - hits.length,
+      options.keepTrackedRequests ?? false,
+    );
     for (const row of rows) hits.push(toHit(row, match));
     if (hits.length >= wanted) break;
   }

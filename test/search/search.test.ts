@@ -89,7 +89,11 @@ async function insertRequest(
   return id;
 }
 
-async function search(account: TestAccount, query: string | null, extra = ""): Promise<{ status: number; doc: SearchDoc }> {
+async function search(
+  account: TestAccount,
+  query: string | null,
+  extra = "",
+): Promise<{ status: number; doc: SearchDoc }> {
   const q = query === null ? "" : `query=${encodeURIComponent(query)}`;
   const { res, json } = await apiJson<SearchDoc>(`/search?${q}${extra}`, { key: account.key });
   return { status: res.status, doc: json };
@@ -209,11 +213,7 @@ describe("GET /v2/search", () => {
     expect(ids((await search(acme, "po4711")).doc)).toEqual([s1.shipmentId, untracked]);
     // "1234": contains only; kind order then recency (s1 is older than s2 but shipments come first).
     const contains = (await search(acme, "1234")).doc;
-    expect(contains.data.map((h) => h.attributes.entity_type)).toEqual([
-      "shipment",
-      "cargo",
-      "cargo",
-    ]);
+    expect(contains.data.map((h) => h.attributes.entity_type)).toEqual(["shipment", "cargo", "cargo"]);
     expect(ids(contains)).toEqual([s1.shipmentId, s2.containerIds[0], s1.containerIds[0]]);
     // Exact container number beats the containers it is only a substring of... and a prefix beats a substring.
     const tghu = (await search(acme, "TGHU")).doc;
@@ -387,7 +387,9 @@ describe("search index upkeep (migration 0011 triggers)", () => {
       vessel: "First Vessel",
       containers: [{ number: "MOVU0000001" }],
     });
-    await env.DB.prepare("UPDATE shipments SET pod_vessel_name = 'Second Vessel' WHERE id = ?1").bind(s.shipmentId).run();
+    await env.DB.prepare("UPDATE shipments SET pod_vessel_name = 'Second Vessel' WHERE id = ?1")
+      .bind(s.shipmentId)
+      .run();
     expect(ids((await search(account, "second vessel")).doc)).toEqual([s.shipmentId, s.containerIds[0]]);
     expect((await search(account, "first vessel")).doc.data).toEqual([]);
 
