@@ -1,13 +1,12 @@
-import { sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { ApiError } from "../lib/errors";
 import { hasControlCharacter } from "../lib/validation";
+import { CLASS_QUERY_SQL, runClasses, type SearchHitRow, type SearchMatch } from "./query";
+
+export type { SearchMatch } from "./query";
 
 /** What a search result is (the reference's `entity_type`): a shipment, a container ("cargo") or a tracking request. */
 export type SearchEntityType = "shipment" | "cargo" | "tracking_request";
-
-/** How a result matched the query: a whole term, the start of one, or inside one (docs/api.md §Search). */
-export type SearchMatch = "exact" | "prefix" | "contains";
 
 /** Longest query accepted (characters, before spaces and dashes are dropped). */
 export const MAX_SEARCH_QUERY_LENGTH = 100;
@@ -96,92 +95,15 @@ export function normalizeSearchQuery(raw: string | null | undefined): string {
   return normalized;
 }
 
-/** Term frames of the index (migration 0011): U+0002 before each term, U+0003 after it. */
-const START = "\u0002";
-const END = "\u0003";
-
-/** An FTS5 phrase of `text` (double quotes doubled, the rest taken literally by the trigram tokenizer). */
-function phrase(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`;
+/** Runs one class's statement in D1 (the drizzle handle's binding: the statement is plain SQL, src/search/query.ts). */
+function classQuery(db: Database, accountId: string, keepTrackedRequests: boolean) {
+  const d1 = (db as unknown as { $client: D1Database }).$client;
+  const statement = d1.prepare(CLASS_QUERY_SQL);
+  return async (expression: string, limit: number) =>
+    (await statement.bind(accountId, expression, limit, keepTrackedRequests ? 1 : 0).all<SearchHitRow>()).results;
 }
 
-/**
- * The FTS5 query of each match class for a normalised query, best first. Each class leaves out what a better class
- * already matched (an entity is ranked by its best term). The trigram tokenizer matches nothing under three
- * characters, so a one-character query matches whole terms only, and a two-character one whole terms and prefixes.
- */
-export function matchExpressions(normalized: string): { match: SearchMatch; expression: string }[] {
-  const exact = phrase(`${START}${normalized}${END}`);
-  const prefix = phrase(`${START}${normalized}`);
-  const classes: { match: SearchMatch; expression: string }[] = [{ match: "exact", expression: exact }];
-  if (normalized.length >= 2) classes.push({ match: "prefix", expression: `${prefix} NOT ${exact}` });
-  if (normalized.length >= 3) classes.push({ match: "contains", expression: `${phrase(normalized)} NOT ${prefix}` });
-  return classes;
-}
-
-/** A row of one class's query, as D1 returns it. */
-interface HitRow {
-  entity_type: SearchEntityType;
-  id: string;
-  number: string;
-  shipment_id: string | null;
-  scac: string | null;
-  port_of_lading_name: string | null;
-  port_of_discharge_name: string | null;
-  containers_count: number | null;
-  tracking_stopped: number | null;
-  tracking_stopped_reason: string | null;
-  status: string | null;
-  failed_reason: string | null;
-  ref_numbers: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** Width of an account's range of `search_docs.id` (its seq in the high bits, docs/architecture.md §Search index). */
-const ACCOUNT_SHIFT = 39;
-const ACCOUNT_SPAN = 2 ** ACCOUNT_SHIFT - 1;
-
-/**
- * Up to `limit` results of one match class, in rank order (kind: shipments, containers, tracking requests; then
- * newest first), as one statement: the FTS5 phrase walked in descending rowid within the account's range (so it stops
- * after `limit` rows, however many match), each hit joined to its row by primary key.
- */
-function classQuery(db: Database, accountId: string, expression: string, limit: number, keepTrackedRequests: boolean) {
-  return db.all<HitRow>(sql`
-    SELECT d.entity_type AS entity_type, d.entity_id AS id,
-      COALESCE(s.bill_of_lading_number, c.number, t.request_number) AS number,
-      COALESCE(c.shipment_id, t.shipment_id) AS shipment_id,
-      CASE d.entity_type WHEN 'shipment' THEN s.shipping_line_scac
-        WHEN 'cargo' THEN COALESCE(c.scac, (SELECT x.shipping_line_scac FROM shipments x WHERE x.id = c.shipment_id))
-        ELSE t.scac END AS scac,
-      s.port_of_lading_name AS port_of_lading_name, s.port_of_discharge_name AS port_of_discharge_name,
-      CASE WHEN s.id IS NULL THEN NULL ELSE (SELECT count(*) FROM containers y WHERE y.shipment_id = s.id) END
-        AS containers_count,
-      CASE WHEN s.id IS NULL THEN NULL ELSE s.line_tracking_stopped_at IS NOT NULL END AS tracking_stopped,
-      s.line_tracking_stopped_reason AS tracking_stopped_reason,
-      t.status AS status, t.failed_reason AS failed_reason,
-      COALESCE(s.ref_numbers, c.ref_numbers, t.ref_numbers) AS ref_numbers,
-      COALESCE(s.created_at, c.created_at, t.created_at) AS created_at,
-      COALESCE(s.updated_at, c.updated_at, t.updated_at) AS updated_at
-    FROM search_fts f
-    JOIN search_docs d ON d.id = f.rowid
-    LEFT JOIN shipments s ON d.entity_type = 'shipment' AND s.id = d.entity_id AND s.account_id = ${accountId}
-    LEFT JOIN containers c ON d.entity_type = 'cargo' AND c.id = d.entity_id AND c.account_id = ${accountId}
-    LEFT JOIN tracking_requests t
-      ON d.entity_type = 'tracking_request' AND t.id = d.entity_id AND t.account_id = ${accountId}
-    WHERE search_fts MATCH ${expression}
-      AND f.rowid BETWEEN (SELECT seq << ${ACCOUNT_SHIFT} FROM search_accounts WHERE account_id = ${accountId})
-        AND (SELECT (seq << ${ACCOUNT_SHIFT}) + ${ACCOUNT_SPAN} FROM search_accounts WHERE account_id = ${accountId})
-      AND d.account_id = ${accountId}
-      AND COALESCE(s.id, c.id, t.id) IS NOT NULL
-      AND (${keepTrackedRequests ? 1 : 0} OR t.id IS NULL OR NOT EXISTS (
-        SELECT 1 FROM shipments z WHERE z.account_id = ${accountId} AND z.normalized_number = t.normalized_number))
-    ORDER BY f.rowid DESC
-    LIMIT ${limit}`);
-}
-
-function toHit(row: HitRow, match: SearchMatch): SearchHit {
+function toHit(row: SearchHitRow, match: SearchMatch): SearchHit {
   const isShipment = row.entity_type === "shipment";
   return {
     entityType: row.entity_type,
@@ -235,18 +157,11 @@ export async function searchAccount(
       `Search serves the first ${MAX_SEARCH_RESULTS} results; page[number] × page[size] must be at most ${MAX_SEARCH_RESULTS}.`,
     );
   }
-  const wanted = offset + size + 1;
-  const hits: SearchHit[] = [];
-  for (const { match, expression } of matchExpressions(normalized)) {
-    const rows = await classQuery(
-      db,
-      accountId,
-      expression,
-      wanted - hits.length,
-      options.keepTrackedRequests ?? false,
-    );
-    for (const row of rows) hits.push(toHit(row, match));
-    if (hits.length >= wanted) break;
-  }
+  const rows = await runClasses(
+    normalized,
+    offset + size + 1,
+    classQuery(db, accountId, options.keepTrackedRequests ?? false),
+  );
+  const hits = rows.map(({ row, match }) => toHit(row, match));
   return { hits: hits.slice(offset, offset + size), hasMore: hits.length > offset + size };
 }
