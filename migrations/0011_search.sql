@@ -50,15 +50,15 @@ CREATE TRIGGER `search_docs_fts_update` AFTER UPDATE OF body ON `search_docs` WH
   INSERT INTO search_fts (rowid, body) VALUES (NEW.id, NEW.body);
 END;
 --> statement-breakpoint
--- shipments: a new row gets its document, at the end of its account's shipment range (counter = last + 1).
+-- shipments: a new row gets its document, before the others of its account's shipment range (newest = lowest id: counter = first - 1).
 CREATE TRIGGER `shipments_search_insert` AFTER INSERT ON `shipments` BEGIN
   INSERT INTO search_accounts (account_id, seq)
     SELECT NEW.account_id, next.seq FROM (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM search_accounts) next
     WHERE NOT EXISTS (SELECT 1 FROM search_accounts WHERE account_id = NEW.account_id);
   INSERT INTO search_docs (id, account_id, entity_type, entity_id, body)
-    SELECT COALESCE((SELECT MAX(d.id) FROM search_docs d WHERE d.id BETWEEN r.base AND r.base + 137438953471), r.base - 1) + 1,
+    SELECT COALESCE((SELECT MIN(d.id) FROM search_docs d WHERE d.id BETWEEN r.base AND r.base + 137438953471), r.base + 137438953472) - 1,
       NEW.account_id, 'shipment', NEW.id, v.body
-    FROM (SELECT (seq << 39) | (2 << 37) AS base FROM search_accounts WHERE account_id = NEW.account_id) r, search_shipment_source v
+    FROM (SELECT (seq << 39) | (0 << 37) AS base FROM search_accounts WHERE account_id = NEW.account_id) r, search_shipment_source v
     WHERE v.entity_id = NEW.id;
 END;
 --> statement-breakpoint
@@ -74,13 +74,13 @@ CREATE TRIGGER `shipments_search_delete` AFTER DELETE ON `shipments` BEGIN
   DELETE FROM search_docs WHERE entity_type = 'shipment' AND entity_id = OLD.id;
 END;
 --> statement-breakpoint
--- containers: a new row gets its document, at the end of its account's cargo range (counter = last + 1).
+-- containers: a new row gets its document, before the others of its account's cargo range (newest = lowest id: counter = first - 1).
 CREATE TRIGGER `containers_search_insert` AFTER INSERT ON `containers` BEGIN
   INSERT INTO search_accounts (account_id, seq)
     SELECT NEW.account_id, next.seq FROM (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM search_accounts) next
     WHERE NOT EXISTS (SELECT 1 FROM search_accounts WHERE account_id = NEW.account_id);
   INSERT INTO search_docs (id, account_id, entity_type, entity_id, body)
-    SELECT COALESCE((SELECT MAX(d.id) FROM search_docs d WHERE d.id BETWEEN r.base AND r.base + 137438953471), r.base - 1) + 1,
+    SELECT COALESCE((SELECT MIN(d.id) FROM search_docs d WHERE d.id BETWEEN r.base AND r.base + 137438953471), r.base + 137438953472) - 1,
       NEW.account_id, 'cargo', NEW.id, v.body
     FROM (SELECT (seq << 39) | (1 << 37) AS base FROM search_accounts WHERE account_id = NEW.account_id) r, search_container_source v
     WHERE v.entity_id = NEW.id;
@@ -96,15 +96,15 @@ CREATE TRIGGER `containers_search_delete` AFTER DELETE ON `containers` BEGIN
   DELETE FROM search_docs WHERE entity_type = 'cargo' AND entity_id = OLD.id;
 END;
 --> statement-breakpoint
--- tracking_requests: a new row gets its document, at the end of its account's tracking_request range (counter = last + 1).
+-- tracking_requests: a new row gets its document, before the others of its account's tracking_request range (newest = lowest id: counter = first - 1).
 CREATE TRIGGER `tracking_requests_search_insert` AFTER INSERT ON `tracking_requests` BEGIN
   INSERT INTO search_accounts (account_id, seq)
     SELECT NEW.account_id, next.seq FROM (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM search_accounts) next
     WHERE NOT EXISTS (SELECT 1 FROM search_accounts WHERE account_id = NEW.account_id);
   INSERT INTO search_docs (id, account_id, entity_type, entity_id, body)
-    SELECT COALESCE((SELECT MAX(d.id) FROM search_docs d WHERE d.id BETWEEN r.base AND r.base + 137438953471), r.base - 1) + 1,
+    SELECT COALESCE((SELECT MIN(d.id) FROM search_docs d WHERE d.id BETWEEN r.base AND r.base + 137438953471), r.base + 137438953472) - 1,
       NEW.account_id, 'tracking_request', NEW.id, v.body
-    FROM (SELECT (seq << 39) | (0 << 37) AS base FROM search_accounts WHERE account_id = NEW.account_id) r, search_tracking_request_source v
+    FROM (SELECT (seq << 39) | (2 << 37) AS base FROM search_accounts WHERE account_id = NEW.account_id) r, search_tracking_request_source v
     WHERE v.entity_id = NEW.id;
 END;
 --> statement-breakpoint
@@ -118,7 +118,7 @@ CREATE TRIGGER `tracking_requests_search_delete` AFTER DELETE ON `tracking_reque
   DELETE FROM search_docs WHERE entity_type = 'tracking_request' AND entity_id = OLD.id;
 END;
 --> statement-breakpoint
--- Rows written before this migration: accounts numbered in creation order, documents in creation order per kind.
+-- Rows written before this migration: accounts numbered in creation order, documents per kind newest first (lowest id).
 INSERT INTO search_accounts (account_id, seq)
 SELECT account_id, row_number() OVER (ORDER BY first_at, account_id) FROM (
   SELECT account_id, MIN(created_at) AS first_at FROM (
@@ -128,19 +128,19 @@ SELECT account_id, row_number() OVER (ORDER BY first_at, account_id) FROM (
 );
 --> statement-breakpoint
 INSERT INTO search_docs (id, account_id, entity_type, entity_id, body)
-SELECT ((a.seq << 39) | (2 << 37)) + row_number() OVER (PARTITION BY v.account_id ORDER BY v.created_at, v.entity_id) - 1,
+SELECT ((a.seq << 39) | (0 << 37)) + 137438953472 - row_number() OVER (PARTITION BY v.account_id ORDER BY v.created_at, v.entity_id),
   v.account_id, 'shipment', v.entity_id, v.body
 FROM search_shipment_source v JOIN search_accounts a ON a.account_id = v.account_id
 ORDER BY v.account_id, v.created_at, v.entity_id;
 --> statement-breakpoint
 INSERT INTO search_docs (id, account_id, entity_type, entity_id, body)
-SELECT ((a.seq << 39) | (1 << 37)) + row_number() OVER (PARTITION BY v.account_id ORDER BY v.created_at, v.entity_id) - 1,
+SELECT ((a.seq << 39) | (1 << 37)) + 137438953472 - row_number() OVER (PARTITION BY v.account_id ORDER BY v.created_at, v.entity_id),
   v.account_id, 'cargo', v.entity_id, v.body
 FROM search_container_source v JOIN search_accounts a ON a.account_id = v.account_id
 ORDER BY v.account_id, v.created_at, v.entity_id;
 --> statement-breakpoint
 INSERT INTO search_docs (id, account_id, entity_type, entity_id, body)
-SELECT ((a.seq << 39) | (0 << 37)) + row_number() OVER (PARTITION BY v.account_id ORDER BY v.created_at, v.entity_id) - 1,
+SELECT ((a.seq << 39) | (2 << 37)) + 137438953472 - row_number() OVER (PARTITION BY v.account_id ORDER BY v.created_at, v.entity_id),
   v.account_id, 'tracking_request', v.entity_id, v.body
 FROM search_tracking_request_source v JOIN search_accounts a ON a.account_id = v.account_id
 ORDER BY v.account_id, v.created_at, v.entity_id;

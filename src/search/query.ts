@@ -29,8 +29,8 @@ export function matchExpressions(normalized: string): { match: SearchMatch; expr
 
 /**
  * One match class's results, in rank order (kind: shipments, containers, tracking requests; then newest first): the
- * FTS5 phrase `?2` walked in descending rowid inside the range of account `?1` (`search_accounts.seq << 39`, 2^39
- * rowids wide), so it stops after `?3` rows however many match, each hit joined to its row by primary key. `?4` = 1
+ * FTS5 phrase `?2` walked in ascending rowid (FTS5's own direction: it seeks forward through its doclists) inside the
+ * range of account `?1` (`search_accounts.seq << 39`, 2^39 rowids wide), so it stops after `?3` rows however many match, each hit joined to its row by primary key. `?4` = 1
  * keeps tracking requests whose number is a shipment's BL/booking number in the account (0 drops them, the
  * reference's rule). Columns: see `SearchHitRow`.
  */
@@ -62,7 +62,7 @@ WHERE search_fts MATCH ?2
   AND COALESCE(s.id, c.id, t.id) IS NOT NULL
   AND (?4 OR t.id IS NULL OR NOT EXISTS (
     SELECT 1 FROM shipments z WHERE z.account_id = ?1 AND z.normalized_number = t.normalized_number))
-ORDER BY f.rowid DESC
+ORDER BY f.rowid ASC
 LIMIT ?3`;
 
 /** A row of {@link CLASS_QUERY_SQL}. */

@@ -8,9 +8,9 @@ import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core
  * triggers) answers exact (`\x02q\x03`), prefix (`\x02q`) and substring (`q`) phrases.
  *
  * `id` (the FTS5 rowid) orders the account's documents for ranking: `account seq << 39 | kind << 37 | counter`, the
- * kind 2 for shipments, 1 for containers, 0 for tracking requests, the counter growing as documents are indexed (in
- * creation order), so `rowid BETWEEN` the account's range `ORDER BY rowid DESC` walks one account's matches, shipments
- * first, newest first, and stops at the page's end.
+ * kind 0 for shipments, 1 for containers, 2 for tracking requests, the counter falling as documents are indexed (the
+ * newest has the lowest), so `rowid BETWEEN` the account's range `ORDER BY rowid` walks one account's matches,
+ * shipments first, newest first, and stops at the page's end.
  */
 export const searchDocs = sqliteTable(
   "search_docs",
