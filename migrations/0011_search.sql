@@ -20,6 +20,10 @@ CREATE UNIQUE INDEX `search_docs_entity_idx` ON `search_docs` (`entity_type`,`en
 -- trigram tokenizer folds case and diacritics.
 CREATE VIRTUAL TABLE `search_fts` USING fts5(body, content='search_docs', content_rowid='id', tokenize='trigram case_sensitive 0 remove_diacritics 1');
 --> statement-breakpoint
+-- Merge segments as soon as two share a level (FTS5's default waits for four): a query seeks once per segment, and at
+-- 1 M containers fewer segments measured up to 1.4× faster (bench/search); writes pay a little more merging.
+INSERT INTO search_fts (search_fts, rank) VALUES ('automerge', 2);
+--> statement-breakpoint
 -- The searchable terms of each entity, computed from its row: one view per kind (triggers read them by id).
 CREATE VIEW `search_shipment_source` AS
 SELECT s.id AS entity_id, s.account_id, s.created_at,
