@@ -7,7 +7,7 @@ import { SearchResultAttributes } from "./schemas";
 import { serializeSearchResult } from "./serializer";
 import { MAX_SEARCH_QUERY_LENGTH, MAX_SEARCH_RESULTS, normalizeSearchQuery, searchAccount } from "./service";
 
-/** Results per page when `page[size]` is not given: the reference's 25 (REFERENCE §3.1). */
+/** Results per page when `page[size]` is not given: the reference's 25 (docs/api.md §Search). */
 export const SEARCH_PAGE_SIZE = 25;
 
 const SearchResultSchema = resourceSchema("search_result", SearchResultAttributes, "SearchResult");

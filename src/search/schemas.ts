@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * Attributes of a `search_result` (docs/api.md §Search; the reference's shape, REFERENCE §3.2): kind-specific members
+ * Attributes of a `search_result` (docs/api.md §Search; the reference's shape, docs/api.md §Search): kind-specific members
  * are null for the other kinds.
  */
 export const SearchResultAttributes = z

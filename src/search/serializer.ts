@@ -4,7 +4,7 @@ import type { SearchHit } from "./service";
 
 /**
  * A search hit as the reference serves it (docs/api.md §Search): type `search_result` for every kind (its real bodies;
- * REFERENCE §3.2), the entity's id, no relationships and no links.
+ * docs/api.md §Search), the entity's id, no relationships and no links.
  */
 export function serializeSearchResult(hit: SearchHit): Resource<SearchResultAttributes> {
   return {

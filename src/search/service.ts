@@ -15,7 +15,7 @@ export const MAX_SEARCH_RESULTS = 1000;
 
 /**
  * One result (docs/api.md §Search): the reference's `search_result` attributes, in our row's terms. Kind-specific
- * members are null for the other kinds (REFERENCE §3.2): port names, containers count and tracking stop for
+ * members are null for the other kinds (docs/api.md §Search): port names, containers count and tracking stop for
  * shipments; status and failed reason for tracking requests; `shipmentId` for containers and tracking requests.
  */
 export interface SearchHit {
@@ -51,7 +51,7 @@ export interface SearchOptions {
   size: number;
   /**
    * Keep tracking requests whose number is also a shipment's BL/booking number in the account. The reference drops
-   * them (REFERENCE §3.1, docs/api.md §Search), and so does `GET /v2/search`; the MCP `search_container` tool keeps
+   * them (docs/api.md §Search), and so does `GET /v2/search`; the MCP `search_container` tool keeps
    * them, to show the request's status next to its shipment (docs/mcp.md §Tools).
    */
   keepTrackedRequests?: boolean;
@@ -140,7 +140,8 @@ function parseRefNumbers(json: string | null): string[] {
  *
  * Index-backed (docs/architecture.md §Search index): each class is one FTS5 query walked in rank order inside the
  * account's rowid range and cut at `offset + size + 1` rows; the next class is asked only when the better ones did not
- * fill the page, so a page costs about its offset plus its size in index entries, whatever the account holds.
+ * fill the page, so a whole-term or prefix page costs about its offset plus its size in index entries, whatever the
+ * account holds (a substring page also steps through its trigrams' postings; bench/README.md §bench/search).
  * @param normalized a query from {@link normalizeSearchQuery}.
  * @throws ApiError 400 (`page[number]`) when `offset + size` exceeds {@link MAX_SEARCH_RESULTS}.
  */

@@ -142,7 +142,7 @@ describe("GET /v2/search", () => {
     await insertRequest(other, { number: "OTHER-ONLY-1", second: 300 });
   });
 
-  it("answers the reference's search_result shape, with the kind's nulls (REFERENCE §3.2)", async () => {
+  it("answers the reference's search_result shape, with the kind's nulls (docs/api.md §Search)", async () => {
     const { status, doc } = await search(acme, "MAEU240001234");
     expect(status).toBe(200);
     expect(doc.meta).toBeUndefined();
@@ -172,7 +172,7 @@ describe("GET /v2/search", () => {
     expect(doc.links.next).toBeUndefined();
   });
 
-  it("drops a tracking request whose number is a shipment's BL (REFERENCE §3.1), keeps the others", async () => {
+  it("drops a tracking request whose number is a shipment's BL (docs/api.md §Search), keeps the others", async () => {
     const { doc } = await search(acme, "MAEU2400");
     expect(ids(doc)).not.toContain(tracked);
     const request = doc.data.find((h) => h.id === untracked);
