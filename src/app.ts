@@ -18,6 +18,7 @@ import { requestId } from "./middleware/request-id";
 import { strictQuery } from "./middleware/strict-query";
 import { partyRoutes } from "./parties/routes";
 import { portRoutes } from "./ports/routes";
+import { searchRoutes } from "./search/routes";
 import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { terminalRoutes } from "./terminals/routes";
@@ -103,6 +104,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", vesselRoutes);
   // /vessels/{id}/future_positions…: literal last segments, so no clash with /vessels/{key} in any order.
   v2.route("/", futurePositionRoutes);
+  v2.route("/", searchRoutes);
   // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
   v2.route("/", webhookRoutes);
   v2.route("/", webhookNotificationRoutes);

@@ -8,6 +8,10 @@
 //   GET  /v2/containers/{id}                                ids spread over the whole table
 //   GET  /v2/containers?page[size]=30&include=shipment      first page, newest first
 //   POST /v2/tracking_requests                              unique request_number per request (scac TEST)
+//   GET  /v2/search?query=USLAX                             whole-term match of every shipment and container
+//   GET  /v2/search?query=BNCU                              prefix of every container number
+//   GET  /v2/search?query=0001234                           inside a few numbers (the page is not filled: every
+//                                                           match class is asked)
 //
 // Figures are reported as ratios to /health in the same run, which cancels most of the machine's speed.
 //
@@ -25,7 +29,8 @@
 // 12 s below 800 req/s. The run reports 200s and 429s apart, and counts the ratio only when no request was refused
 // (a 429 skips D1 and would flatter it).
 // With --large, the first list page is measured again at 1 000 000 containers (fresh database), and its p50
-// latency is compared with the 10 000-container run: the page must not get slower as the table grows.
+// latency is compared with the 10 000-container run: the page must not get slower as the table grows; so is the first
+// search page of each search query.
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -72,6 +77,17 @@ const tenantAccountId = (i) => `00000000-0000-7000-8001-${i.toString(16).padStar
 /** An extra account that checks, before the load, that the limit in force is the default one. */
 const LIMIT_PROBE_ACCOUNT_ID = "00000000-0000-7000-8002-000000000001";
 const LIST_PATH = "/v2/containers?page[size]=30&include=shipment";
+/**
+ * Search queries (docs/api.md §Search) over the seed of bench/lib/seed.mjs: the POD's UN/LOCODE matches every shipment
+ * and container whole, the owner code starts every container number, and the digits are inside one container number
+ * and a few BL numbers, so that page asks all three match classes.
+ */
+const SEARCHES = [
+  { id: "searchExact", query: "USLAX", minRows: 25 },
+  { id: "searchPrefix", query: "BNCU", minRows: 25 },
+  { id: "searchContains", query: "0001234", minRows: 1 },
+];
+const SEARCH_IDS = SEARCHES.map((q) => q.id);
 
 function options(argv) {
   const { values, num, flag } = benchOptions(argv, {
@@ -171,6 +187,13 @@ async function sanityCheck(baseUrl, endpoints, count) {
       if (doc.meta?.total !== count) problems.push(`list: meta.total ${doc.meta?.total}, expected ${count}`);
       if (!(doc.included?.length > 0)) problems.push("list: no included shipments");
     }
+    const search = SEARCHES.find((q) => q.id === e.id);
+    if (search) {
+      const doc = JSON.parse(text);
+      if (!(doc.data?.length >= search.minRows)) {
+        problems.push(`${e.name}: ${doc.data?.length} results, expected at least ${search.minRows}`);
+      }
+    }
   }
   if (problems.length > 0) throw new Error(`sanity check failed:\n  ${problems.join("\n  ")}`);
 }
@@ -215,6 +238,16 @@ function endpoints(key, sampleIds, runTag) {
       sample: () => ({ method: "GET", path: LIST_PATH, headers: auth }),
       load: { path: LIST_PATH, headers: auth },
     },
+    ...SEARCHES.map(({ id, query }) => {
+      const path = `/v2/search?query=${query}`;
+      return {
+        id,
+        name: `GET ${path}`,
+        expect: 200,
+        sample: () => ({ method: "GET", path, headers: auth }),
+        load: { path, headers: auth },
+      };
+    }),
     {
       id: "create",
       name: "POST /v2/tracking_requests",
@@ -644,7 +677,9 @@ async function runAll(project, opts, m, runTag) {
       project,
       opts.containers,
       opts,
-      opts.large ? ["health", "getById", "list", "list@1", "create"] : ["health", "getById", "list", "create"],
+      opts.large
+        ? ["health", "getById", "list", "list@1", ...SEARCH_IDS, "create"]
+        : ["health", "getById", "list", ...SEARCH_IDS, "create"],
       runTag,
     );
     runs.push(main);
@@ -652,7 +687,13 @@ async function runAll(project, opts, m, runTag) {
   }
   let large;
   if (main && opts.large) {
-    large = await runAt(project, opts.largeContainers, opts, ["health", "getById", "list", "list@1"], runTag);
+    large = await runAt(
+      project,
+      opts.largeContainers,
+      opts,
+      ["health", "getById", "list", "list@1", ...SEARCH_IDS],
+      runTag,
+    );
     runs.push(large);
     printRun(large);
   }
@@ -723,6 +764,21 @@ async function runAll(project, opts, m, runTag) {
         `at ${group(opts.largeContainers)}. With 1 connection: ${fmt(small1.p50)} ms and ${fmt(big1.p50)} ms ` +
         `(ratio ${fmt(big1.p50 / small1.p50)}; server CPU per request ratio ${fmt(cpu(small1, big1))}).`,
     );
+  }
+  if (large) {
+    // The first search page of each query must not get slower as the account grows either (docs/api.md §Search).
+    for (const { id } of SEARCHES) {
+      const small = by(main, id);
+      const big = by(large, id);
+      targets.push({
+        name: `${big.name} p50 at ${group(opts.largeContainers)} ÷ p50 at ${group(opts.containers)}`,
+        value: (big.loadedP50AtLeastMs ?? big.p50) / small.p50,
+        lowerBound: big.loadedP50AtLeastMs !== undefined,
+        op: "≤",
+        threshold: TARGETS.largeListLatency,
+        alt: (big.serverCpuMsPerRequest ?? Number.NaN) / (small.serverCpuMsPerRequest ?? Number.NaN),
+      });
+    }
   }
   const allPass = printTargets(targets);
   const all = runs.flatMap((r) => r.results);

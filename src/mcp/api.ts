@@ -40,6 +40,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from "../lib/jsona
 import type { Resource } from "../lib/jsonapi/types";
 import type { PortAttributes } from "../ports/schemas";
 import { loadPortsByIds, portResource, serializePort } from "../ports/serializer";
+import { normalizeSearchQuery, type SearchMatch, searchAccount } from "../search/service";
 import { parseShipmentFilters, type ShipmentAttributes, type ShipmentFilters } from "../shipments/schemas";
 import { type ShipmentView, serializeShipment, shipmentResource } from "../shipments/serializer";
 import { getShipment, listShipments } from "../shipments/service";
@@ -58,6 +59,7 @@ import { serializeTrackingRequest } from "../tracking-requests/serializer";
 import {
   type CreateTrackingRequestInput,
   createTrackingRequest,
+  getTrackingRequestsByIds,
   listTrackingRequests,
 } from "../tracking-requests/service";
 import type { TransportEventAttributes } from "../transport-events/schemas";
@@ -122,6 +124,14 @@ export interface SearchResult {
   containers: ContainerResource[];
   shipments: ShipmentResource[];
   tracking_requests: TrackingRequestResource[];
+}
+
+/**
+ * What `search` found (docs/api.md §Search, the service of `GET /v2/search`), each kind in rank order, with how each
+ * id matched (`matches`: exact, prefix or contains).
+ */
+export interface RankedSearchResult extends SearchResult {
+  matches: Record<string, SearchMatch>;
 }
 
 /** One page of a list: `page` is 1-based, `page_size` the size used (clamped to 100), `total` the matching records. */
@@ -254,6 +264,43 @@ export class TrackingApi {
         containers: boxes.rows.map(serializeContainer),
         shipments: shipments.rows.map(serializeShipment),
         tracking_requests: requests.rows.map(serializeTrackingRequest),
+      };
+    });
+  }
+
+  /**
+   * The first `limit` (default 20, at most 100) results of `GET /v2/search` for `query` (docs/api.md §Search: numbers,
+   * reference numbers, vessel names, POL/POD names and UN/LOCODEs; exact → prefix → contains), as whole resources by
+   * kind. Tracking requests of a tracked BL/booking are kept (the REST endpoint drops them), so the request's status
+   * shows next to its shipment. Nothing found is an empty result.
+   * @throws TrackingApiError `invalid_argument` (field `query`) for a blank, too long or malformed query.
+   */
+  async search(query: string, options: { limit?: number } = {}): Promise<RankedSearchResult> {
+    return mapErrors(async () => {
+      const { db, accountId } = this.deps;
+      const size = Math.min(Math.max(options.limit ?? 20, 1), MAX_PAGE_SIZE);
+      const { hits } = await searchAccount(db, accountId, normalizeSearchQuery(query), {
+        offset: 0,
+        size,
+        keepTrackedRequests: true,
+      });
+      const idsOf = (kind: string) => hits.filter((h) => h.entityType === kind).map((h) => h.id);
+      const [containerRows, shipmentRows, requestRows] = await Promise.all([
+        loadContainersByIds(db, accountId, idsOf("cargo")).then((rows) => hydrated(this.ctx, containerResource, rows)),
+        shipmentResource.loadByIds?.(this.ctx, idsOf("shipment")) ?? [],
+        getTrackingRequestsByIds(db, accountId, idsOf("tracking_request")),
+      ]);
+      const inRankOrder = <T extends { id: string }>(kind: string, rows: T[]) => {
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        return idsOf(kind).flatMap((id) => byId.get(id) ?? []);
+      };
+      return {
+        containers: inRankOrder("cargo", containerRows).map(serializeContainer),
+        shipments: inRankOrder("shipment", await hydrated(this.ctx, shipmentResource, shipmentRows)).map(
+          serializeShipment,
+        ),
+        tracking_requests: inRankOrder("tracking_request", requestRows).map(serializeTrackingRequest),
+        matches: Object.fromEntries(hits.map((h) => [h.id, h.match])),
       };
     });
   }

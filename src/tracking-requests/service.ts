@@ -205,6 +205,22 @@ export async function getTrackingRequest(db: Database, accountId: string, id: st
 }
 
 /**
+ * The account's tracking requests with the given ids (unknown and other accounts' ids skipped), in no order: the
+ * rows behind search results (src/search/service.ts) for callers that serve whole resources (the MCP tools).
+ */
+export async function getTrackingRequestsByIds(
+  db: Database,
+  accountId: string,
+  ids: readonly string[],
+): Promise<TrackingRequestRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(trackingRequests)
+    .where(and(ownedBy(trackingRequests.accountId, accountId), inArray(trackingRequests.id, [...ids])));
+}
+
+/**
  * A page of the account's tracking requests, newest first, with the filters of docs/decisions.md §Wire format
  * (`parseTrackingRequestFilters` checks them): `filter[request_number]`, `filter[status]`, `filter[scac]`,
  * `filter[request_type]`, `filter[created_at][start|end]`, `filter[updated_at][start|end]`, and the reference's

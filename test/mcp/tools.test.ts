@@ -132,11 +132,34 @@ describe("search_container", () => {
     expect(byBl.total_results).toBe(byBl.shipments.length + byBl.tracking_requests.length + byBl.containers.length);
   });
 
+  it("finds what GET /v2/search finds, in its order: a port finds the shipment and its containers", async () => {
+    const byPort = ok("search_container", await call(client, "search_container", { query: "uslax" }));
+    expect(byPort.shipments.map((s: Structured) => [s.id, s.match])).toEqual([[shared.shipmentId, "exact"]]);
+    expect(byPort.containers.map((c: Structured) => c.match)).toEqual(["exact", "exact"]);
+    const { json } = await apiJson<Many>("/search?query=uslax", { key: shared.account.key });
+    expect(json.data.map((r) => r.id)).toEqual([
+      ...byPort.shipments.map((s: Structured) => s.id),
+      ...byPort.containers.map((c: Structured) => c.id),
+    ]);
+  });
+
+  it("finds a container by the start of its number, marked as a prefix match", async () => {
+    const result = await call(client, "search_container", { query: first().number.slice(0, 8) });
+    const s = ok("search_container", result);
+    expect(s.containers.find((c: Structured) => c.id === first().id)?.match).toBe("prefix");
+    expect((result.content[0] as { text: string }).text).toContain("prefix match");
+  });
+
   it("an unknown number is an empty result, not an error", async () => {
     const result = await call(client, "search_container", { query: "NOPE1234567" });
     const s = ok("search_container", result);
     expect(s.total_results).toBe(0);
     expect((result.content[0] as { text: string }).text).toContain("track_container");
+  });
+
+  it("rejects an unpaired surrogate and control characters as the REST endpoint does (invalid argument)", async () => {
+    expect(errorText(await call(client, "search_container", { query: "MSCU\ud800" }))).toMatch(/query/i);
+    expect(errorText(await call(client, "search_container", { query: "MSCU\u0007" }))).toMatch(/control/i);
   });
 
   it("rejects an empty query through the input schema", async () => {

@@ -5,6 +5,7 @@
 export * from "./accounts";
 export * from "./outages";
 export * from "./reference";
+export * from "./search";
 export * from "./tracking";
 export * from "./upstream";
 export * from "./vessels";
