@@ -5,22 +5,18 @@
  * position of a simulated vessel is a pure function of the journey and the time — the same at every call — and
  * `npm start` shows vessels moving without an AIS key.
  *
- * {@link simulatedVesselPositions} is that function; {@link SimulatorPositionSource} is the simulator's
- * `VesselPositionSource` (src/vessels/positions/source.ts): it reports, for the vessels it follows, their positions
- * in the journeys it is shown.
+ * {@link simulatedVesselPositions} is that function; {@link recordSimulatedPositions} writes its answer to the
+ * position store the AIS feed also writes to.
  */
 
+import { createDatabase } from "../../db/client";
 import { RouteWalker } from "../../geo/along-route";
 import type { LonLat } from "../../geo/geodesy";
 import { type SeaRoute, seaRoute } from "../../geo/sea-route";
 import { toIsoSeconds } from "../../lib/clock";
 import { findPortByLocode } from "../../reference/locations";
-import type {
-  TrackedVessel,
-  VesselPositionReport,
-  VesselPositionSink,
-  VesselPositionSource,
-} from "../../vessels/positions/source";
+import { recordPositions } from "../../vessels/position-store";
+import type { VesselPositionReport } from "../../vessels/positions/source";
 import { realMsOf } from "./simulated-time";
 import { oceanLegsOf } from "./state";
 import type { Journey, JourneyLeg } from "./types";
@@ -114,46 +110,16 @@ export function simulatedVesselPositions(journey: Journey, nowMs: number): Vesse
 }
 
 /**
- * The simulator's position source: it follows a set of vessels (by IMO number) and, each time it is shown journeys
- * ({@link SimulatorPositionSource.observe}, e.g. from the simulator's carrier lookup, which knows each box's journey
- * and when its tracking started), hands the positions of the followed vessels among them to the sink, one per vessel.
- * It never reports a vessel it does not follow.
+ * Records where `journey`'s vessels are at `nowMs` ({@link simulatedVesselPositions}) in the shared position store
+ * (`recordPositions`, src/vessels/position-store.ts: thinned, bounded, creating the vessel row from its IMO number).
+ * The simulator's carrier calls it on every lookup of a simulated box (`onJourney`, src/tracking/sources/index.ts), so
+ * the vessels of tracked simulated boxes move locally without an AIS feed. Nothing is written while the journey's
+ * vessels are in port.
+ * @returns how many positions were handed to the store.
  */
-export class SimulatorPositionSource implements VesselPositionSource {
-  readonly kind = "simulator" as const;
-  private followed = new Set<string>();
-  private closed = false;
-
-  constructor(private readonly sink: VesselPositionSink) {}
-
-  /** Replaces the followed set (by IMO number). */
-  async follow(vessels: readonly TrackedVessel[]): Promise<void> {
-    this.followed = new Set(vessels.map((v) => v.imo));
-  }
-
-  /**
-   * Reports the followed vessels' positions in `journeys` at `nowMs` and flushes the sink.
-   * @returns how many reports were handed over (0 once closed).
-   */
-  async observe(journeys: readonly Journey[], nowMs: number): Promise<number> {
-    if (this.closed) return 0;
-    // One report per vessel: two simulated journeys may name one vessel (their schedules differ); the first wins.
-    const reported = new Set<string>();
-    for (const journey of journeys) {
-      for (const report of simulatedVesselPositions(journey, nowMs)) {
-        if (!report.imo || !this.followed.has(report.imo) || reported.has(report.imo)) continue;
-        reported.add(report.imo);
-        this.sink.position(report);
-      }
-    }
-    const count = reported.size;
-    if (count > 0) await this.sink.flush();
-    return count;
-  }
-
-  /** Stops reporting (idempotent). */
-  async close(): Promise<void> {
-    this.closed = true;
-    this.followed = new Set();
-  }
+export async function recordSimulatedPositions(d1: D1Database, journey: Journey, nowMs: number): Promise<number> {
+  const positions = simulatedVesselPositions(journey, nowMs);
+  if (positions.length === 0) return 0;
+  await recordPositions(createDatabase(d1), { positions }, nowMs);
+  return positions.length;
 }

@@ -1,4 +1,5 @@
 import { SANDBOX_SCAC } from "../../reference/shipping-lines";
+import { recordSimulatedPositions } from "../simulator/vessel-positions";
 import { tokenBrokerFor } from "./credentials";
 import { createDcsaSource, parseDcsaSources } from "./dcsa";
 import { createSandboxSource, createSandboxTerminalSource, SANDBOX_LIFECYCLE_CONTAINER_NUMBERS } from "./sandbox";
@@ -67,9 +68,15 @@ let cached: { key: string; registry: SourceRegistry } | null = null;
  */
 export function sourcesFor(
   env: Pick<Env, "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED"> &
-    Partial<Pick<Env, "CREDENTIALS" | "PROVIDER_GATE" | "TERMINAL_SOURCES">>,
+    Partial<Pick<Env, "CREDENTIALS" | "DB" | "PROVIDER_GATE" | "TERMINAL_SOURCES">>,
 ): SourceRegistry {
-  const key = JSON.stringify([env.DCSA_SOURCES, env.TERMINAL_SOURCES, env.SIMULATOR_ENABLED, env.SIMULATION_SPEED]);
+  const key = JSON.stringify([
+    env.DCSA_SOURCES,
+    env.TERMINAL_SOURCES,
+    env.SIMULATOR_ENABLED,
+    env.SIMULATION_SPEED,
+    env.DB !== undefined,
+  ]);
   if (cached?.key === key) return cached.registry;
   const speed = parseSimulationSpeed(env.SIMULATION_SPEED);
   const carriers: CarrierSource[] = [createSandboxSource(speed)];
@@ -106,7 +113,13 @@ export function sourcesFor(
     configuredAt(facilityCode)?.providerFacility ?? null;
   const simulated = new Set<string>();
   if (env.SIMULATOR_ENABLED === "true") {
-    const simulator = createSimulatorSource({ speed });
+    // Each lookup of a simulated box records where its journey's vessels are then (docs/configuration.md §AIS
+    // positions: what works without a key), so the vessel views and the map move locally without an AIS feed.
+    const db = env.DB;
+    const simulator = createSimulatorSource({
+      speed,
+      onJourney: db ? (journey, nowMs) => recordSimulatedPositions(db, journey, nowMs) : undefined,
+    });
     carriers.push(simulator.carrier);
     const playing = simulator.terminal;
     // A configured terminal is the provider's, never the simulator's (issue 14), even for a simulated line.

@@ -49,7 +49,7 @@ export interface SimulatorOptions {
   anchorFor?: (query: { scac: string; number: string }, ctx: SourceContext) => number;
   /**
    * Called with the journey of each successful carrier lookup and its time, before the lookup answers: the hook for
-   * the simulator's vessel positions (`SimulatorPositionSource.observe`, src/tracking/simulator/vessel-positions.ts).
+   * the simulator's vessel positions (`recordSimulatedPositions`, src/tracking/simulator/vessel-positions.ts).
    * A failure here is the hook's own: it is caught and does not fail the lookup.
    */
   onJourney?: (journey: Journey, nowMs: number) => Promise<unknown>;

@@ -6,9 +6,9 @@ import { planJourney } from "../../../src/tracking/simulator/plan";
 import { realMsOf } from "../../../src/tracking/simulator/simulated-time";
 import { oceanLegsOf } from "../../../src/tracking/simulator/state";
 import type { Journey } from "../../../src/tracking/simulator/types";
-import { SimulatorPositionSource, simulatedVesselPositions } from "../../../src/tracking/simulator/vessel-positions";
+import { simulatedVesselPositions } from "../../../src/tracking/simulator/vessel-positions";
 import { createSimulatorSource } from "../../../src/tracking/sources/simulator";
-import type { VesselPositionReport, VesselPositionSink } from "../../../src/vessels/positions/source";
+import type { VesselPositionReport } from "../../../src/vessels/positions/source";
 
 // The simulator's vessels move along the sea route between their ports' real coordinates, on the journey's schedule,
 // deterministically (src/tracking/simulator/vessel-positions.ts).
@@ -110,60 +110,12 @@ describe("simulatedVesselPositions", () => {
   });
 });
 
-describe("SimulatorPositionSource", () => {
-  function recordingSink() {
-    const positions: VesselPositionReport[] = [];
-    let flushes = 0;
-    const sink: VesselPositionSink = {
-      position: (r) => positions.push(r),
-      identity: () => {},
-      flush: async () => {
-        flushes++;
-      },
-    };
-    return { sink, positions, flushes: () => flushes };
-  }
-
-  it("reports only the vessels it follows, once each, and flushes", async () => {
-    const all = journeys();
-    const [journey] = all as [Journey];
-    const t = realMsOf(journey, journey.vesselDepartedDay + 0.5);
-    const { sink, positions, flushes } = recordingSink();
-    const source = new SimulatorPositionSource(sink);
-    expect(source.kind).toBe("simulator");
-    const imo = oceanLegsOf(journey)[0].vessel.imo;
-    await source.follow([{ imo, mmsi: null, name: null }]);
-    expect(await source.observe([journey, journey], t)).toBe(1);
-    expect(positions.map((p) => p.imo)).toEqual([imo]);
-    expect(flushes()).toBe(1);
-
-    await source.follow([]);
-    expect(await source.observe(all, t)).toBe(0);
-    expect(positions).toHaveLength(1);
-  });
-
-  it("reports nothing once closed", async () => {
-    const [journey] = journeys() as [Journey];
-    const { sink, positions } = recordingSink();
-    const source = new SimulatorPositionSource(sink);
-    await source.follow([{ imo: oceanLegsOf(journey)[0].vessel.imo, mmsi: null, name: null }]);
-    await source.close();
-    expect(await source.observe([journey], realMsOf(journey, journey.vesselDepartedDay + 0.5))).toBe(0);
-    expect(positions).toEqual([]);
-  });
-});
-
 describe("createSimulatorSource onJourney", () => {
-  it("hands each lookup's journey to the position source, which reports its vessel at the lookup's time", async () => {
+  it("hands each lookup's journey and time to the hook: its vessel's position then", async () => {
     const positions: VesselPositionReport[] = [];
-    const source = new SimulatorPositionSource({
-      position: (r) => positions.push(r),
-      identity: () => {},
-      flush: async () => {},
-    });
     const { carrier } = createSimulatorSource({
       speed: 1,
-      onJourney: (journey, nowMs) => source.observe([journey], nowMs),
+      onJourney: async (journey, nowMs) => positions.push(...simulatedVesselPositions(journey, nowMs)),
     });
     const journey = planJourney({
       scac: "MAEU",
@@ -172,8 +124,6 @@ describe("createSimulatorSource onJourney", () => {
       anchorMs: ANCHOR,
       speed: 1,
     });
-    const imo = oceanLegsOf(journey)[0].vessel.imo;
-    await source.follow([{ imo, mmsi: null, name: null }]);
     const now = realMsOf(journey, journey.vesselDepartedDay + 1);
     const found = await carrier.lookup(
       { requestType: "bill_of_lading", number: "MAEU100000001", scac: "MAEU" },
