@@ -1,10 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import { ports } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { includeParam, loadContext, queryParams } from "../lib/http";
-import { isUuid } from "../lib/ids";
 import { resourceDocument } from "../lib/jsonapi/document";
 import { parseInclude } from "../lib/jsonapi/include";
 import {
@@ -17,9 +14,9 @@ import {
   sendJsonApi,
   singleDocumentSchema,
 } from "../lib/openapi";
-import { findPortByLocode } from "../reference/locations";
 import { PortAttributes } from "./schemas";
 import { portResource } from "./serializer";
+import { findPort } from "./service";
 
 const PortSchema = resourceSchema("port", PortAttributes, "Port");
 
@@ -39,8 +36,6 @@ const getRouteDef = createRoute({
   },
 });
 
-const LOCODE = /^[A-Za-z]{2}[A-Za-z2-9]{3}$/;
-
 /**
  * `GET /ports/{id}`: by UN/LOCODE, current or alternative (`CNSGH` answers Shanghai, `code: CNSHA`; issue 12), or
  * UUID (docs/api.md §Reference data endpoints); `links.self` keeps what was asked.
@@ -48,13 +43,7 @@ const LOCODE = /^[A-Za-z]{2}[A-Za-z2-9]{3}$/;
 export const portRoutes = new OpenAPIHono<AppEnv>().openapi(getRouteDef, async (c) => {
   const id = c.req.valid("param").id;
   const include = parseInclude(includeParam(queryParams(c)), portResource);
-  const where = LOCODE.test(id)
-    ? eq(ports.code, findPortByLocode(id)?.code ?? id.toUpperCase())
-    : isUuid(id)
-      ? eq(ports.id, id.toLowerCase())
-      : undefined;
-  if (!where) throw ApiError.notFound("Couldn't find Port");
-  const [row] = await c.var.db.select().from(ports).where(where).limit(1);
+  const row = await findPort(c.var.db, id);
   if (!row) throw ApiError.notFound("Couldn't find Port");
   return sendJsonApi(c, await resourceDocument(loadContext(c), portResource, row, include, c.req.url));
 });

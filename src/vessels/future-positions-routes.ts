@@ -18,6 +18,7 @@ import {
   predictFuturePositions,
   vesselForPrediction,
 } from "./future-positions";
+import { serializeVessel } from "./serializer";
 
 /**
  * `GET /v2/vessels/{id}/future_positions` and `/future_positions_with_coordinates` (docs/api.md §Future positions). Both
@@ -143,25 +144,7 @@ function coordinate(params: URLSearchParams, name: string, alias: string, limit:
 
 /** The `{data: vessel_with_positions, links: {self}}` document (docs/api.md §Future positions). */
 export function vesselWithPositionsDocument(result: FuturePositions, selfUrl: string) {
-  const v = result.vessel;
-  return {
-    data: {
-      id: v.id,
-      type: "vessel",
-      attributes: {
-        name: v.name,
-        imo: v.imo,
-        mmsi: v.mmsi,
-        latitude: v.latitude,
-        longitude: v.longitude,
-        nautical_speed_knots: v.nauticalSpeedKnots,
-        navigational_heading_degrees: v.navigationalHeadingDegrees,
-        position_timestamp: v.positionTimestamp,
-        positions: result.positions,
-      },
-    },
-    links: { self: selfUrl },
-  };
+  return { data: serializeVessel({ ...result.vessel, positions: result.positions }), links: { self: selfUrl } };
 }
 
 /**

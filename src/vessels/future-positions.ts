@@ -6,16 +6,14 @@
  * parameters (400, checked by the routes), the ports (404).
  */
 
-import { eq } from "drizzle-orm";
 import { assertRoutingEnabled } from "../containers/shipping-route-service";
 import type { Database } from "../db/client";
-import { ports } from "../db/schema";
 import { predictedTrack, type TrackPoint } from "../geo/along-route";
 import type { LonLat } from "../geo/geodesy";
 import { seaRoute } from "../geo/sea-route";
 import { ApiError } from "../lib/errors";
-import { isUuid } from "../lib/ids";
-import { findPortByLocode } from "../reference/locations";
+import type { PortRow } from "../ports/serializer";
+import { findPort } from "../ports/service";
 import { findVessel, type VesselRow } from "./position-store";
 
 /** Speed assumed when the vessel's last reported speed is unknown or below {@link MIN_UNDERWAY_KNOTS}, knots. */
@@ -64,20 +62,6 @@ export interface FuturePositions {
   positions: FuturePosition[];
   /** False when {@link MAX_FUTURE_POSITIONS} cut the track short of the port. */
   complete: boolean;
-}
-
-type PortRow = typeof ports.$inferSelect;
-
-/** A port by id (UUID) or UN/LOCODE (current or alternative), as `/v2/ports/{id}` resolves it. */
-async function findPort(db: Database, key: string): Promise<PortRow | undefined> {
-  const where = isUuid(key)
-    ? eq(ports.id, key.toLowerCase())
-    : /^[A-Za-z]{2}[A-Za-z2-9]{3}$/.test(key)
-      ? eq(ports.code, findPortByLocode(key)?.code ?? key.toUpperCase())
-      : undefined;
-  if (!where) return undefined;
-  const [row] = await db.select().from(ports).where(where).limit(1);
-  return row;
 }
 
 /** The `[lon, lat]` of a port row (its coordinates are decimal strings), or null when it has none. */
