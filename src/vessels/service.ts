@@ -1,8 +1,8 @@
-import { and, desc, eq, isNotNull } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { ROUTING_ENTITLEMENT } from "../containers/shipping-route";
 import { routingNotEnabled } from "../containers/shipping-route-service";
 import type { Database } from "../db/client";
-import { accounts, transportEvents } from "../db/schema";
+import { accounts, shipments, transportEvents } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { parseTimeBound } from "../lib/jsonapi/filters";
@@ -56,9 +56,10 @@ export function parsePositionWindow(params: ShowPositionsParams, nowMs: number):
 
 /**
  * The vessel named by `key` (docs/api.md §Vessel resource): a vessel id (UUID) or a 7-digit IMO number. Vessels are
- * shared by every account: one the `vessels` table has answers with its MMSI and latest position; one only events know
- * (any account's, the vessel being public reference data) answers with the name and IMO number of its latest event,
- * the rest null. `window` adds the recorded positions in it, oldest first, and needs the account's `routing`
+ * shared by every account: one the `vessels` table has answers with its MMSI and latest position; one only our records
+ * know (any account's transport events, else a shipment's `pod_vessel_imo`: the vessel is public reference data)
+ * answers with the name and IMO number they give, the rest null. A row without a name (the simulator records
+ * positions by IMO number alone) takes the name from the same records. `window` adds the recorded positions in it, oldest first, and needs the account's `routing`
  * entitlement (the 403 of `/v2/containers/{id}/route`); the plain read needs none.
  * @throws ApiError 403 without the entitlement when positions are asked for (checked first), 404 for an unknown
  * vessel or a key that is neither.
@@ -81,31 +82,22 @@ export async function getVessel(
   const id = UUID.test(key) ? key.toLowerCase() : vesselIdForImo(key);
   if (!id) throw notFound();
   const row = await findVessel(db, key);
-  let view: VesselView;
-  if (row) {
-    view = {
-      id: row.id,
-      name: row.name,
-      imo: row.imo,
-      mmsi: row.mmsi,
-      latitude: row.latitude,
-      longitude: row.longitude,
-      nauticalSpeedKnots: row.nauticalSpeedKnots,
-      navigationalHeadingDegrees: row.navigationalHeadingDegrees,
-      positionTimestamp: row.positionTimestamp,
-    };
-  } else {
-    const imo = imoOfVesselId(id);
-    if (!imo) throw notFound();
-    const [event] = await db
-      .select({ name: transportEvents.vesselName })
-      .from(transportEvents)
-      .where(and(eq(transportEvents.vesselImo, imo), isNotNull(transportEvents.vesselImo)))
-      .orderBy(desc(transportEvents.createdAt))
-      .limit(1);
-    if (!event) throw notFound();
-    view = { id, name: event.name, imo, mmsi: null };
-  }
+  const imo = row?.imo ?? imoOfVesselId(id);
+  if (!imo) throw notFound();
+  // The name our records give a vessel the position store has no name for (or no row at all).
+  const named = row?.name ? undefined : await vesselNamedInRecords(db, imo);
+  if (!row && !named) throw notFound();
+  const view: VesselView = {
+    id,
+    name: row?.name ?? named?.name ?? null,
+    imo,
+    mmsi: row?.mmsi ?? null,
+    latitude: row?.latitude ?? null,
+    longitude: row?.longitude ?? null,
+    nauticalSpeedKnots: row?.nauticalSpeedKnots ?? null,
+    navigationalHeadingDegrees: row?.navigationalHeadingDegrees ?? null,
+    positionTimestamp: row?.positionTimestamp ?? null,
+  };
   if (window) {
     const track = row ? await positionTrack(db, row.id, window.from, window.to) : [];
     view.positions = track.map((p) => ({
@@ -117,4 +109,25 @@ export async function getVessel(
     }));
   }
   return view;
+}
+
+/**
+ * How our records name vessel `imo` (7 digits) when the `vessels` table cannot: the newest transport event naming it,
+ * else a shipment arriving on it (`pod_vessel_imo`, the leg after a transshipment that no event names yet), any
+ * account's: a vessel is shared reference data (docs/api.md §Vessel resource). Reads the
+ * `transport_events(vessel_imo, created_at)` and `shipments(pod_vessel_imo)` indexes.
+ * @returns `{name}` (null when the record gives none), or undefined when no record names the vessel.
+ */
+async function vesselNamedInRecords(db: Database, imo: string): Promise<{ name: string | null } | undefined> {
+  const [[event], [shipment]] = await db.batch([
+    db
+      .select({ name: transportEvents.vesselName })
+      .from(transportEvents)
+      .where(eq(transportEvents.vesselImo, imo))
+      .orderBy(desc(transportEvents.createdAt))
+      .limit(1),
+    db.select({ name: shipments.podVesselName }).from(shipments).where(eq(shipments.podVesselImo, imo)).limit(1),
+  ]);
+  if (event?.name) return event;
+  return shipment ?? event;
 }

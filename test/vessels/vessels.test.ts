@@ -14,6 +14,8 @@ import { seedBoxOnVessel } from "../helpers/vessels";
 const IMO = "9301809";
 const MMSI = "563281100";
 const EVENTS_ONLY_IMO = "9811000";
+const POD_ONLY_IMO = "9691187";
+const NAMELESS_IMO = "9565194";
 const db = createDatabase(env.DB);
 const now = Date.now();
 const at = (minutesAgo: number) => toIsoSeconds(now - minutesAgo * 60_000);
@@ -63,6 +65,28 @@ beforeAll(async () => {
   // Another account's event is the only trace of EVENTS_ONLY_IMO; the plain account's box is on IMO.
   const other = await createAccount("Other");
   await seedBoxOnVessel(other.accountId, { eventImo: EVENTS_ONLY_IMO, eventVesselName: "EVER GIVEN" });
+  // A shipment's POD vessel no event names yet (the leg after a transshipment), and a vessel the position store knows
+  // only by IMO number (the simulator records positions without names) that events name.
+  await seedBoxOnVessel(other.accountId, { podImo: POD_ONLY_IMO, podName: "MAERSK ALTAIR" });
+  await seedBoxOnVessel(other.accountId, { eventImo: NAMELESS_IMO, eventVesselName: "MAERSK CELESTE" });
+  await recordPositions(
+    db,
+    {
+      positions: [
+        {
+          imo: NAMELESS_IMO,
+          mmsi: null,
+          latitude: 27.1,
+          longitude: -50.5,
+          speedKnots: 18,
+          headingDegrees: 250,
+          timestamp: at(5),
+          source: "simulator",
+        },
+      ],
+    },
+    now,
+  );
   ({ containerId: boxId } = await seedBoxOnVessel(plain.accountId, {
     eventImo: IMO,
     eventVesselName: "SEASPAN SAIGON",
@@ -120,6 +144,18 @@ describe("GET /vessels/{id}", () => {
         position_timestamp: null,
       },
     });
+  });
+
+  it("answers a vessel only a shipment names as its POD vessel, with that name", async () => {
+    const { res, json } = await apiJson<VesselDoc>(`/vessels/${POD_ONLY_IMO}`, { key: plain.key });
+    expect(res.status).toBe(200);
+    expect(json.data.attributes).toMatchObject({ name: "MAERSK ALTAIR", imo: POD_ONLY_IMO, latitude: null });
+  });
+
+  it("names a vessel whose row has no name from the events that name it, keeping the row's position", async () => {
+    const { res, json } = await apiJson<VesselDoc>(`/vessels/${NAMELESS_IMO}`, { key: plain.key });
+    expect(res.status).toBe(200);
+    expect(json.data.attributes).toMatchObject({ name: "MAERSK CELESTE", latitude: 27.1, longitude: -50.5 });
   });
 
   it("answers 404 for an unknown IMO number or id, and for a key that is neither", async () => {

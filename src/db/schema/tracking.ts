@@ -123,6 +123,8 @@ export const shipments = sqliteTable(
   (t) => [
     index("shipments_account_created_idx").on(t.accountId, t.createdAt, t.id),
     index("shipments_account_number_idx").on(t.accountId, t.normalizedNumber),
+    // GET /v2/vessels/{imo} names a vessel a shipment will arrive on (src/vessels/service.ts).
+    index("shipments_pod_vessel_imo_idx").on(t.podVesselImo),
   ],
 );
 

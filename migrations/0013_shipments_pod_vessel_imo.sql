@@ -1,0 +1,1 @@
+CREATE INDEX `shipments_pod_vessel_imo_idx` ON `shipments` (`pod_vessel_imo`);
