@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDatabase } from "../../db/client";
 import { type RecordPositionsResult, recordPositions } from "../position-store";
-import { AISSTREAM_URL, type AisCounters, AisStreamSource } from "./aisstream";
+import { AISSTREAM_URL, type AisCounters, AisStreamSource, noAisCounters } from "./aisstream";
 import { PositionBuffer } from "./buffer";
 import type { TrackedVessel } from "./source";
 
@@ -142,16 +142,7 @@ export class AisFeed extends DurableObject<Env> {
       openSockets: source?.openSockets ?? 0,
       buffered: this.buffer.size,
       counters: {
-        ...(source?.counters ?? {
-          messages: 0,
-          positions: 0,
-          identities: 0,
-          malformed: 0,
-          ignored: 0,
-          refusals: 0,
-          connects: 0,
-          drops: 0,
-        }),
+        ...(source?.counters ?? noAisCounters()),
         untracked: this.buffer.untracked,
         ...this.totals,
       },

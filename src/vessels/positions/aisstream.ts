@@ -220,6 +220,11 @@ export interface AisCounters {
   drops: number;
 }
 
+/** {@link AisCounters} all at zero: a source's start, and the status of a feed with no source. */
+export function noAisCounters(): AisCounters {
+  return { messages: 0, positions: 0, identities: 0, malformed: 0, ignored: 0, refusals: 0, connects: 0, drops: 0 };
+}
+
 interface Slot {
   sub: AisSubscription;
   socket: WebSocket | null;
@@ -254,16 +259,7 @@ function sameSub(a: AisSubscription, b: AisSubscription): boolean {
  */
 export class AisStreamSource implements VesselPositionSource {
   readonly kind = "ais" as const;
-  readonly counters: AisCounters = {
-    messages: 0,
-    positions: 0,
-    identities: 0,
-    malformed: 0,
-    ignored: 0,
-    refusals: 0,
-    connects: 0,
-    drops: 0,
-  };
+  readonly counters: AisCounters = noAisCounters();
   private slots: Slot[] = [];
   private closed = false;
   private readonly url: string;
