@@ -346,9 +346,40 @@ export const RESOURCES = {
       terminal: ["terminal?"],
     },
   },
-  // docs/api.md §Vessel resource (positions only on request).
+  // docs/api.md §Vessel resource: the reference's eight attributes (its sample `vessels.get-by-imo`; `name` nullable
+  // here: a vessel known only by IMO number has none); `positions` only on request.
   vessel: {
-    attributes: { name: "string", imo: "string?" },
+    attributes: {
+      name: "string?",
+      imo: "string?",
+      mmsi: "string?",
+      latitude: "number?",
+      longitude: "number?",
+      nautical_speed_knots: "number?",
+      navigational_heading_degrees: "number?",
+      position_timestamp: "datetime?",
+    },
+    relationships: {},
+    optionalRelationships: true,
+  },
+  // docs/api.md §Search: the items of GET /search (real bodies type every item `search_result`).
+  search_result: {
+    attributes: {
+      entity_type: ["shipment", "cargo", "tracking_request"],
+      number: "string",
+      shipment_id: "string?",
+      scac: "string?",
+      port_of_lading_name: "string?",
+      port_of_discharge_name: "string?",
+      containers_count: "integer?",
+      tracking_stopped: "boolean?",
+      tracking_stopped_reason: "string?",
+      status: "string?",
+      failed_reason: "string?",
+      ref_numbers: "string[]",
+      created_at: "datetime",
+      updated_at: "datetime",
+    },
     relationships: {},
     optionalRelationships: true,
   },

@@ -6,7 +6,6 @@ import type { ContainerAttributes as ContainerAttributesSchema } from "../contai
 import type {
   RouteAttributes as RouteAttributesSchema,
   RouteLocationAttributes as RouteLocationAttributesSchema,
-  VesselAttributes as VesselAttributesSchema,
 } from "../containers/shipping-route-schemas";
 import type { InferNumberDocument as InferNumberDocumentSchema } from "../infer/schemas";
 import type { RawEventAttributes as RawEventAttributesSchema } from "../raw-events/schemas";
@@ -17,6 +16,7 @@ import type {
   TrackingRequestAttributes as TrackingRequestAttributesSchema,
 } from "../tracking-requests/schemas";
 import type { TransportEventAttributes as TransportEventAttributesSchema } from "../transport-events/schemas";
+import type { VesselAttributes as VesselAttributesSchema } from "../vessels/schemas";
 
 /** Resource identifier object `{id, type}` (JSON:API 1.0 §7.2.4). */
 export interface Linkage {

@@ -9,6 +9,7 @@
 
 import { z } from "@hono/zod-openapi";
 import { resourceSchema } from "../lib/openapi";
+import { VesselAttributes } from "../vessels/schemas";
 import { ROUTE_LEG_MODES, ROUTE_STOP_ROLES } from "./shipping-route";
 
 const ts = (description: string) =>
@@ -70,19 +71,9 @@ export const RouteLocationAttributes = z
   })
   .openapi("RouteLocationAttributes");
 
-/**
- * Attributes of a `vessel` (docs/api.md §Vessel resource) as the route knows it: the carrier's name and the IMO number
- * when known.
- */
-export const VesselAttributes = z
-  .object({
-    name: z.string().openapi({ example: "MSC BETA" }),
-    imo: z.string().nullable().openapi({ description: "IMO number.", example: "9000002" }),
-  })
-  .openapi("VesselAttributes");
-
 const RouteSchema = resourceSchema("route", RouteAttributes, "Route");
 const RouteLocationSchema = resourceSchema("route_location", RouteLocationAttributes, "RouteLocation");
+// The route's vessels are the `vessel` resource of GET /v2/vessels/{id}, completed from the vessels table.
 const VesselSchema = resourceSchema("vessel", VesselAttributes, "Vessel");
 
 /**

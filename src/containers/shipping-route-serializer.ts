@@ -21,8 +21,10 @@ import { resourceTypeNamed } from "../lib/jsonapi/include-registry";
 import type { JsonApiDocument, Linkage, ResourceObject } from "../lib/jsonapi/types";
 import { findPortByLocode } from "../reference/locations";
 import { vesselIdForImo } from "../vessels/identity";
+import type { VesselRow } from "../vessels/position-store";
+import { serializeVessel } from "../vessels/serializer";
 import type { ContainerRoute, RouteLeg, VesselRef } from "./shipping-route";
-import type { RouteAttributes, RouteLocationAttributes, VesselAttributes } from "./shipping-route-schemas";
+import type { RouteAttributes, RouteLocationAttributes } from "./shipping-route-schemas";
 
 /** Longest `include` value accepted (as src/lib/jsonapi/include.ts). */
 const MAX_INCLUDE_LENGTH = 500;
@@ -98,6 +100,8 @@ export interface LoadedRoute {
   route: ContainerRoute;
   /** Ports whose `code` is the locode of a stop; stops without one link to no port. */
   ports: (typeof ports.$inferSelect)[];
+  /** Rows of the `vessels` table for the legs' IMO numbers (MMSI, latest position); a leg's vessel may have none. */
+  vessels: VesselRow[];
   /** `created_at` of the route: when its container was created (UTC ISO 8601). */
   createdAt: string;
   /** `updated_at` of the route: the later of its container's and its shipment's last change (UTC ISO 8601). */
@@ -198,9 +202,12 @@ export async function routeDocument(
       }
     }
     if (include.vessels) {
+      // The `vessel` resource of GET /v2/vessels/{id}: the leg's name and IMO number, with the MMSI and latest position
+      // of the vessels table where it has the vessel.
+      const rows = new Map(loaded.vessels.map((r) => [r.id, r]));
       for (const [id, v] of vessels) {
-        const vessel: z.infer<typeof VesselAttributes> = { name: v.name, imo: v.imo };
-        included.push({ id, type: "vessel", attributes: vessel });
+        const row = rows.get(id);
+        included.push(serializeVessel(row ? { ...row, id, name: v.name ?? row.name, imo: v.imo } : { id, ...v }));
       }
     }
     doc.included = included;

@@ -6,10 +6,11 @@
 
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { accounts, containers, ports, shipments, transportEvents } from "../db/schema";
+import { accounts, containers, ports, shipments, transportEvents, vessels } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { ownedBy } from "../lib/tenant";
 import { findPortByLocode } from "../reference/locations";
+import { vesselIdForImo } from "../vessels/identity";
 import type { ContainerRow } from "./serializer";
 import {
   buildContainerRoute,
@@ -165,13 +166,22 @@ export async function findContainerRoute(
   }
   // Events keep the UN/LOCODE as the carrier gave it; the reference table holds each port under its current code.
   const current = (code: string) => findPortByLocode(code)?.code ?? code;
-  const portRows =
-    codes.size > 0
-      ? await db
-          .select()
-          .from(ports)
-          .where(inArray(ports.code, [...new Set([...codes].map(current))]))
-      : [];
+  // The legs' vessels by IMO number: from the events and the shipment's POD vessel (the route's sources).
+  const vesselIds = new Set<string>();
+  for (const imo of [...eventRows.map((e) => e.vesselImo), shipment.podVesselImo]) {
+    const id = vesselIdForImo(imo);
+    if (id) vesselIds.add(id);
+  }
+  const [portRows, vesselRows] = await db.batch([
+    db
+      .select()
+      .from(ports)
+      .where(inArray(ports.code, [...new Set([...codes].map(current))])),
+    db
+      .select()
+      .from(vessels)
+      .where(inArray(vessels.id, [...vesselIds])),
+  ]);
   const byCode = new Map(portRows.map((p) => [p.code, p]));
   const events: RouteEvent[] = eventRows.map((r) => ({
     event: r.event,
@@ -191,6 +201,7 @@ export async function findContainerRoute(
   return {
     route,
     ports: portRows.filter((p) => stopCodes.has(p.code)),
+    vessels: vesselRows,
     createdAt: container.createdAt,
     updatedAt,
   };

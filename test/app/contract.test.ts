@@ -223,6 +223,17 @@ describe("contract with the reference service (issue 15)", () => {
     await call(account, "GET", "/metro_areas/USEWI", 200, "single");
   });
 
+  it("vessels and search (docs/api.md §Vessel resource, §Search)", async () => {
+    // The sandbox journey's vessel, known from the carrier feed rows written above.
+    await call(account, "GET", "/vessels/9811000", 200, "single");
+    await call(account, "GET", "/vessels/9811000?show_positions=true", 200, "single");
+    const container = await call(account, "GET", `/containers/${containerId}`, 200, "single");
+    const number = String(container.data.attributes?.number);
+    const found = await call(account, "GET", `/search?query=${number}`, 200, "none");
+    expect(found.data.map((r) => r.type)).toContain("search_result");
+    await call(account, "GET", "/search", 400, "error");
+  });
+
   it("errors (docs/api.md §Errors): 400, 401, 404 (another account's id too), 422", async () => {
     await call(null, "GET", "/containers", 401, "error");
     await call(account, "GET", "/containers?include=nope", 400, "error");

@@ -70,6 +70,7 @@ function route(): LoadedRoute {
       port("NLRTM", "Rotterdam", "NL", "51.95", "4.0"),
       port("DEDUI", "Duisburg", "DE", "51.43", "6.76"),
     ],
+    vessels: [],
     createdAt: "2025-12-30T00:00:00Z",
     updatedAt: "2026-01-08T00:00:00Z",
   };

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDatabase } from "../../src/db/client";
+import { recordPositions } from "../../src/vessels/position-store";
 import { api, apiJson, createAccount } from "../helpers/api";
 import type { One, Resource } from "../helpers/tracking";
 import { seedTransshipmentJourney, type TrackedAccount, trackedAccounts } from "../mcp/fixtures";
@@ -149,7 +151,11 @@ describe("GET /containers/{id}/route with the routing feature", () => {
     expect(pod.attributes.inbound_ata_at).toBe(podArrivedAt);
     expect(Date.parse(String(pod.attributes.inbound_ata_at)) - Date.parse(eta)).toBe(6 * 3_600_000);
 
-    const vessel = (l: Resource, rel: string) => resolve(json, toOne(l, rel))?.attributes;
+    // Name and IMO number of the included vessel (its AIS attributes: the test below).
+    const vessel = (l: Resource, rel: string) => {
+      const attributes = resolve(json, toOne(l, rel))?.attributes;
+      return attributes && { name: attributes.name, imo: attributes.imo };
+    };
     expect(vessel(pol, "inbound_vessel")).toBeUndefined();
     expect(vessel(pol, "outbound_vessel")).toEqual({ name: "EVER ALPHA", imo: "9000001" });
     expect(vessel(ts, "inbound_vessel")).toEqual({ name: "EVER ALPHA", imo: "9000001" });
@@ -209,6 +215,44 @@ describe("GET /containers/{id}/route with the routing feature", () => {
     expect([pol.attributes.location_locode, pod.attributes.location_locode]).toEqual(["CNYTN", "USLAX"]);
     expect(resolve(json, toOne(pod, "inbound_vessel"))?.attributes.name).toBe("SANDBOX EXPRESS");
     expect(json.data.attributes.total_legs).toBe(1);
+  });
+
+  it("the included vessel is the vessel resource: MMSI and latest position from the vessels table", async () => {
+    const path = `/containers/${boxOf(routed, 1)}/route?include=vessel`;
+    const before = await apiJson<One>(path, { key: routed.account.key });
+    const vessel = before.json.included?.find((r) => r.type === "vessel");
+    const imo = String(vessel?.attributes.imo);
+    expect(vessel?.attributes).toMatchObject({ mmsi: null, latitude: null, position_timestamp: null });
+    await recordPositions(
+      createDatabase(env.DB),
+      {
+        identities: [{ imo, mmsi: "563281100", name: "SANDBOX EXPRESS" }],
+        positions: [
+          {
+            imo,
+            mmsi: "563281100",
+            latitude: 21.5,
+            longitude: -140.25,
+            speedKnots: 17,
+            headingDegrees: 80,
+            timestamp: "2026-11-28T20:00:00Z",
+            source: "ais",
+          },
+        ],
+      },
+      Date.parse("2026-11-28T20:05:00Z"),
+    );
+    const after = await apiJson<One>(path, { key: routed.account.key });
+    expect(after.json.included?.find((r) => r.type === "vessel")?.attributes).toEqual({
+      name: "SANDBOX EXPRESS",
+      imo,
+      mmsi: "563281100",
+      latitude: 21.5,
+      longitude: -140.25,
+      nautical_speed_knots: 17,
+      navigational_heading_degrees: 80,
+      position_timestamp: "2026-11-28T20:00:00Z",
+    });
   });
 });
 

@@ -243,7 +243,7 @@ describe("route document (GET /containers/{id}/route) read back without loss", (
   for (const [name, route] of Object.entries(routes)) {
     it(`reads back the route without loss: ${name}`, async () => {
       const doc = await routeDocument(
-        { route, ports: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
+        { route, ports: [], vessels: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
         everything,
         "https://api.test/v2/x",
       );
@@ -265,18 +265,27 @@ describe("route document (GET /containers/{id}/route) read back without loss", (
   it("a vessel on two legs is one included resource; a document without its locations is unreadable", async () => {
     const route = routes["feeder, transshipment on the same vessel name with another IMO, POD, rail inland"];
     const doc = await routeDocument(
-      { route, ports: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
+      { route, ports: [], vessels: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
       everything,
       "https://api.test/v2/x",
     );
     const vessels = (doc.included ?? []).filter((r) => r.type === "vessel");
+    // The `vessel` resource's eight attributes; nothing but name and IMO number without a vessels row.
+    const unknown = {
+      mmsi: null,
+      latitude: null,
+      longitude: null,
+      nautical_speed_knots: null,
+      navigational_heading_degrees: null,
+      position_timestamp: null,
+    };
     expect(vessels.map((v) => v.attributes)).toEqual([
-      { name: "FEEDER ONE", imo: null },
-      { name: "MOTHER", imo: "9000001" },
-      { name: "MOTHER", imo: "9000002" },
+      { name: "FEEDER ONE", imo: null, ...unknown },
+      { name: "MOTHER", imo: "9000001", ...unknown },
+      { name: "MOTHER", imo: "9000002", ...unknown },
     ]);
     const bare = await routeDocument(
-      { route, ports: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
+      { route, ports: [], vessels: [], createdAt: "2030-01-07T06:00:00Z", updatedAt: "2030-01-07T06:00:00Z" },
       parseRouteInclude(null),
       "https://api.test/v2/x",
     );

@@ -13,6 +13,7 @@ export declare const shipping_line: Validate;
 export declare const transport_event: Validate;
 export declare const raw_event: Validate;
 export declare const vessel: Validate;
+export declare const search_result: Validate;
 export declare const party: Validate;
 export declare const webhook: Validate;
 export declare const webhook_notification: Validate;
