@@ -46,4 +46,5 @@ CREATE TABLE `custom_fields` (
 CREATE UNIQUE INDEX `custom_fields_entity_definition_idx` ON `custom_fields` (`entity_type`,`entity_id`,`definition_id`);--> statement-breakpoint
 CREATE INDEX `custom_fields_definition_idx` ON `custom_fields` (`definition_id`);--> statement-breakpoint
 CREATE INDEX `custom_fields_account_created_idx` ON `custom_fields` (`account_id`,`created_at`,`id`);--> statement-breakpoint
-ALTER TABLE `accounts` ADD `custom_field_limit` integer;
+ALTER TABLE `accounts` ADD `custom_field_limit` integer;--> statement-breakpoint
+ALTER TABLE `tracking_requests` ADD `initial_custom_fields` text;

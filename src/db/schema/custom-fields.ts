@@ -79,3 +79,12 @@ export const customFields = sqliteTable(
     index("custom_fields_account_created_idx").on(t.accountId, t.createdAt, t.id),
   ],
 );
+
+/**
+ * A tracking request's `initial_custom_fields` as stored (docs/api.md §Custom fields): definition ids (checked at
+ * create) and typed values; a container entry's `number` targets one container, null every container.
+ */
+export interface StagedCustomFields {
+  shipment: { definitionId: string; value: unknown }[];
+  containers: { definitionId: string; value: unknown; number: string | null }[];
+}
