@@ -87,7 +87,7 @@ describe("initial_custom_fields", () => {
     }
     await deliverTrackingMessages([{ trackingRequestId: request.id, accountId: account.accountId }]);
     const { json } = await apiJson<One>(`/tracking_requests/${request.id}`, { key: account.key });
-    const shipmentId = (json.data.relationships?.tracked_object?.data as { id: string }).id;
+    const shipmentId = toOne(json.data, "tracked_object")?.id;
     expect(await values(account, `/shipments/${shipmentId}`)).toEqual({ booking_reference: "B-1" });
     const shipment = await apiJson<One>(`/shipments/${shipmentId}`, { key: account.key });
     const boxes = shipment.json.data.relationships?.containers?.data as { id: string }[];
