@@ -6,6 +6,7 @@ import {
   deliverTrackingMessages,
   type Many,
   type One,
+  toOne,
   trackSandboxShipment,
 } from "../helpers/tracking";
 
