@@ -1,12 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { customFieldDefinitions, customFields, type StagedCustomFields } from "../db/schema";
 import { ApiError, type ErrorObject } from "../lib/errors";
-import { newId } from "../lib/ids";
 import { ValueInput } from "./schemas";
 import type { ValueEntityType } from "./value-types";
-import { definitionForEntity, typedValue } from "./values";
+import { definitionForEntity, insertValueStatement, typedValue } from "./values";
 
 const entry = { api_slug: z.string().max(64), value: ValueInput };
 
@@ -126,26 +125,5 @@ export async function carriedCustomFieldStatements(
   }
   for (const e of staged.shipment) carried.push({ ...e, entityType: "shipment", entityId: shipmentId });
   for (const e of staged.containers) if (e.number === null) onBoxes(e.definitionId, e.value, null);
-  return carried.map((c) =>
-    db
-      .insert(customFields)
-      .select(
-        db
-          .select({
-            id: sql<string>`${newId()}`.as("id"),
-            accountId: customFieldDefinitions.accountId,
-            definitionId: customFieldDefinitions.id,
-            entityType: sql<string>`${c.entityType}`.as("entity_type"),
-            entityId: sql<string>`${c.entityId}`.as("entity_id"),
-            value: sql<unknown>`${c.value === null ? null : JSON.stringify(c.value)}`.as("value"),
-            createdAt: sql<string>`${now}`.as("created_at"),
-            updatedAt: sql<string>`${now}`.as("updated_at"),
-          })
-          .from(customFieldDefinitions)
-          .where(
-            and(eq(customFieldDefinitions.accountId, request.accountId), eq(customFieldDefinitions.id, c.definitionId)),
-          ),
-      )
-      .onConflictDoNothing(),
-  );
+  return carried.map((c) => insertValueStatement(db, { ...c, accountId: request.accountId, now }, "keep"));
 }

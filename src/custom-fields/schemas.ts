@@ -11,6 +11,14 @@ export const EntityTypeInput = z
   .enum(["Shipment", "Container", "Cargo", "TrackingRequest"])
   .transform((t) => (t === "Cargo" ? "Container" : t));
 
+/**
+ * A quantified group holding a quantifier (`(a+)+`, `(\\w*)*`, `(x{2,}){3}`): the shape of patterns whose matching can
+ * take exponential time (ReDoS); refused so that a definition cannot make every later write burn the Worker's CPU.
+ */
+const NESTED_QUANTIFIER = /\([^)]*[+*}][^)]*\)\s*[+*{?]/;
+/** A backreference (`\\1`, `\\k<name>`), refused for the same reason. */
+const BACKREFERENCE = /\\[1-9]|\\k</;
+
 /** The `validation` rules of a definition: `required`, and for text `pattern` (a regular expression) and `max_length`. */
 export const ValidationInput = z
   .strictObject({
@@ -29,6 +37,9 @@ export const ValidationInput = z
         },
         { error: "must be a valid regular expression" },
       )
+      .refine((p) => !NESTED_QUANTIFIER.test(p) && !BACKREFERENCE.test(p), {
+        error: "must not repeat a group that itself repeats, nor use backreferences (they can take exponential time)",
+      })
       .optional(),
     max_length: z.number().int().min(1).max(MAX_TEXT_LENGTH).optional(),
   })

@@ -144,7 +144,7 @@ export function checkValue(
     case "number":
       if (typeof value !== "number" || !Number.isFinite(value)) throw invalid("must be a number", pointer);
       if (Math.abs(value) >= MAX_NUMBER) throw invalid("must be less than 10^12 in magnitude", pointer);
-      return Math.round(value * 1e6) / 1e6;
+      return Number(value.toFixed(6));
     case "date": {
       const date = typeof value === "string" ? parseDate(value) : null;
       if (!date) throw invalid("must be a date (YYYY-MM-DD)", pointer);

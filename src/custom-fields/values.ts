@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { accounts, containers, customFieldDefinitions, customFields, shipments, trackingRequests } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
@@ -289,24 +289,53 @@ export async function upsertValue(
     return { view: await getValue(db, accountId, existing.id), created: false };
   }
   await checkLimit(db, accountId);
-  const id = newId();
-  await db
-    .insert(customFields)
-    .values({
-      id,
-      accountId,
-      definitionId: definition.id,
-      entityType: input.entityType,
-      entityId: input.entityId,
-      value,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .onConflictDoUpdate({
-      target: [customFields.entityType, customFields.entityId, customFields.definitionId],
-      set: { value, updatedAt: now },
-    });
+  await insertValueStatement(
+    db,
+    { accountId, definitionId: definition.id, entityType: input.entityType, entityId: input.entityId, value, now },
+    "replace",
+  );
   return { view: await getValueBySlug(db, accountId, input.entityType, input.entityId, input.apiSlug), created: true };
+}
+
+/** A value to insert: on which entity, of which definition, typed already (`typedValue`), and when. */
+export interface NewValue {
+  accountId: string;
+  definitionId: string;
+  entityType: ValueEntityType;
+  entityId: string;
+  value: unknown;
+  now: string;
+}
+
+/**
+ * The insert of one value, selecting its definition (of the account) as it writes: a definition deleted meanwhile
+ * writes nothing, so no value can outlive its definition (docs/api.md §Custom fields). On a value the entity already
+ * has for that definition: `replace` sets the new value, `keep` leaves the first one (the lookup's precedence).
+ * Batchable (src/tracking/persist.ts puts these in the lookup's batch).
+ */
+export function insertValueStatement(db: Database, v: NewValue, onConflict: "replace" | "keep") {
+  const insert = db.insert(customFields).select(
+    db
+      .select({
+        id: sql<string>`${newId()}`.as("id"),
+        accountId: customFieldDefinitions.accountId,
+        definitionId: customFieldDefinitions.id,
+        entityType: sql<string>`${v.entityType}`.as("entity_type"),
+        entityId: sql<string>`${v.entityId}`.as("entity_id"),
+        value: sql<unknown>`${v.value === null ? null : JSON.stringify(v.value)}`.as("value"),
+        createdAt: sql<string>`${v.now}`.as("created_at"),
+        updatedAt: sql<string>`${v.now}`.as("updated_at"),
+      })
+      .from(customFieldDefinitions)
+      .where(and(eq(customFieldDefinitions.accountId, v.accountId), eq(customFieldDefinitions.id, v.definitionId))),
+  );
+  const target = [customFields.entityType, customFields.entityId, customFields.definitionId];
+  return onConflict === "keep"
+    ? insert.onConflictDoNothing({ target })
+    : insert.onConflictDoUpdate({
+        target,
+        set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
+      });
 }
 
 /**
