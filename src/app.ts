@@ -3,6 +3,8 @@ import { HTTPException } from "hono/http-exception";
 import { callbackRoutes } from "./callbacks/routes";
 import { containerMapRoutes } from "./containers/map-geojson-routes";
 import { containerRoutes } from "./containers/routes";
+import { customFieldDefinitionRoutes } from "./custom-fields/definition-routes";
+import { customFieldRoutes, entityCustomFieldRoutes } from "./custom-fields/value-routes";
 import { docsPage } from "./docs/page";
 import type { AppEnv } from "./env";
 import { inferRoutes } from "./infer/routes";
@@ -105,6 +107,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // /vessels/{id}/future_positions…: literal last segments, so no clash with /vessels/{key} in any order.
   v2.route("/", futurePositionRoutes);
   v2.route("/", searchRoutes);
+  v2.route("/", customFieldDefinitionRoutes);
+  v2.route("/", customFieldRoutes);
+  v2.route("/", entityCustomFieldRoutes);
   // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
   v2.route("/", webhookRoutes);
   v2.route("/", webhookNotificationRoutes);

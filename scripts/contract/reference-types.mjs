@@ -385,6 +385,38 @@ export const RESOURCES = {
   },
   // docs/api.md §Party resource.
   party: { attributes: { company_name: "string" }, relationships: {} },
+  // docs/api.md §Custom fields: the reference's `custom_field_definition` schema plus the members its real bodies add
+  // (template_id, created_at, updated_at, relationships account and options; `fields` is not served, see there).
+  custom_field_definition: {
+    attributes: {
+      entity_type: ["Shipment", "Container", "TrackingRequest"],
+      api_slug: "string",
+      display_name: "string",
+      description: "string?",
+      data_type: ["short_text", "number", "date", "datetime", "boolean", "enum", "enum_multi", "reference"],
+      reference_type: "string?",
+      validation: "any",
+      default_format: "string?",
+      default_value: "any",
+      template_id: "string?",
+      created_at: "datetime",
+      updated_at: "datetime",
+    },
+    relationships: { account: ["account?"], options: ["custom_field_option[]"] },
+  },
+  // docs/api.md §Custom fields: an option of an enum / enum_multi definition.
+  custom_field_option: {
+    attributes: { label: "string", value: "string", position: "integer?" },
+    relationships: {},
+  },
+  // docs/api.md §Custom fields: one value on a shipment, container or tracking request.
+  custom_field: {
+    attributes: { api_slug: "string", value: "any", display_value: "string?" },
+    relationships: {
+      entity: ["shipment", "container", "tracking_request"],
+      definition: ["custom_field_definition"],
+    },
+  },
   // docs/webhooks.md §Webhook resource.
   webhook: {
     attributes: {

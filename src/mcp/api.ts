@@ -26,6 +26,9 @@ import {
 import { getContainerView, listContainers, recentContainerKeys } from "../containers/service";
 import type { ContainerRoute } from "../containers/shipping-route";
 import { getContainerRoute as loadContainerRoute } from "../containers/shipping-route-service";
+import { serializeCustomField } from "../custom-fields/serializer";
+import type { CustomFieldView } from "../custom-fields/values";
+import { valuesOfEntities } from "../custom-fields/values";
 import type { Database } from "../db/client";
 import { InvalidReferenceNumber } from "../infer/classify";
 import type { InferNumberAttributes } from "../infer/schemas";
@@ -110,6 +113,8 @@ export interface ContainerDetails {
   shipment?: ShipmentResource | null;
   pod_terminal?: TerminalResource | null;
   transport_events?: TransportEventDetails[];
+  /** The container's custom field values (docs/api.md §Custom fields), oldest first; read by `getContainer`. */
+  custom_fields?: CustomFieldResource[];
 }
 
 /** A shipment with what was asked to be included: its POD terminal, its containers (oldest first). */
@@ -117,7 +122,12 @@ export interface ShipmentDetails {
   shipment: ShipmentResource;
   pod_terminal?: TerminalResource | null;
   containers?: ContainerResource[];
+  /** The shipment's custom field values (docs/api.md §Custom fields), oldest first. */
+  custom_fields?: CustomFieldResource[];
 }
+
+/** A custom field value as `GET /v2/custom_fields/{id}` serves it: `{api_slug, value, display_value}`. */
+export type CustomFieldResource = Resource<{ api_slug: string; value: unknown; display_value: string | null }>;
 
 /** What a search found: exact matches on container number, tracked BL/booking number, and tracking request number. */
 export interface SearchResult {
@@ -306,6 +316,15 @@ export class TrackingApi {
   }
 
   /**
+   * The custom field values of one shipment or container of the account (the service of
+   * `GET /v2/{shipments|containers}/{id}/custom_fields`, docs/api.md §Custom fields), oldest first.
+   */
+  private async customFieldsOf(type: "shipment" | "container", id: string): Promise<CustomFieldResource[]> {
+    const byEntity = await valuesOfEntities(this.deps.db, this.deps.accountId, type, [id]);
+    return (byEntity.get(id) ?? []).map((v: CustomFieldView) => serializeCustomField(v) as CustomFieldResource);
+  }
+
+  /**
    * One container with the requested includes: `shipment` and `pod_terminal` read in the container's own D1 round
    * trip (as `GET /v2/containers/{id}?include=shipment,pod_terminal`), `transport_events` by
    * {@link getTransportEvents}. @throws TrackingApiError `not_found`.
@@ -325,6 +344,7 @@ export class TrackingApi {
         details.pod_terminal = terminal ? serializeTerminal(terminal) : null;
       }
       if (wanted.has("transport_events")) details.transport_events = await this.getTransportEvents(id);
+      details.custom_fields = await this.customFieldsOf("container", view.id);
       return details;
     });
   }
@@ -363,14 +383,16 @@ export class TrackingApi {
     return mapErrors(async () => {
       const row = await getShipment(this.deps.db, this.deps.accountId, id);
       const [view = row] = await hydrated(this.ctx, shipmentResource, [row]);
-      const [terminals, containers] = await Promise.all([
+      const [terminals, containers, customFields] = await Promise.all([
         loadTerminalsByIds(this.deps.db, [view.podTerminalId]),
         options.includeContainers === false ? undefined : this.containersOf([view]),
+        this.customFieldsOf("shipment", view.id),
       ]);
       const terminal = terminals[0];
       const details: ShipmentDetails = {
         shipment: serializeShipment(view),
         pod_terminal: terminal ? serializeTerminal(terminal) : null,
+        custom_fields: customFields,
       };
       if (containers) details.containers = containers.get(view.id) ?? [];
       return details;

@@ -114,6 +114,7 @@ export const trackingRequestRoutes = new OpenAPIHono<AppEnv>()
         shipmentTags: a.shipment_tags,
         autoDetectScac: a.auto_detect_vocc_scac,
         customerId: body.data.relationships?.customer.data?.id ?? null,
+        initialCustomFields: a.initial_custom_fields,
       },
     );
     return sendJsonApi(c, { data: trackingRequestResource.serialize(row) }, 201);

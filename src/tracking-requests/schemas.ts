@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { InitialCustomFieldsInput } from "../custom-fields/initial";
 import { type FilterValues, parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
 import { freeText, MAX_REF_LENGTH, referenceList } from "../lib/validation";
@@ -44,10 +45,10 @@ export const CreateTrackingRequestBody = z
         ref_numbers: stringList.optional(),
         shipment_tags: stringList.optional(),
         auto_detect_vocc_scac: z.boolean().optional(),
-        initial_custom_fields: z
-          .record(z.string(), z.unknown())
-          .optional()
-          .openapi({ description: "Accepted and ignored." }),
+        initial_custom_fields: InitialCustomFieldsInput.optional().openapi({
+          description:
+            "Custom field values for the shipment (`shipment`) and containers (`containers`, `number` targets one container) the lookup creates; checked at create (docs/api.md §Custom fields).",
+        }),
       }),
       relationships: z
         .strictObject({

@@ -1,4 +1,5 @@
 import { and, eq, gte, inArray, lte, or, sql } from "drizzle-orm";
+import { type InitialCustomFields, stageInitialCustomFields } from "../custom-fields/initial";
 import type { Database } from "../db/client";
 import { parties, trackingRequests } from "../db/schema";
 import type { Clock } from "../lib/clock";
@@ -36,6 +37,8 @@ export interface CreateTrackingRequestInput {
   shipmentTags?: string[];
   autoDetectScac?: boolean;
   customerId?: string | null;
+  /** `initial_custom_fields`, checked against the account's definitions (docs/api.md §Custom fields). */
+  initialCustomFields?: InitialCustomFields;
 }
 
 /** Normal form of a tracking number for comparisons: trimmed and upper-cased (docs/decisions.md). */
@@ -140,6 +143,8 @@ export async function createTrackingRequest(
       code: "not_found",
     });
   }
+  const initial = await stageInitialCustomFields(db, accountId, input.initialCustomFields);
+  errors.push(...initial.errors);
   if (errors.length > 0) throw new ApiError(422, errors);
 
   const now = toIsoSeconds(deps.clock.now());
@@ -161,6 +166,7 @@ export async function createTrackingRequest(
     retryCount: null,
     customerId: input.customerId ?? null,
     shipmentId: null,
+    initialCustomFields: initial.staged,
     nextAttemptAt: null,
     createdAt: now,
     updatedAt: now,

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, or } from "drizzle-orm";
 import type { ContainerRow } from "../containers/serializer";
+import { carriedCustomFieldStatements } from "../custom-fields/initial";
 import type { Database } from "../db/client";
 import { containers, shipments, subscriptions, trackedEquipment, trackingRequests } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
@@ -99,7 +100,8 @@ export interface LookupRows {
 /**
  * Writes the rows a successful lookup needs before its Trackers take over (docs/architecture.md §Tracking pipeline step
  * 2): the shipment, one container row per box (the Tracker fills in its state), the shared `tracked_equipment` row
- * of each box, the account's subscriptions and counts, in one D1 batch. Ids are derived from the tracking
+ * of each box, the account's subscriptions and counts, and the request's custom field values carried to the new
+ * shipment and containers, in one D1 batch. Ids are derived from the tracking
  * request (and the container number), so a redelivered message finds the rows instead of writing them twice.
  */
 export async function writeLookupRows(
@@ -223,6 +225,8 @@ export async function writeLookupRows(
     ),
     bumpCount(db, request.accountId, "shipment", 1),
     bumpCount(db, request.accountId, "container", boxes.length),
+    // The request's custom field values and `initial_custom_fields`, onto the new rows (docs/api.md §Custom fields).
+    ...(await carriedCustomFieldStatements(db, request, shipmentId, result.containers, now)),
   ];
   await db.batch(statements as unknown as Parameters<typeof db.batch>[0]);
   return { ...result, created: true };

@@ -185,6 +185,7 @@ function exampleRows() {
     retryCount: null,
     customerId: null,
     shipmentId: EXAMPLE_IDS.shipment,
+    initialCustomFields: null,
     nextAttemptAt: null,
     createdAt: "2025-05-08T09:12:40Z",
     updatedAt: "2025-05-08T09:12:51Z",

@@ -234,6 +234,79 @@ describe("contract with the reference service (issue 15)", () => {
     await call(account, "GET", "/search", 400, "error");
   });
 
+  it("custom fields (docs/api.md §Custom fields)", async () => {
+    const definitionBody = (api_slug: string, entity_type: string, data_type: string) => ({
+      data: {
+        type: "custom_field_definition",
+        attributes: { api_slug, entity_type, data_type, display_name: api_slug },
+      },
+    });
+    const incoterm = await call(
+      account,
+      "POST",
+      "/custom_field_definitions",
+      201,
+      "single",
+      definitionBody("incoterm", "Shipment", "enum"),
+    );
+    const base = `/custom_field_definitions/${incoterm.data.id}`;
+    const option = await call(account, "POST", `${base}/options`, 201, "single", {
+      data: { type: "custom_field_option", attributes: { label: "Ex Works", value: "EXW", position: 1 } },
+    });
+    await call(account, "GET", `${base}/options`, 200, "list");
+    await call(account, "GET", `${base}/options/${option.data.id}`, 200, "single");
+    await call(account, "PATCH", `${base}/options/${option.data.id}`, 200, "single", {
+      data: { type: "custom_field_option", attributes: { label: "EXW" } },
+    });
+    await call(account, "GET", "/custom_field_definitions?filter[entity_type]=Shipment", 200, "list");
+    await call(account, "GET", base, 200, "single");
+    await call(account, "PATCH", base, 200, "single", {
+      data: { type: "custom_field_definition", attributes: { description: "Incoterm 2020" } },
+    });
+    await call(
+      account,
+      "POST",
+      "/custom_field_definitions",
+      201,
+      "single",
+      definitionBody("hazmat", "Cargo", "boolean"),
+    );
+    const value = await call(account, "POST", "/custom_fields", 201, "single", {
+      data: {
+        type: "custom_field",
+        attributes: { api_slug: "incoterm", value: "EXW" },
+        relationships: { entity: { data: { type: "shipment", id: shipmentId } } },
+      },
+    });
+    await call(account, "GET", "/custom_fields", 200, "list");
+    await call(account, "GET", `/custom_fields/${value.data.id}`, 200, "single");
+    await call(account, "PATCH", `/custom_fields/${value.data.id}`, 200, "single", {
+      data: { type: "custom_field", attributes: { value: "EXW" } },
+    });
+    const upsert = { data: { type: "custom_field", attributes: { api_slug: "hazmat", value: true } } };
+    await call(account, "POST", `/containers/${containerId}/custom_fields`, 201, "single", upsert);
+    await call(account, "GET", `/containers/${containerId}/custom_fields`, 200, "list");
+    await call(account, "PATCH", `/containers/${containerId}/custom_fields/hazmat`, 200, "single", {
+      data: { type: "custom_field", attributes: { value: false } },
+    });
+    await call(account, "POST", `/tracking_requests/${requestId}/custom_fields`, 201, "single", upsert);
+    await call(account, "GET", `/tracking_requests/${requestId}/custom_fields`, 200, "list");
+    await call(account, "GET", `/shipments/${shipmentId}/custom_fields`, 200, "list");
+    await call(account, "DELETE", `/containers/${containerId}/custom_fields/hazmat`, 204, "none");
+    await call(account, "DELETE", `/custom_fields/${value.data.id}`, 200, "none");
+    await call(account, "DELETE", `${base}/options/${option.data.id}`, 200, "none");
+    await call(other, "GET", base, 404, "error");
+    await call(
+      account,
+      "POST",
+      "/custom_field_definitions",
+      422,
+      "error",
+      definitionBody("Bad Slug", "Shipment", "enum"),
+    );
+    await call(account, "DELETE", base, 200, "none");
+  });
+
   it("errors (docs/api.md §Errors): 400, 401, 404 (another account's id too), 422", async () => {
     await call(null, "GET", "/containers", 401, "error");
     await call(account, "GET", "/containers?include=nope", 400, "error");

@@ -8,6 +8,8 @@ export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   entitlements: text("entitlements", { mode: "json" }).$type<string[]>().notNull().default([]),
+  /** Most custom field values the account may hold at once (docs/api.md §Custom fields); null: no limit. */
+  customFieldLimit: integer("custom_field_limit"),
   createdAt: text("created_at").notNull(),
 });
 

@@ -3,6 +3,7 @@
  * it.
  */
 export * from "./accounts";
+export * from "./custom-fields";
 export * from "./outages";
 export * from "./reference";
 export * from "./search";

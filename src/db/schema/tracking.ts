@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts, parties } from "./accounts";
+import type { StagedCustomFields } from "./custom-fields";
 import { terminals } from "./reference";
 
 /** A terminal hold as served in `holds_at_pod_terminal` (docs/api.md §Holds). */
@@ -47,6 +48,11 @@ export const trackingRequests = sqliteTable(
     retryCount: integer("retry_count"),
     customerId: text("customer_id").references(() => parties.id),
     shipmentId: text("shipment_id"),
+    /**
+     * `initial_custom_fields` of the create, validated and staged (docs/api.md §Custom fields): the values the lookup
+     * writes onto the shipment and containers it creates. Null when none were sent.
+     */
+    initialCustomFields: text("initial_custom_fields", { mode: "json" }).$type<StagedCustomFields | null>(),
     nextAttemptAt: text("next_attempt_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),

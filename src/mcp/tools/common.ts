@@ -360,3 +360,21 @@ export const isoDateArg = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, "an ISO 8601 date or date-time")
   .describe("ISO 8601, e.g. 2025-06-01 or 2025-06-01T00:00:00Z.");
+
+/** A custom field value in a tool's output (docs/api.md §Custom fields): the REST resource's attributes. */
+export const CustomFieldOutput = z.object({
+  api_slug: z.string(),
+  value: z.unknown().describe("Raw value: string, number, boolean, array of option values, or {type, id}."),
+  display_value: z.string().nullable().describe("Formatted: option labels, Yes/No, YYYY-MM-DD HH:MM:SS."),
+});
+
+/** The `custom_fields` of a tool's output from the values `TrackingApi` read. */
+export function customFieldsOutput(
+  values: { attributes: { api_slug: string; value: unknown; display_value: string | null } }[] | undefined,
+): z.infer<typeof CustomFieldOutput>[] {
+  return (values ?? []).map((v) => ({
+    api_slug: v.attributes.api_slug,
+    value: v.attributes.value,
+    display_value: v.attributes.display_value,
+  }));
+}

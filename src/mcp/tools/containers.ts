@@ -20,9 +20,11 @@ import { JOURNEY_PHASES, labelOf, PHASE_LABELS, phaseOf } from "../../transport-
 import type { ContainerDetails, ContainerInclude, TransportEventDetails } from "../api";
 import {
   ContainerSummary,
+  CustomFieldOutput,
   containerIdArg,
   containerSummary,
   containerUri,
+  customFieldsOutput,
   isoDateArg,
   listFilterFields,
   locodeArg,
@@ -129,6 +131,7 @@ export const ContainerSnapshot = {
     .describe("Inland rail leg; null when the container has no rail data."),
   shipment: ShipmentSummary.nullable(),
   tracking_stopped: z.boolean(),
+  custom_fields: z.array(CustomFieldOutput).describe("The account's own fields on this container (PO numbers …)."),
   tracking_health: TrackingHealth.describe("Per source: last attempt, last answer, failure reason."),
   transport_events: z
     .object({ total: z.number().int(), timeline: z.array(TimelineEntry) })
@@ -198,6 +201,7 @@ export function containerSnapshot(d: ContainerDetails, nowMs: number): z.infer<z
         }
       : null,
     shipment: d.shipment ? shipmentSummary(d.shipment) : null,
+    custom_fields: customFieldsOutput(d.custom_fields),
     tracking_stopped: shipment?.line_tracking_stopped_at != null,
     tracking_health: trackingHealthOf(c, shipment),
   };
@@ -234,6 +238,11 @@ export function containerMarkdown(s: z.infer<z.ZodObject<typeof ContainerSnapsho
   if (s.fees.items.length > 0) {
     lines.push(
       `- Fees: ${s.fees.items.map((f) => `${f.type} ${f.amount} ${f.currency_code}`).join(", ")}; total ${s.fees.sum_by_currency.map((a) => `${a.amount} ${a.currency_code}`).join(" + ")} (terminal \`total\` line excluded)`,
+    );
+  }
+  if (s.custom_fields.length > 0) {
+    lines.push(
+      `- Custom fields: ${s.custom_fields.map((f) => `${f.api_slug} = ${f.display_value ?? "—"}`).join(", ")}`,
     );
   }
   if (s.pickup_appointment_at) lines.push(`- Pickup appointment: ${shortUtc(s.pickup_appointment_at)}`);

@@ -6,7 +6,9 @@ import { orNull } from "../../lib/nullable";
 import type { ShipmentDetails } from "../api";
 import {
   ContainerSummary,
+  CustomFieldOutput,
   containerSummary,
+  customFieldsOutput,
   isoDateArg,
   listFilterFields,
   locodeArg,
@@ -73,6 +75,7 @@ const ShipmentDetailsOutput = {
     last_succeeded_at: nullableString,
   }),
   container_count: z.number().int(),
+  custom_fields: z.array(CustomFieldOutput).describe("The account's own fields on this shipment (PO numbers …)."),
   containers: z.array(ContainerSummary).optional().describe("Present unless include_containers is false."),
 };
 
@@ -127,6 +130,7 @@ function shipmentDetailsOf(d: ShipmentDetails): z.infer<z.ZodObject<typeof Shipm
       last_succeeded_at: s.line_tracking_last_succeeded_at,
     },
     container_count: toManyIds(d.shipment, "containers").length,
+    custom_fields: customFieldsOutput(d.custom_fields),
   };
   if (d.containers) out.containers = d.containers.map(containerSummary);
   return out;
@@ -161,6 +165,11 @@ export function registerShipmentTools(server: McpServer, deps: McpDeps): void {
         lines.push(`- Vessel ${out.vessel.name}${out.vessel.voyage_number ? ` voy. ${out.vessel.voyage_number}` : ""}`);
       if (out.tracking.stopped_at)
         lines.push(`- Tracking stopped ${shortUtc(out.tracking.stopped_at)} (${out.tracking.stopped_reason})`);
+      if (out.custom_fields.length > 0) {
+        lines.push(
+          `- Custom fields: ${out.custom_fields.map((f) => `${f.api_slug} = ${f.display_value ?? "—"}`).join(", ")}`,
+        );
+      }
       if (out.containers) {
         lines.push(
           `- ${plural(out.container_count, "container")}: ${out.containers.map((c) => `${c.number} (${c.current_status})`).join(", ") || "none yet"}`,

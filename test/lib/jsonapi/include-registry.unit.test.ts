@@ -14,6 +14,9 @@ describe("include registry", () => {
   it("src/resource-types.ts registers every JSON:API resource type that `include` can reach", () => {
     expect([...registeredResourceTypes().keys()].sort()).toEqual([
       "container",
+      "custom_field",
+      "custom_field_definition",
+      "custom_field_option",
       "metro_area",
       "party",
       "port",
