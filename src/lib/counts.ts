@@ -9,7 +9,8 @@ export type CountedResource =
   | "tracking_request"
   | "webhook"
   | "webhook_notification"
-  | "party";
+  | "party"
+  | "document";
 
 /**
  * The statement that adds `by` (may be negative) to an account's count of `resource`; put it in the same

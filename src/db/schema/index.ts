@@ -3,6 +3,7 @@
  * it.
  */
 export * from "./accounts";
+export * from "./documents";
 export * from "./outages";
 export * from "./reference";
 export * from "./search";

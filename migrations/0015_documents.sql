@@ -1,0 +1,38 @@
+CREATE TABLE `document_blobs` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`storage_key` text NOT NULL,
+	`filename` text NOT NULL,
+	`content_type` text NOT NULL,
+	`byte_size` integer NOT NULL,
+	`checksum` text NOT NULL,
+	`created_at` text NOT NULL,
+	`uploaded_at` text,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `document_blobs_account_idx` ON `document_blobs` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE TABLE `documents` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`blob_id` text NOT NULL,
+	`name` text NOT NULL,
+	`source` text NOT NULL,
+	`document_type` text,
+	`document_type_manual` text,
+	`classification_notes` text,
+	`extracted_data_manual` text,
+	`file_name` text NOT NULL,
+	`file_content_type` text NOT NULL,
+	`file_size_bytes` integer NOT NULL,
+	`checksum` text NOT NULL,
+	`storage_key` text NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`blob_id`) REFERENCES `document_blobs`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `documents_account_created_idx` ON `documents` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `documents_account_checksum_idx` ON `documents` (`account_id`,`checksum`);--> statement-breakpoint
+CREATE UNIQUE INDEX `documents_blob_idx` ON `documents` (`blob_id`);

@@ -1,0 +1,65 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+
+/**
+ * Blobs reserved by `POST /rails/active_storage/direct_uploads` (docs/api.md §Documents, upload flow). The row holds
+ * what the client declared (file name, MIME type, exact size, base64 MD5); `uploaded_at` is set once the signed `PUT`
+ * has stored exactly those bytes in R2 under `storage_key`. The bytes themselves are only ever in R2.
+ */
+export const documentBlobs = sqliteTable(
+  "document_blobs",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** R2 object key: `<account id>/<blob id>`. */
+    storageKey: text("storage_key").notNull(),
+    filename: text("filename").notNull(),
+    contentType: text("content_type").notNull(),
+    byteSize: integer("byte_size").notNull(),
+    /** Base64 of the MD5 digest of the bytes, as the client declared it and R2 verified it. */
+    checksum: text("checksum").notNull(),
+    createdAt: text("created_at").notNull(),
+    uploadedAt: text("uploaded_at"),
+  },
+  (t) => [index("document_blobs_account_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
+/**
+ * Documents of an account (docs/api.md §Documents): one stored blob each (`blob_id`, unique), the file facts copied
+ * from it, classification fields and the manual overrides of `PATCH /documents/{id}`. Deleting a document deletes the
+ * row and its R2 object. One document per checksum and account: the unique index is what makes a second upload of
+ * the same bytes a 409 `duplicate_document` even when two arrive at once.
+ */
+export const documents = sqliteTable(
+  "documents",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    blobId: text("blob_id")
+      .notNull()
+      .references(() => documentBlobs.id),
+    name: text("name").notNull(),
+    /** `upload`, `api`, `email` or `split_document`. */
+    source: text("source").notNull(),
+    documentType: text("document_type"),
+    documentTypeManual: text("document_type_manual"),
+    classificationNotes: text("classification_notes"),
+    extractedDataManual: text("extracted_data_manual", { mode: "json" }).$type<Record<string, unknown>>(),
+    fileName: text("file_name").notNull(),
+    fileContentType: text("file_content_type").notNull(),
+    fileSizeBytes: integer("file_size_bytes").notNull(),
+    checksum: text("checksum").notNull(),
+    storageKey: text("storage_key").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("documents_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    uniqueIndex("documents_account_checksum_idx").on(t.accountId, t.checksum),
+    uniqueIndex("documents_blob_idx").on(t.blobId),
+  ],
+);
