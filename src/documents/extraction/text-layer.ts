@@ -15,13 +15,13 @@ export type TextReadFailure = "corrupt_file" | "encrypted" | "too_many_pages";
 
 /** Thrown by {@link readPdfText} with a failure reason and the page count when the file could be opened. */
 export class TextReadError extends Error {
-  constructor(
-    readonly reason: TextReadFailure,
-    message: string,
-    readonly pageCount: number | null = null,
-  ) {
+  readonly reason: TextReadFailure;
+  readonly pageCount: number | null;
+  constructor(reason: TextReadFailure, message: string, pageCount: number | null = null) {
     super(message);
     this.name = "TextReadError";
+    this.reason = reason;
+    this.pageCount = pageCount;
   }
 }
 

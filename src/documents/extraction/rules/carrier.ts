@@ -21,6 +21,8 @@ export const CARRIER_CONFIDENCE = {
   name: 0.8,
   blPrefix: 0.7,
   agreementBonus: 0.1,
+  /** No rule is certain: agreement raises a confidence to at most this. */
+  max: 0.99,
 } as const;
 
 interface NamePattern {
@@ -60,7 +62,7 @@ export function recogniseScac(lines: readonly string[], billOfLading: string | n
   const prefixScacs = billOfLading ? (matchBlPrefix(billOfLading)?.scacs ?? []) : [];
   const prefixScac = prefixScacs.length === 1 ? (prefixScacs[0] ?? null) : null;
   const agreeing = (scac: string, confidence: number) =>
-    scac === prefixScac ? confidence + CARRIER_CONFIDENCE.agreementBonus : confidence;
+    scac === prefixScac ? Math.min(CARRIER_CONFIDENCE.max, confidence + CARRIER_CONFIDENCE.agreementBonus) : confidence;
 
   for (const { value, sourceText } of labelledValues(lines, "scac")) {
     const code = /^[A-Z]{2,4}\b/.exec(value.toUpperCase())?.[0];

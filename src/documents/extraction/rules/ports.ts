@@ -17,21 +17,25 @@ export const PORT_CONFIDENCE = { locode: 0.95, uniqueName: 0.85, nameWithCountry
 /** Taken off the confidence when the value is on the line after its label. */
 const NEXT_LINE_PENALTY = 0.05;
 
-/** Ports by upper-cased name and city (names of several ports list each). Built once. */
-const PORTS_BY_NAME: ReadonlyMap<string, readonly PortRecord[]> = (() => {
+/** Ports by upper-cased name, then by upper-cased city (a port's own name wins: `Los Angeles` is USLAX, not the
+ * Long Beach port whose city is Los Angeles). Built once. */
+function indexBy(key: (port: PortRecord) => string | null): ReadonlyMap<string, readonly PortRecord[]> {
   const map = new Map<string, PortRecord[]>();
   for (const port of PORTS) {
-    for (const name of new Set([port.name, port.city].filter((n): n is string => !!n).map(normalName))) {
-      const list = map.get(name) ?? [];
-      list.push(port);
-      map.set(name, list);
-    }
+    const raw = key(port);
+    if (!raw) continue;
+    const name = normalName(raw);
+    const list = map.get(name) ?? [];
+    list.push(port);
+    map.set(name, list);
   }
   return map;
-})();
+}
+const PORTS_BY_NAME = indexBy((port) => port.name);
+const PORTS_BY_CITY = indexBy((port) => port.city);
 
 /** Longest port name, in words: a value's first words are tried from this many down to one. */
-const MAX_NAME_WORDS = Math.max(...[...PORTS_BY_NAME.keys()].map((n) => n.split(" ").length));
+const MAX_NAME_WORDS = Math.max(...[...PORTS_BY_NAME.keys(), ...PORTS_BY_CITY.keys()].map((n) => n.split(" ").length));
 
 function normalName(name: string): string {
   return name
@@ -52,7 +56,8 @@ export function resolvePort(value: string): { port: PortRecord; confidence: numb
   const words = normalName(value).split(" ").filter(Boolean);
   const countries = new Set(words.filter((w) => w.length === 2));
   for (let n = Math.min(MAX_NAME_WORDS, words.length); n >= 1; n--) {
-    const candidates = PORTS_BY_NAME.get(words.slice(0, n).join(" "));
+    const key = words.slice(0, n).join(" ");
+    const candidates = PORTS_BY_NAME.get(key) ?? PORTS_BY_CITY.get(key);
     if (!candidates || candidates.length === 0) continue;
     const first = candidates[0] as PortRecord;
     if (candidates.length === 1) return { port: first, confidence: PORT_CONFIDENCE.uniqueName };
