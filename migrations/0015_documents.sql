@@ -12,6 +12,18 @@ CREATE TABLE `document_blobs` (
 );
 --> statement-breakpoint
 CREATE INDEX `document_blobs_account_idx` ON `document_blobs` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE TABLE `document_representations` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`document_id` text NOT NULL,
+	`schema_version` text NOT NULL,
+	`payload` text NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `document_representations_document_idx` ON `document_representations` (`document_id`);--> statement-breakpoint
 CREATE TABLE `documents` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -27,6 +39,8 @@ CREATE TABLE `documents` (
 	`file_size_bytes` integer NOT NULL,
 	`checksum` text NOT NULL,
 	`storage_key` text NOT NULL,
+	`last_document_representation_id` text,
+	`extraction_error` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action,

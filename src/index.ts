@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
+import { consumeDocumentExtractions, type DocumentExtractionMessage } from "./documents/extraction-job";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 // Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
 import "./resource-types";
@@ -40,6 +41,9 @@ const worker = {
         return;
       case "webhook-deliveries":
         await consumeWebhookDeliveries(batch as MessageBatch<WebhookDeliveryMessage>, env);
+        return;
+      case "document-extractions":
+        await consumeDocumentExtractions(batch as MessageBatch<DocumentExtractionMessage>, env);
         return;
       case "webhook-deliveries-dlq":
         await consumeWebhookDeliveriesDlq(batch as MessageBatch<WebhookDeliveryMessage>, env);

@@ -4,7 +4,8 @@ import { documents } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { includeParam, loadContext, queryParams } from "../lib/http";
-import { listDocument } from "../lib/jsonapi/document";
+import { listDocument, resourceDocument } from "../lib/jsonapi/document";
+import { type IncludeTree, parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
 import { listPage } from "../lib/list-query";
 import {
@@ -21,7 +22,7 @@ import {
   sendJsonApi,
   singleDocumentSchema,
 } from "../lib/openapi";
-import { DOCUMENT_TYPES } from "./document-types";
+import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
 import { documentResource } from "./serializer";
 import {
@@ -30,15 +31,16 @@ import {
   deleteDocument,
   documentDownloadUrl,
   getDocument,
+  requestExtraction,
   updateDocument,
 } from "./service";
 
 const tags = ["Documents"];
 
 /**
- * `include` names the reference allows on documents (docs/api.md §Documents). Accepted; nothing is included yet
- * (no representation, links or e-mail submission exist until extraction and linking fill them), anything else is the
- * reference's 400.
+ * `include` names the reference allows on documents (docs/api.md §Documents). `last_document_representation` and its
+ * alias `current_extraction` include the extraction result; the others are accepted and include nothing yet (no
+ * links, users or e-mail submissions exist for documents here); anything else is the reference's 400.
  */
 const INCLUDES = [
   "shipments",
@@ -50,13 +52,18 @@ const INCLUDES = [
   "current_extraction",
 ];
 
-function checkInclude(params: URLSearchParams): void {
+/** The include tree of a documents request (see {@link INCLUDES}). @throws ApiError 400 for another name. */
+function documentInclude(params: URLSearchParams): IncludeTree {
+  const kept: string[] = [];
   for (const path of includeParam(params).split(",")) {
     const name = path.trim().split(".")[0] ?? "";
-    if (name !== "" && !INCLUDES.includes(name)) {
+    if (name === "") continue;
+    if (!INCLUDES.includes(name)) {
       throw ApiError.badParameter("include", `${name} is not specified as a relationship on V2::DocumentSerializer`);
     }
+    if (Object.hasOwn(documentResource.relationships, name)) kept.push(path.trim());
   }
+  return parseInclude(kept.join(","), documentResource);
 }
 
 const DocumentSchema = resourceSchema(
@@ -219,23 +226,24 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
       name: attributes.name,
       signedId: attributes.attached_document,
     });
+    await requestExtraction(c.env.DOCUMENT_EXTRACTIONS_QUEUE, row);
     const self = `${new URL(c.req.url).origin}/v2/documents/${row.id}`;
     return sendJsonApi(c, { data: documentResource.serialize(row), links: { self } }, 201);
   })
   .openapi(listDef, async (c) => {
     const params = queryParams(c);
-    checkInclude(params);
+    const include = documentInclude(params);
     const page = parsePage(params, 25);
     const ctx = loadContext(c);
     const { rows, total } = await listPage(ctx.db, documents, "document", ctx.accountId, [], page);
-    return sendJsonApi(c, await listDocument(ctx, documentResource, rows, new Map(), c.req.url, page, total));
+    return sendJsonApi(c, await listDocument(ctx, documentResource, rows, include, c.req.url, page, total));
   })
   .openapi(typesDef, (c) => c.json({ document_types: DOCUMENT_TYPES.map((t) => ({ ...t })) }, 200))
   .openapi(getDef, async (c) => {
-    checkInclude(queryParams(c));
-    const { db, accountId } = loadContext(c);
-    const row = await getDocument(db, accountId, c.req.valid("param").id);
-    return sendJsonApi(c, { data: documentResource.serialize(row), links: { self: c.req.url } });
+    const include = documentInclude(queryParams(c));
+    const ctx = loadContext(c);
+    const row = await getDocument(ctx.db, ctx.accountId, c.req.valid("param").id);
+    return sendJsonApi(c, await resourceDocument(ctx, documentResource, row, include, c.req.url));
   })
   .openapi(patchDef, async (c) => {
     const { accountId } = c.get("principal");

@@ -7,8 +7,8 @@ export type DocumentRow = typeof documents.$inferSelect;
 
 /**
  * Serialises a document (docs/api.md §Documents "Document resource"): the reference's attributes, its relationships'
- * linkage (`shipments` and `cargos` are empty and `last_document_representation` null until linking and extraction
- * fill them) and `links.self` / `links.download` relative and without `/v2`, as the reference's guide shows them.
+ * linkage (`shipments` and `cargos` are empty: linking is not done yet; `last_document_representation` is null until an
+ * extraction succeeds) and `links.self` / `links.download` relative and without `/v2`, as the reference's guide shows them.
  */
 export function serializeDocument(row: DocumentRow): ResourceObject {
   return {
@@ -31,7 +31,11 @@ export function serializeDocument(row: DocumentRow): ResourceObject {
       account: { data: { type: "account", id: row.accountId } },
       user: { data: null },
       email_submission: { data: null },
-      last_document_representation: { data: null },
+      last_document_representation: {
+        data: row.lastDocumentRepresentationId
+          ? { type: "document_representation", id: row.lastDocumentRepresentationId }
+          : null,
+      },
       shipments: { data: [] },
       cargos: { data: [] },
     },
@@ -44,5 +48,12 @@ export const documentResource = registerResourceType<DocumentRow>({
   type: "document",
   serializerName: "V2::DocumentSerializer",
   serialize: serializeDocument,
-  relationships: {},
+  // `current_extraction` is the reference's alias of `last_document_representation` in `include`.
+  relationships: {
+    last_document_representation: {
+      target: "document_representation",
+      idOf: (row) => row.lastDocumentRepresentationId,
+    },
+    current_extraction: { target: "document_representation", idOf: (row) => row.lastDocumentRepresentationId },
+  },
 });

@@ -1,13 +1,14 @@
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { documents } from "../db/schema";
+import { documentRepresentations, documents } from "../db/schema";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { bumpCount } from "../lib/counts";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { ownedBy } from "../lib/tenant";
 import { discardBlob, findBlob } from "./blobs";
-import { isDocumentType } from "./document-types";
+import { DOCUMENT_TYPES } from "./extraction";
+import type { DocumentExtractionMessage } from "./extraction-job";
 import type { DocumentRow } from "./serializer";
 import { signToken, verifyToken } from "./signing";
 
@@ -21,6 +22,28 @@ export interface DocumentDeps {
 }
 
 const NOT_FOUND = "Couldn't find Document";
+
+/** Whether `code` is a document type of `GET /documents/types` (the extractor's list, src/documents/extraction/). */
+function isDocumentType(code: string): boolean {
+  return DOCUMENT_TYPES.some((t) => t.code === code);
+}
+
+/**
+ * Asks for the document to be extracted in the background (the `document-extractions` queue,
+ * src/documents/extraction-job.ts). Never throws: a failed send is logged, and the document stays without a
+ * representation until `POST /documents/{id}/reextract`.
+ */
+export async function requestExtraction(
+  queue: Queue<DocumentExtractionMessage> | undefined,
+  document: Pick<DocumentRow, "id" | "accountId">,
+): Promise<void> {
+  if (!queue) return;
+  try {
+    await queue.send({ documentId: document.id, accountId: document.accountId, runId: newId() });
+  } catch (err) {
+    console.error("document extraction: enqueue failed", document.id, String(err));
+  }
+}
 
 /**
  * One document of the account (`GET /documents/{id}`).
@@ -117,6 +140,8 @@ export async function createDocument(
     fileSizeBytes: blob.byteSize,
     checksum: blob.checksum,
     storageKey: blob.storageKey,
+    lastDocumentRepresentationId: null,
+    extractionError: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -166,7 +191,8 @@ export async function updateDocument(
 }
 
 /**
- * `DELETE /documents/{id}` (docs/api.md §Documents): removes the document, its blob row and its file from R2 (a
+ * `DELETE /documents/{id}` (docs/api.md §Documents): removes the document, its representations, its blob row and its
+ * file from R2 (a
  * deleted document answers 404 afterwards and its download URLs stop working).
  * @throws ApiError 404 unknown or another account's.
  */
@@ -176,7 +202,10 @@ export async function deleteDocument(deps: DocumentDeps, accountId: string, id: 
     .where(and(ownedBy(documents.accountId, accountId), eq(documents.id, id)))
     .returning();
   if (!row) throw ApiError.notFound(NOT_FOUND);
-  await bumpCount(deps.db, accountId, "document", -1);
+  await deps.db.batch([
+    bumpCount(deps.db, accountId, "document", -1),
+    deps.db.delete(documentRepresentations).where(eq(documentRepresentations.documentId, row.id)),
+  ]);
   const blob = await findBlob(deps.db, accountId, row.blobId);
   if (blob) await discardBlob(deps, blob);
   else await deps.bucket.delete(row.storageKey);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, apiJson, createAccount } from "../helpers/api";
-import { pdfBytes, uploadDocument } from "../helpers/documents";
+import { pdfBytes, uploadDocument } from "../helpers/document-uploads";
 
 // /v2/documents list, types, get, update, delete and download_url (docs/api.md §Documents): another account's id is a
 // 404 on every route, and another account's file is never downloadable.

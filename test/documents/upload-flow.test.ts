@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, apiJson, createAccount } from "../helpers/api";
-import { base64Md5, pdfBytes, putBytes, reserve, uploadDocument } from "../helpers/documents";
+import { base64Md5, pdfBytes, putBytes, reserve, uploadDocument } from "../helpers/document-uploads";
 
 // The document upload flow (docs/api.md §Documents "Upload flow"): reserve a blob (base64 MD5 checksum), PUT the bytes
 // to the signed direct_upload.url (streamed into R2, checked), POST /v2/documents with the signed_id. Files live in R2

@@ -54,6 +54,10 @@ export const documents = sqliteTable(
     fileSizeBytes: integer("file_size_bytes").notNull(),
     checksum: text("checksum").notNull(),
     storageKey: text("storage_key").notNull(),
+    /** The newest `document_representations` row (the extraction result), null until one succeeds. */
+    lastDocumentRepresentationId: text("last_document_representation_id"),
+    /** Reason code of the last failed extraction (src/documents/extraction/types.ts), null otherwise. Not serialised. */
+    extractionError: text("extraction_error"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -62,4 +66,25 @@ export const documents = sqliteTable(
     uniqueIndex("documents_account_checksum_idx").on(t.accountId, t.checksum),
     uniqueIndex("documents_blob_idx").on(t.blobId),
   ],
+);
+
+/**
+ * Extraction results (`document_representation`, docs/api.md §Documents "Extraction"): the extractor's payload and its
+ * schema version, one row per successful extraction of a document (a re-extraction adds one; the document points at
+ * the newest). Deleted with their document.
+ */
+export const documentRepresentations = sqliteTable(
+  "document_representations",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    documentId: text("document_id").notNull(),
+    schemaVersion: text("schema_version").notNull(),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("document_representations_document_idx").on(t.documentId)],
 );
