@@ -12,6 +12,15 @@ CREATE TABLE `document_blobs` (
 );
 --> statement-breakpoint
 CREATE INDEX `document_blobs_account_idx` ON `document_blobs` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE TABLE `document_mailboxes` (
+	`account_id` text PRIMARY KEY NOT NULL,
+	`token` text NOT NULL,
+	`allowed_senders` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `document_mailboxes_token_idx` ON `document_mailboxes` (`token`);--> statement-breakpoint
 CREATE TABLE `document_representations` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -30,6 +39,7 @@ CREATE TABLE `documents` (
 	`blob_id` text NOT NULL,
 	`name` text NOT NULL,
 	`source` text NOT NULL,
+	`email_submission_id` text,
 	`document_type` text,
 	`document_type_manual` text,
 	`classification_notes` text,
@@ -49,4 +59,24 @@ CREATE TABLE `documents` (
 --> statement-breakpoint
 CREATE INDEX `documents_account_created_idx` ON `documents` (`account_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `documents_account_checksum_idx` ON `documents` (`account_id`,`checksum`);--> statement-breakpoint
-CREATE UNIQUE INDEX `documents_blob_idx` ON `documents` (`blob_id`);
+CREATE UNIQUE INDEX `documents_blob_idx` ON `documents` (`blob_id`);--> statement-breakpoint
+CREATE INDEX `documents_email_submission_idx` ON `documents` (`email_submission_id`);--> statement-breakpoint
+CREATE TABLE `email_submissions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`subject` text NOT NULL,
+	`body` text,
+	`from` text NOT NULL,
+	`to` text NOT NULL,
+	`cc` text NOT NULL,
+	`sent_at` text,
+	`message_id` text,
+	`in_reply_to` text,
+	`references` text NOT NULL,
+	`content_type` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `email_submissions_account_created_idx` ON `email_submissions` (`account_id`,`created_at`,`id`);

@@ -4,6 +4,7 @@ import { callbackRoutes } from "./callbacks/routes";
 import { containerMapRoutes } from "./containers/map-geojson-routes";
 import { containerRoutes } from "./containers/routes";
 import { docsPage } from "./docs/page";
+import { emailSubmissionRoutes } from "./documents/email-submission-routes";
 import { documentRoutes } from "./documents/routes";
 import { uploadRoutes } from "./documents/upload-routes";
 import type { AppEnv } from "./env";
@@ -108,6 +109,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", partyRoutes);
   // Registers /documents/types before /documents/{id}.
   v2.route("/", documentRoutes);
+  v2.route("/", emailSubmissionRoutes);
   v2.route("/", vesselRoutes);
   // /vessels/{id}/future_positions…: literal last segments, so no clash with /vessels/{key} in any order.
   v2.route("/", futurePositionRoutes);

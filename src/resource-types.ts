@@ -7,6 +7,7 @@
 
 import "./containers/serializer";
 import "./documents/representation-serializer";
+import "./documents/email-submission-serializer";
 import "./documents/serializer";
 import "./metro-areas/serializer";
 import "./parties/serializer";

@@ -163,3 +163,39 @@ export async function discardBlob(deps: { db: Database; bucket: R2Bucket }, blob
   await deps.bucket.delete(blob.storageKey);
   await deps.db.delete(documentBlobs).where(eq(documentBlobs.id, blob.id));
 }
+
+/**
+ * Stores bytes already in hand (an e-mailed attachment) as an uploaded blob of the account: the same checks as a
+ * reservation ({@link checkDeclaration}), then the bytes into R2 with their MD5, then the row, already uploaded.
+ * @throws ApiError as {@link checkDeclaration} (nothing stored then).
+ */
+export async function storeBlobFromBytes(
+  deps: { db: Database; clock: Clock; bucket: R2Bucket },
+  accountId: string,
+  file: { filename: string; contentType: string; bytes: Uint8Array },
+): Promise<BlobRow> {
+  const digest = new Uint8Array(await crypto.subtle.digest("MD5", file.bytes));
+  const checksum = btoa(String.fromCharCode(...digest));
+  checkDeclaration({
+    filename: file.filename,
+    contentType: file.contentType,
+    byteSize: file.bytes.byteLength,
+    checksum,
+  });
+  const id = newId();
+  const now = toIsoSeconds(deps.clock.now());
+  const row: BlobRow = {
+    id,
+    accountId,
+    storageKey: `${accountId}/${id}`,
+    filename: file.filename.trim(),
+    contentType: mediaTypeOf(file.contentType),
+    byteSize: file.bytes.byteLength,
+    checksum,
+    createdAt: now,
+    uploadedAt: now,
+  };
+  await deps.bucket.put(row.storageKey, file.bytes, { md5: digest, httpMetadata: { contentType: row.contentType } });
+  await deps.db.insert(documentBlobs).values(row);
+  return row;
+}

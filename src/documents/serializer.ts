@@ -30,7 +30,9 @@ export function serializeDocument(row: DocumentRow): ResourceObject {
     relationships: {
       account: { data: { type: "account", id: row.accountId } },
       user: { data: null },
-      email_submission: { data: null },
+      email_submission: {
+        data: row.emailSubmissionId ? { type: "email_submission", id: row.emailSubmissionId } : null,
+      },
       last_document_representation: {
         data: row.lastDocumentRepresentationId
           ? { type: "document_representation", id: row.lastDocumentRepresentationId }

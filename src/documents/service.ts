@@ -6,7 +6,7 @@ import { bumpCount } from "../lib/counts";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { ownedBy } from "../lib/tenant";
-import { discardBlob, findBlob } from "./blobs";
+import { type BlobRow, discardBlob, findBlob } from "./blobs";
 import { DOCUMENT_TYPES } from "./extraction";
 import type { DocumentExtractionMessage } from "./extraction-job";
 import type { DocumentRow } from "./serializer";
@@ -119,6 +119,21 @@ export async function createDocument(
       "not_uploaded",
     );
   }
+  return insertDocumentForBlob(deps, accountId, blob, { name, source: input.source ?? "api", emailSubmissionId: null });
+}
+
+/**
+ * Makes a document of a stored blob of the account (the last step of `POST /documents` and of each e-mailed
+ * attachment): the same bytes (MD5) as another document of the account → 409 `duplicate_document`, and the new blob's
+ * row and file are deleted, so nothing new is kept. The account's document count is bumped in the same batch.
+ * @throws ApiError 409 duplicate.
+ */
+export async function insertDocumentForBlob(
+  deps: Pick<DocumentDeps, "db" | "clock" | "bucket">,
+  accountId: string,
+  blob: BlobRow,
+  input: { name: string; source: "api" | "upload" | "email"; emailSubmissionId: string | null },
+): Promise<DocumentRow> {
   const existing = await documentWithChecksum(deps.db, accountId, blob.checksum);
   if (existing) {
     await discardBlob(deps, blob);
@@ -129,8 +144,9 @@ export async function createDocument(
     id: newId(),
     accountId,
     blobId: blob.id,
-    name,
-    source: input.source ?? "api",
+    name: input.name,
+    source: input.source,
+    emailSubmissionId: input.emailSubmissionId,
     documentType: null,
     documentTypeManual: null,
     classificationNotes: null,

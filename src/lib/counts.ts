@@ -10,7 +10,8 @@ export type CountedResource =
   | "webhook"
   | "webhook_notification"
   | "party"
-  | "document";
+  | "document"
+  | "email_submission";
 
 /**
  * The statement that adds `by` (may be negative) to an account's count of `resource`; put it in the same

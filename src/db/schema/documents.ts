@@ -45,6 +45,8 @@ export const documents = sqliteTable(
     name: text("name").notNull(),
     /** `upload`, `api`, `email` or `split_document`. */
     source: text("source").notNull(),
+    /** The e-mail submission the document came in with (`source` `email`), else null. */
+    emailSubmissionId: text("email_submission_id"),
     documentType: text("document_type"),
     documentTypeManual: text("document_type_manual"),
     classificationNotes: text("classification_notes"),
@@ -65,6 +67,7 @@ export const documents = sqliteTable(
     index("documents_account_created_idx").on(t.accountId, t.createdAt, t.id),
     uniqueIndex("documents_account_checksum_idx").on(t.accountId, t.checksum),
     uniqueIndex("documents_blob_idx").on(t.blobId),
+    index("documents_email_submission_idx").on(t.emailSubmissionId),
   ],
 );
 
@@ -87,4 +90,50 @@ export const documentRepresentations = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [index("document_representations_document_idx").on(t.documentId)],
+);
+
+/**
+ * Document mailboxes (docs/configuration.md §E-mail submissions): an account's submission address is
+ * `documents+<token>@<EMAIL_SUBMISSION_DOMAIN>`; only the senders listed (`allowed_senders`: addresses, or `@domain`
+ * for a whole domain, lower case) may submit to it. One mailbox per account.
+ */
+export const documentMailboxes = sqliteTable(
+  "document_mailboxes",
+  {
+    accountId: text("account_id")
+      .primaryKey()
+      .references(() => accounts.id),
+    /** The `+` part of the address: lower-case letters and digits, unguessable. */
+    token: text("token").notNull(),
+    allowedSenders: text("allowed_senders", { mode: "json" }).$type<string[]>().notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("document_mailboxes_token_idx").on(t.token)],
+);
+
+/**
+ * E-mails accepted at a document mailbox (`email_submission`, docs/api.md §E-mail submissions): the message's headers
+ * and text body; each accepted attachment became a document pointing here (`documents.email_submission_id`).
+ */
+export const emailSubmissions = sqliteTable(
+  "email_submissions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    subject: text("subject").notNull(),
+    body: text("body"),
+    from: text("from", { mode: "json" }).$type<string[]>().notNull(),
+    to: text("to", { mode: "json" }).$type<string[]>().notNull(),
+    cc: text("cc", { mode: "json" }).$type<string[]>().notNull(),
+    sentAt: text("sent_at"),
+    messageId: text("message_id"),
+    inReplyTo: text("in_reply_to"),
+    references: text("references", { mode: "json" }).$type<string[]>().notNull(),
+    contentType: text("content_type"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("email_submissions_account_created_idx").on(t.accountId, t.createdAt, t.id)],
 );
