@@ -80,7 +80,7 @@ function duplicate(existing: Pick<DocumentRow, "id" | "name">): ApiError {
 
 async function documentWithChecksum(db: Database, accountId: string, checksum: string) {
   const [row] = await db
-    .select({ id: documents.id, name: documents.name })
+    .select({ id: documents.id, name: documents.name, blobId: documents.blobId })
     .from(documents)
     .where(and(eq(documents.accountId, accountId), eq(documents.checksum, checksum)))
     .limit(1);
@@ -136,7 +136,8 @@ export async function insertDocumentForBlob(
 ): Promise<DocumentRow> {
   const existing = await documentWithChecksum(deps.db, accountId, blob.checksum);
   if (existing) {
-    await discardBlob(deps, blob);
+    // A signed_id used a second time names the existing document's own blob: that one stays.
+    if (existing.blobId !== blob.id) await discardBlob(deps, blob);
     throw duplicate(existing);
   }
   const now = toIsoSeconds(deps.clock.now());
@@ -167,10 +168,7 @@ export async function insertDocumentForBlob(
     // The unique indexes: the same bytes (or the same blob) were made a document concurrently.
     const raced = await documentWithChecksum(deps.db, accountId, blob.checksum);
     if (!raced) throw err;
-    if (raced.id !== row.id) {
-      const sameBlob = await deps.db.select({ id: documents.id }).from(documents).where(eq(documents.blobId, blob.id));
-      if (sameBlob.length === 0) await discardBlob(deps, blob);
-    }
+    if (raced.blobId !== blob.id) await discardBlob(deps, blob);
     throw duplicate(raced);
   }
   return row;

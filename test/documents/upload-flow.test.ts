@@ -70,7 +70,15 @@ describe("upload flow", () => {
   it("the same bytes twice in one account: 409 duplicate_document, and the second copy is not kept", async () => {
     const account = await createAccount();
     const bytes = pdfBytes("same");
-    const first = await uploadDocument(account, bytes, "first.pdf");
+    const firstReserved = await reserve(account, bytes);
+    const firstSignedId = firstReserved.json.signed_id;
+    expect((await putBytes(firstReserved.json, bytes)).status).toBe(204);
+    const created = await apiJson<{ data: { id: string } }>("/documents", {
+      key: account.key,
+      body: { data: { type: "document", attributes: { name: "first.pdf", attached_document: firstSignedId } } },
+    });
+    expect(created.res.status).toBe(201);
+    const first = created.json.data;
     const again = await reserve(account, bytes);
     expect((await putBytes(again.json, bytes)).status).toBe(204);
     const { res, json } = await apiJson<{ errors: Record<string, unknown>[] }>("/documents", {
@@ -87,6 +95,14 @@ describe("upload flow", () => {
       }),
     ]);
     expect(await countRows("documents", account.accountId)).toBe(1);
+    expect(await r2Keys(`${account.accountId}/`)).toEqual([`${account.accountId}/${await firstBlob(first.id)}`]);
+    // The first signed_id used again: the same 409, and the first document keeps its file.
+    const reused = await apiJson<{ errors: Record<string, unknown>[] }>("/documents", {
+      key: account.key,
+      body: { data: { type: "document", attributes: { name: "reused", attached_document: firstSignedId } } },
+    });
+    expect(reused.res.status).toBe(409);
+    expect(reused.json.errors[0]?.code).toBe("duplicate_document");
     expect(await r2Keys(`${account.accountId}/`)).toEqual([`${account.accountId}/${await firstBlob(first.id)}`]);
     // Another account may upload the same bytes.
     const other = await createAccount();
