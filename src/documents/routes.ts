@@ -24,6 +24,7 @@ import {
 } from "../lib/openapi";
 import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
+import { documentSchemaResource } from "./schemas";
 import { documentResource } from "./serializer";
 import {
   createDocument,
@@ -217,7 +218,50 @@ const downloadDef = createRoute({
   },
 });
 
-/** Routes of `/documents` (docs/api.md §Documents): create, list, types, get, update, delete, download_url. */
+const reextractDef = createRoute({
+  method: "post",
+  path: "/documents/{id}/reextract",
+  tags,
+  summary: "Extract the document again",
+  description:
+    "Queues a new extraction; its result becomes `last_document_representation` and sends `document.extracted` or `document.extraction_failed`.",
+  request: { params: idParam },
+  responses: {
+    202: {
+      description: "Accepted.",
+      content: { "application/json": { schema: z.object({ status: z.literal("accepted") }) } },
+    },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
+const schemaDef = createRoute({
+  method: "get",
+  path: "/document_schemas/{id}",
+  tags,
+  summary: "Get a document schema",
+  description:
+    "`id` is `<document_type>@<schema_version>`; `schema_payload` is the JSON Schema of the extraction payload.",
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .max(128)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
+  },
+  responses: {
+    200: { description: "The schema." },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
+/**
+ * Routes of `/documents` (docs/api.md §Documents): create, list, types, get, update, delete, download_url, reextract,
+ * and `/document_schemas/{id}`.
+ */
 export const documentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createDef, async (c) => {
     const { accountId } = c.get("principal");
@@ -267,4 +311,18 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
       DOWNLOAD_URL_TTL_SECONDS,
     );
     return c.json({ download_url: url }, 200);
+  })
+  .openapi(reextractDef, async (c) => {
+    const { db, accountId } = loadContext(c);
+    const row = await getDocument(db, accountId, c.req.valid("param").id);
+    if (!(await requestExtraction(c.env.DOCUMENT_EXTRACTIONS_QUEUE, row))) {
+      throw new ApiError(503, "The extraction could not be queued; try again.");
+    }
+    return c.json({ status: "accepted" as const }, 202);
+  })
+  .openapi(schemaDef, (c) => {
+    const id = c.req.valid("param").id;
+    const schema = documentSchemaResource(id);
+    if (!schema) throw ApiError.notFound(`Couldn't find DocumentSchema with 'id'=${id}`);
+    return sendJsonApi(c, { data: schema, links: { self: c.req.url } });
   });

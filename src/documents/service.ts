@@ -32,16 +32,19 @@ function isDocumentType(code: string): boolean {
  * Asks for the document to be extracted in the background (the `document-extractions` queue,
  * src/documents/extraction-job.ts). Never throws: a failed send is logged, and the document stays without a
  * representation until `POST /documents/{id}/reextract`.
+ * @returns whether the message was queued.
  */
 export async function requestExtraction(
   queue: Queue<DocumentExtractionMessage> | undefined,
   document: Pick<DocumentRow, "id" | "accountId">,
-): Promise<void> {
-  if (!queue) return;
+): Promise<boolean> {
+  if (!queue) return false;
   try {
     await queue.send({ documentId: document.id, accountId: document.accountId, runId: newId() });
+    return true;
   } catch (err) {
     console.error("document extraction: enqueue failed", document.id, String(err));
+    return false;
   }
 }
 

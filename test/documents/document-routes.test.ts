@@ -152,4 +152,32 @@ describe("documents routes", () => {
     // The owner still has it.
     expect((await api(`/documents/${doc.id}`, { key: owner.key })).status).toBe(200);
   });
+
+  it("GET /document_schemas/{id}: the JSON Schema of the extraction payload; an unknown id is the reference's 404", async () => {
+    const account = await createAccount();
+    const types = await apiJson<{ document_types: { code: string }[] }>("/documents/types", { key: account.key });
+    expect(types.json.document_types.map((t) => t.code)).toContain("arrival_notice");
+    const { EXTRACTION_SCHEMA_VERSION } = await import("../../src/documents/extraction");
+    const id = `arrival_notice@${EXTRACTION_SCHEMA_VERSION}`;
+    const { res, json } = await apiJson<Doc>(`/document_schemas/${id}`, { key: account.key });
+    expect(res.status).toBe(200);
+    expect(json.data).toMatchObject({
+      id,
+      type: "document_schema",
+      attributes: {
+        document_type: "arrival_notice",
+        label: "Arrival notice",
+        schema_version: EXTRACTION_SCHEMA_VERSION,
+        full_version: id,
+        current: true,
+        draft: false,
+        schema_format: "json_schema",
+      },
+    });
+    const schema = json.data.attributes.schema_payload as { required: string[] };
+    expect(schema.required).toContain("container_numbers");
+    const unknown = await apiJson<Doc>("/document_schemas/unknown@2026-03-23", { key: account.key });
+    expect(unknown.res.status).toBe(404);
+    expect(unknown.json.errors?.[0]?.detail).toBe("Couldn't find DocumentSchema with 'id'=unknown@2026-03-23");
+  });
 });

@@ -125,4 +125,28 @@ describe("document extraction", () => {
     const { res } = await apiJson(`/documents/${doc.id}?include=last_document_representation`, { key: other.key });
     expect(res.status).toBe(404);
   });
+
+  it("POST /documents/{id}/reextract: 202, a new representation becomes the last one; another account's id is a 404", async () => {
+    const account = await createAccount();
+    const other = await createAccount();
+    const doc = await uploadDocument(account, await billOfLadingPdf());
+    const lastId = async () =>
+      (
+        await env.DB.prepare("SELECT last_document_representation_id AS id FROM documents WHERE id = ?1")
+          .bind(doc.id)
+          .first<{ id: string | null }>()
+      )?.id ?? undefined;
+    const first = await until(lastId, 20_000, "the first extraction");
+    const { res, json } = await apiJson(`/documents/${doc.id}/reextract`, { method: "POST", key: account.key });
+    expect(res.status).toBe(202);
+    expect(json).toEqual({ status: "accepted" });
+    const second = await until(async () => ((await lastId()) !== first ? lastId() : undefined), 20_000, "the rerun");
+    expect(second).not.toBe(first);
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM document_representations WHERE document_id = ?1")
+      .bind(doc.id)
+      .first<{ n: number }>();
+    expect(count?.n).toBe(2);
+    const theirs = await apiJson(`/documents/${doc.id}/reextract`, { method: "POST", key: other.key });
+    expect(theirs.res.status).toBe(404);
+  });
 });
