@@ -14,6 +14,9 @@ describe("include registry", () => {
   it("src/resource-types.ts registers every JSON:API resource type that `include` can reach", () => {
     expect([...registeredResourceTypes().keys()].sort()).toEqual([
       "container",
+      "document",
+      "document_representation",
+      "email_submission",
       "metro_area",
       "party",
       "port",
