@@ -116,6 +116,19 @@ function deps(c: Context<AppEnv>): DocumentDeps {
   };
 }
 
+/**
+ * Queues a new extraction of the account's document (reextract, reclassify): 202 `{"status":"accepted"}`.
+ * @throws ApiError 404 unknown or another account's; 503 when the queue refuses the message.
+ */
+async function rerun(c: Context<AppEnv>, id: string) {
+  const { db, accountId } = loadContext(c);
+  const row = await getDocument(db, accountId, id);
+  if (!(await requestExtraction(c.env.DOCUMENT_EXTRACTIONS_QUEUE, row))) {
+    throw new ApiError(503, "The extraction could not be queued; try again.");
+  }
+  return c.json({ status: "accepted" as const }, 202);
+}
+
 const createDef = createRoute({
   method: "post",
   path: "/documents",
@@ -218,23 +231,29 @@ const downloadDef = createRoute({
   },
 });
 
-const reextractDef = createRoute({
-  method: "post",
-  path: "/documents/{id}/reextract",
-  tags,
-  summary: "Extract the document again",
-  description:
-    "Queues a new extraction; its result becomes `last_document_representation` and sends `document.extracted` or `document.extraction_failed`.",
-  request: { params: idParam },
-  responses: {
-    202: {
-      description: "Accepted.",
-      content: { "application/json": { schema: z.object({ status: z.literal("accepted") }) } },
+/** `POST /documents/{id}/reextract` or `/reclassify`: both re-run the extractor, which also classifies. */
+function rerunDef(action: "reextract" | "reclassify", summary: string) {
+  return createRoute({
+    method: "post",
+    path: `/documents/{id}/${action}`,
+    tags,
+    summary,
+    description:
+      "Queues a new extraction (the extractor also classifies: `document_type` is its guess); its result becomes `last_document_representation` and sends `document.extracted` or `document.extraction_failed`.",
+    request: { params: idParam },
+    responses: {
+      202: {
+        description: "Accepted.",
+        content: { "application/json": { schema: z.object({ status: z.literal("accepted") }) } },
+      },
+      ...commonErrors,
+      ...notFoundResponse,
     },
-    ...commonErrors,
-    ...notFoundResponse,
-  },
-});
+  });
+}
+
+const reextractDef = rerunDef("reextract", "Extract the document again");
+const reclassifyDef = rerunDef("reclassify", "Classify the document again");
 
 const schemaDef = createRoute({
   method: "get",
@@ -307,14 +326,8 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
     );
     return c.json({ download_url: url }, 200);
   })
-  .openapi(reextractDef, async (c) => {
-    const { db, accountId } = loadContext(c);
-    const row = await getDocument(db, accountId, c.req.valid("param").id);
-    if (!(await requestExtraction(c.env.DOCUMENT_EXTRACTIONS_QUEUE, row))) {
-      throw new ApiError(503, "The extraction could not be queued; try again.");
-    }
-    return c.json({ status: "accepted" as const }, 202);
-  })
+  .openapi(reextractDef, (c) => rerun(c, c.req.valid("param").id))
+  .openapi(reclassifyDef, (c) => rerun(c, c.req.valid("param").id))
   .openapi(schemaDef, (c) => {
     const id = c.req.valid("param").id;
     const schema = documentSchemaResource(id);

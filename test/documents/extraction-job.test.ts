@@ -148,5 +148,17 @@ describe("document extraction", () => {
     expect(count?.n).toBe(2);
     const theirs = await apiJson(`/documents/${doc.id}/reextract`, { method: "POST", key: other.key });
     expect(theirs.res.status).toBe(404);
+    // reclassify re-runs the same extractor (it classifies too): a third representation, the type set again.
+    await env.DB.prepare("UPDATE documents SET document_type = NULL WHERE id = ?1").bind(doc.id).run();
+    const reclassify = await apiJson(`/documents/${doc.id}/reclassify`, { method: "POST", key: account.key });
+    expect(reclassify.res.status).toBe(202);
+    expect(reclassify.json).toEqual({ status: "accepted" });
+    const third = await until(async () => ((await lastId()) !== second ? lastId() : undefined), 20_000, "reclassify");
+    expect(third).not.toBe(second);
+    const typed = await apiJson<{ data: { attributes: Record<string, unknown> } }>(`/documents/${doc.id}`, {
+      key: account.key,
+    });
+    expect(typed.json.data.attributes.document_type).toBe("bill_of_lading");
+    expect((await apiJson(`/documents/${doc.id}/reclassify`, { method: "POST", key: other.key })).res.status).toBe(404);
   });
 });
