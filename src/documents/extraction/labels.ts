@@ -29,7 +29,7 @@ const LABELS: readonly (readonly [LabelKey, RegExp])[] = [
     "bill_of_lading",
     new RegExp(String.raw`\b(?:bill\s+of\s+lading|sea\s*way\s*bill|waybill|m?b\/l|m?bl|mbol|bol)${NO}`, "i"),
   ],
-  ["booking", new RegExp(String.raw`\b(?:booking(?:\s+ref(?:erence)?)?|bkg)${NO}`, "i")],
+  ["booking", new RegExp(String.raw`\b(?:booking|bkg)(?:\s+ref(?:erence)?)?${NO}`, "i")],
   ["scac", /\bscac(?:\s+code)?/i],
   ["carrier", /\b(?:ocean\s+)?carrier(?:\s+name)?/i],
   ["vessel_voyage", /\b(?:ocean\s+)?vessel\s*(?:\/|&|and)\s*voy(?:age)?(?:\s*no\.?)?/i],

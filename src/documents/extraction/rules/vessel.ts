@@ -31,7 +31,8 @@ function voyage(raw: string): string | null {
 }
 
 /** Splits `MSC ANNA / 412W` or `MSC ANNA 412W` into name and voyage. */
-function splitVesselVoyage(value: string): { vessel: string | null; voyage: string | null } {
+function splitVesselVoyage(raw: string): { vessel: string | null; voyage: string | null } {
+  const value = raw.replace(/^\s*M\/?V\.?\s+/i, "");
   const slash = value.split(/\s*\/\s*/);
   if (slash.length === 2) return { vessel: vesselName(slash[0] ?? ""), voyage: voyage(slash[1] ?? "") };
   const words = value.trim().split(/\s+/);

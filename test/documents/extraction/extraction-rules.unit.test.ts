@@ -1,0 +1,184 @@
+// Each recognition rule of the extractor on small texts (docs/documents.md §What is recognised), one describe per rule
+// file in src/documents/extraction/rules/ plus the document type guess and the label reader.
+import { describe, expect, it } from "vitest";
+import { guessDocumentType } from "../../../src/documents/extraction/document-types.ts";
+import { labelledValues } from "../../../src/documents/extraction/labels.ts";
+import { carrierByName, recogniseScac } from "../../../src/documents/extraction/rules/carrier.ts";
+import { recogniseContainerNumbers } from "../../../src/documents/extraction/rules/containers.ts";
+import { parseDate, recogniseDates } from "../../../src/documents/extraction/rules/dates.ts";
+import { recognisePorts, resolvePort } from "../../../src/documents/extraction/rules/ports.ts";
+import { recogniseBillOfLading, recogniseBookingNumber } from "../../../src/documents/extraction/rules/references.ts";
+import { recogniseVesselVoyage } from "../../../src/documents/extraction/rules/vessel.ts";
+import { withCheckDigit } from "../../../src/infer/iso6346.ts";
+
+const valid = withCheckDigit("CSQU305438"); // CSQU3054383, the ISO 6346 example
+const wrong = `${valid.slice(0, 10)}${(Number(valid.slice(10)) + 1) % 10}`;
+
+describe("labelledValues", () => {
+  it("reads after the label on its line, else on the next line, and stops at the next label", () => {
+    const lines = ["POL: Shanghai POD: Rotterdam", "Port of Loading", "Ningbo"];
+    expect(labelledValues(lines, "port_of_loading").map((v) => [v.value, v.sameLine])).toEqual([
+      ["Shanghai", true],
+      ["Ningbo", false],
+    ]);
+    expect(labelledValues(lines, "port_of_discharge").map((v) => v.value)).toEqual(["Rotterdam"]);
+  });
+
+  it("a Vessel/Voyage label is neither a Vessel nor a Voyage label", () => {
+    expect(labelledValues(["Vessel / Voyage: EVER GIVEN / 123E"], "vessel")).toEqual([]);
+    expect(labelledValues(["Vessel / Voyage: EVER GIVEN / 123E"], "voyage")).toEqual([]);
+  });
+});
+
+describe("recogniseContainerNumbers", () => {
+  it("keeps numbers with a valid ISO 6346 check digit, in any spacing, once each", () => {
+    const text = `${valid} and ${valid.slice(0, 4)} ${valid.slice(4, 10)} ${valid.slice(10)}\n${wrong}\nx${valid}`;
+    const found = recogniseContainerNumbers(text);
+    expect(found.map((f) => [f.value, f.confidence])).toEqual([[valid, 0.97]]);
+  });
+
+  it("reads lower-case numbers and ignores a wrong check digit", () => {
+    expect(recogniseContainerNumbers(valid.toLowerCase()).map((f) => f.value)).toEqual([valid]);
+    expect(recogniseContainerNumbers(wrong)).toEqual([]);
+  });
+});
+
+describe("recogniseBillOfLading / recogniseBookingNumber", () => {
+  it("a labelled number with a carrier's BL prefix is surest; without one, less", () => {
+    expect(recogniseBillOfLading(["B/L No: MEDU-1234567"])).toMatchObject({ value: "MEDU1234567", confidence: 0.95 });
+    expect(recogniseBillOfLading(["Bill of Lading No. 9912345678"])).toMatchObject({
+      value: "9912345678",
+      confidence: 0.8,
+    });
+    expect(recogniseBillOfLading(["MBL#", "ONEYTYOB1234567"])).toMatchObject({
+      value: "ONEYTYOB1234567",
+      confidence: 0.9,
+    });
+  });
+
+  it("an unlabelled token with a known BL prefix is a weak guess; a container number after a BL label is not a BL", () => {
+    expect(recogniseBillOfLading(["Ref COSU6123456789 attached"])).toMatchObject({
+      value: "COSU6123456789",
+      confidence: 0.5,
+    });
+    expect(recogniseBillOfLading([`BL No: ${valid}`])).toBeNull();
+    expect(recogniseBillOfLading(["BILL OF LADING", "Shipper: ACME"])).toBeNull();
+  });
+
+  it("a booking number needs its label and at least four digits", () => {
+    expect(recogniseBookingNumber(["Booking No.: 241234567"])).toMatchObject({ value: "241234567", confidence: 0.85 });
+    expect(recogniseBookingNumber(["BOOKING CONFIRMATION"])).toBeNull();
+    expect(recogniseBookingNumber(["Bkg Ref", "ABC-12345"])).toMatchObject({ value: "ABC12345", confidence: 0.75 });
+    expect(recogniseBookingNumber(["ABC12345"])).toBeNull();
+  });
+});
+
+describe("recogniseScac", () => {
+  it("a SCAC label names our line; an alternative SCAC maps to the line's own", () => {
+    expect(recogniseScac(["SCAC: MEDU"], null)).toMatchObject({ value: "MSCU", confidence: 0.97 });
+    expect(recogniseScac(["SCAC code: ZZZZ"], null)).toMatchObject({ value: "ZZZZ", confidence: 0.6 });
+  });
+
+  it("a carrier name: long names in any case, short ones only in capitals, as whole words", () => {
+    expect(carrierByName("shipped by hapag-lloyd ag")?.scac).toBe("HLCU");
+    expect(carrierByName("Carried by ONE")?.scac).toBe("ONEY");
+    expect(carrierByName("one of the boxes")).toBeNull();
+    expect(carrierByName("SeaLand Europe")?.scac).toBe("SEJJ");
+    expect(recogniseScac(["Carrier: Evergreen Line"], null)).toMatchObject({ value: "EGLV", confidence: 0.9 });
+    expect(recogniseScac(["Thank you for choosing CMA CGM"], null)).toMatchObject({ value: "CMDU", confidence: 0.8 });
+  });
+
+  it("falls back on the BL prefix when it names one line", () => {
+    expect(recogniseScac(["no carrier named"], "MEDU1234567")).toMatchObject({ value: "MSCU", confidence: 0.7 });
+    expect(recogniseScac(["no carrier named"], null)).toBeNull();
+  });
+
+  it("the sandbox carrier's name is not a carrier name", () => {
+    expect(carrierByName("Test results attached")).toBeNull();
+  });
+});
+
+describe("recogniseVesselVoyage", () => {
+  it("splits a combined label's value at the slash or before a last token with digits", () => {
+    expect(recogniseVesselVoyage(["Vessel/Voyage: CMA CGM MARCO POLO / 0FLB3W1MA"])).toMatchObject({
+      vessel: { value: "CMA CGM MARCO POLO", confidence: 0.8 },
+      voyage: { value: "0FLB3W1MA", confidence: 0.8 },
+    });
+    expect(recogniseVesselVoyage(["Ocean Vessel & Voyage: M/V EVER ACE 1234E"])).toMatchObject({
+      vessel: { value: "EVER ACE" },
+      voyage: { value: "1234E" },
+    });
+  });
+
+  it("reads separate labels; a voyage needs a digit", () => {
+    expect(recogniseVesselVoyage(["Vessel Name: one apus", "Voyage: V.012W"])).toMatchObject({
+      vessel: { value: "ONE APUS", confidence: 0.85 },
+      voyage: { value: "012W", confidence: 0.85 },
+    });
+    expect(recogniseVesselVoyage(["Voyage: TBA"])).toEqual({ vessel: null, voyage: null });
+  });
+});
+
+describe("recognisePorts / resolvePort", () => {
+  it("a UN/LOCODE (spaced, or retired) resolves to our port's current code", () => {
+    expect(resolvePort("CN SHA")?.port.code).toBe("CNSHA");
+    expect(resolvePort("Shanghai (CNSGH)")?.port.code).toBe("CNSHA");
+    expect(resolvePort("USLGB Long Beach")).toMatchObject({ confidence: 0.95 });
+  });
+
+  it("a port name: its own name before a city; a shared name settled by a country code, else weak", () => {
+    expect(resolvePort("Rotterdam, Netherlands")).toMatchObject({ port: { code: "NLRTM" }, confidence: 0.85 });
+    expect(resolvePort("Los Angeles, CA")?.port.code).toBe("USLAX");
+    expect(resolvePort("Atlantis")).toBeNull();
+  });
+
+  it("POL and POD from their labels, one line or the next", () => {
+    const ports = recognisePorts(["Load Port: Yantian", "Discharge Port", "HAMBURG, DE"]);
+    expect(ports.portOfLoading?.value).toBe("CNYTN");
+    expect(ports.portOfDischarge).toMatchObject({ value: "DEHAM", confidence: 0.8 });
+  });
+});
+
+describe("parseDate / recogniseDates", () => {
+  it("reads ISO, day-month-name and month-name-day dates", () => {
+    expect(parseDate("2026-12-05")).toEqual({ date: "2026-12-05", written: true });
+    expect(parseDate("05-DEC-2026 14:00")).toEqual({ date: "2026-12-05", written: true });
+    expect(parseDate("5 December 2026")).toEqual({ date: "2026-12-05", written: true });
+    expect(parseDate("Dec. 5, 2026")).toEqual({ date: "2026-12-05", written: true });
+  });
+
+  it("reads a numeric date only when day and month cannot be swapped; rejects impossible dates", () => {
+    expect(parseDate("21/12/2026")).toEqual({ date: "2026-12-21", written: false });
+    expect(parseDate("12/21/2026")).toEqual({ date: "2026-12-21", written: false });
+    expect(parseDate("05/12/2026")).toBeNull();
+    expect(parseDate("2027-02-30")).toBeNull();
+    expect(parseDate("TBA")).toBeNull();
+  });
+
+  it("ETD and ETA from their labels", () => {
+    expect(recogniseDates(["Estimated Time of Departure: 2026-11-30", "ETA", "14 Jan 2027"])).toMatchObject({
+      estimatedDeparture: { value: "2026-11-30", confidence: 0.9 },
+      estimatedArrival: { value: "2027-01-14", confidence: 0.85 },
+    });
+  });
+});
+
+describe("guessDocumentType", () => {
+  it("a title near the top, most specific first", () => {
+    expect(guessDocumentType(["ACME", "HOUSE BILL OF LADING"])).toEqual({
+      value: "house_bill_of_lading",
+      confidence: 0.9,
+    });
+    expect(guessDocumentType(["Non-negotiable Sea Waybill"])).toEqual({ value: "sea_waybill", confidence: 0.9 });
+  });
+
+  it("a number's label is not a title; a title further down is less sure; none is other", () => {
+    expect(guessDocumentType(["Bill of Lading No: X", "Delivery Order"])).toEqual({
+      value: "delivery_order",
+      confidence: 0.9,
+    });
+    const below = [...Array.from({ length: 8 }, () => "text"), "Commercial Invoice"];
+    expect(guessDocumentType(below)).toEqual({ value: "commercial_invoice", confidence: 0.6 });
+    expect(guessDocumentType(["Dear customer"])).toEqual({ value: "other", confidence: 0.3 });
+  });
+});
