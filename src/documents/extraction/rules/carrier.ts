@@ -48,13 +48,17 @@ const NAME_PATTERNS: readonly NamePattern[] = (() => {
   });
 })();
 
-/** The line a carrier name in `text` names (the longest matching name), or null. */
+/**
+ * The line the first carrier name in `text` names (at the earliest position; of names starting there, the longest),
+ * or null. One search of the whole text per name.
+ */
 export function carrierByName(text: string): { scac: string; match: string } | null {
+  let found: { scac: string; match: string; at: number } | null = null;
   for (const { scac, pattern } of NAME_PATTERNS) {
     const match = pattern.exec(text);
-    if (match) return { scac, match: match[0] };
+    if (match && (!found || match.index < found.at)) found = { scac, match: match[0], at: match.index };
   }
-  return null;
+  return found ? { scac: found.scac, match: found.match } : null;
 }
 
 /** The carrier's SCAC, or null; `billOfLading` is the BL number already recognised (for its prefix). */
@@ -75,9 +79,12 @@ export function recogniseScac(lines: readonly string[], billOfLading: string | n
     const named = carrierByName(value);
     if (named) return field(named.scac, agreeing(named.scac, CARRIER_CONFIDENCE.nameUnderLabel), sourceText);
   }
-  for (const line of lines) {
-    const named = carrierByName(line);
-    if (named) return field(named.scac, agreeing(named.scac, CARRIER_CONFIDENCE.name), line);
+  const text = lines.join("\n");
+  const named = carrierByName(text);
+  if (named) {
+    const at = text.indexOf(named.match);
+    const line = text.slice(text.lastIndexOf("\n", at) + 1).split("\n")[0] ?? named.match;
+    return field(named.scac, agreeing(named.scac, CARRIER_CONFIDENCE.name), line);
   }
   if (prefixScac && billOfLading) return field(prefixScac, CARRIER_CONFIDENCE.blPrefix, billOfLading);
   return null;
