@@ -10,7 +10,7 @@ export interface DocumentText {
   pages: string[];
 }
 
-/** Why text could not be read: the failure reasons of docs/documents.md §Failures that arise while reading. */
+/** Why text could not be read: the docs/documents.md §Failures reasons that arise while reading. */
 export type TextReadFailure = "corrupt_file" | "encrypted" | "too_many_pages";
 
 /** Thrown by {@link readPdfText} with a failure reason and the page count when the file could be opened. */
