@@ -16,6 +16,7 @@ import {
   blankPagesPdf,
   bookingConfirmationText,
   corruptPdf,
+  encryptedPdf,
   FIXTURE_CONTAINERS,
   scannedPdf,
   truncatedPdf,
@@ -130,6 +131,15 @@ describe("extractDocument failures", () => {
       const outcome = await extractDocument(bytes, "application/pdf");
       expect(outcome).toMatchObject({ status: "failed", reason: "corrupt_file", pageCount: null });
     }
+  });
+
+  it("a password-protected PDF is encrypted", async () => {
+    expect(await extractDocument(await encryptedPdf(), "application/pdf")).toEqual({
+      status: "failed",
+      reason: "encrypted",
+      detail: "The PDF is password-protected; it cannot be read.",
+      pageCount: null,
+    });
   });
 
   it("bytes without a PDF header sent as a PDF are corrupt_file", async () => {
