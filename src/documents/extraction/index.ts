@@ -86,3 +86,5 @@ export async function extractDocument(bytes: Uint8Array, contentType: string): P
     textLength,
   };
 }
+
+export { extractionPayloadJsonSchema, extractionPayloadSchema } from "./payload-schema.ts";
