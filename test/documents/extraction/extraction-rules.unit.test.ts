@@ -9,14 +9,18 @@ import { parseDate, recogniseDates } from "../../../src/documents/extraction/rul
 import { recognisePorts, resolvePort } from "../../../src/documents/extraction/rules/ports.ts";
 import { recogniseBillOfLading, recogniseBookingNumber } from "../../../src/documents/extraction/rules/references.ts";
 import { recogniseVesselVoyage } from "../../../src/documents/extraction/rules/vessel.ts";
+import { plainTextLine } from "../../../src/documents/extraction/text-layer.ts";
 import { withCheckDigit } from "../../../src/infer/iso6346.ts";
+
+/** Lines as the plain-text reader makes them (two or more spaces, or a tab, start a cell). */
+const L = (...texts: string[]) => texts.map(plainTextLine);
 
 const valid = withCheckDigit("CSQU305438"); // CSQU3054383, the ISO 6346 example
 const wrong = `${valid.slice(0, 10)}${(Number(valid.slice(10)) + 1) % 10}`;
 
 describe("labelledValues", () => {
   it("reads after the label on its line, else on the next line, and stops at the next label", () => {
-    const lines = ["POL: Shanghai POD: Rotterdam", "Port of Loading", "Ningbo"];
+    const lines = L("POL: Shanghai POD: Rotterdam", "Port of Loading", "Ningbo");
     expect(labelledValues(lines, "port_of_loading").map((v) => [v.value, v.sameLine])).toEqual([
       ["Shanghai", true],
       ["Ningbo", false],
@@ -24,9 +28,20 @@ describe("labelledValues", () => {
     expect(labelledValues(lines, "port_of_discharge").map((v) => v.value)).toEqual(["Rotterdam"]);
   });
 
+  it("a row of headings: each value is beneath its heading's column; a label | value row reads the next cell", () => {
+    const form = L("SHIPPER       BOOKING NO.    B/L NO.", "ACME LTD      241234567      MAEU241234567");
+    expect(labelledValues(form, "booking")).toEqual([
+      { value: "241234567", sameLine: false, sourceText: "BOOKING NO.\n241234567" },
+    ]);
+    expect(labelledValues(form, "bill_of_lading").map((v) => v.value)).toEqual(["MAEU241234567"]);
+    expect(labelledValues(L("Port of Loading\tShanghai"), "port_of_loading")).toEqual([
+      { value: "Shanghai", sameLine: true, sourceText: "Port of Loading Shanghai" },
+    ]);
+  });
+
   it("a Vessel/Voyage label is neither a Vessel nor a Voyage label", () => {
-    expect(labelledValues(["Vessel / Voyage: EVER GIVEN / 123E"], "vessel")).toEqual([]);
-    expect(labelledValues(["Vessel / Voyage: EVER GIVEN / 123E"], "voyage")).toEqual([]);
+    expect(labelledValues(L("Vessel / Voyage: EVER GIVEN / 123E"), "vessel")).toEqual([]);
+    expect(labelledValues(L("Vessel / Voyage: EVER GIVEN / 123E"), "voyage")).toEqual([]);
   });
 });
 
@@ -45,38 +60,38 @@ describe("recogniseContainerNumbers", () => {
 
 describe("recogniseBillOfLading / recogniseBookingNumber", () => {
   it("a labelled number with a carrier's BL prefix is surest; without one, less", () => {
-    expect(recogniseBillOfLading(["B/L No: MEDU-1234567"])).toMatchObject({ value: "MEDU1234567", confidence: 0.95 });
-    expect(recogniseBillOfLading(["Bill of Lading No. 9912345678"])).toMatchObject({
+    expect(recogniseBillOfLading(L("B/L No: MEDU-1234567"))).toMatchObject({ value: "MEDU1234567", confidence: 0.95 });
+    expect(recogniseBillOfLading(L("Bill of Lading No. 9912345678"))).toMatchObject({
       value: "9912345678",
       confidence: 0.8,
     });
-    expect(recogniseBillOfLading(["MBL#", "ONEYTYOB1234567"])).toMatchObject({
+    expect(recogniseBillOfLading(L("MBL#", "ONEYTYOB1234567"))).toMatchObject({
       value: "ONEYTYOB1234567",
       confidence: 0.9,
     });
   });
 
   it("an unlabelled token with a known BL prefix is a weak guess; a container number after a BL label is not a BL", () => {
-    expect(recogniseBillOfLading(["Ref COSU6123456789 attached"])).toMatchObject({
+    expect(recogniseBillOfLading(L("Ref COSU6123456789 attached"))).toMatchObject({
       value: "COSU6123456789",
       confidence: 0.5,
     });
-    expect(recogniseBillOfLading([`BL No: ${valid}`])).toBeNull();
-    expect(recogniseBillOfLading(["BILL OF LADING", "Shipper: ACME"])).toBeNull();
+    expect(recogniseBillOfLading(L(`BL No: ${valid}`))).toBeNull();
+    expect(recogniseBillOfLading(L("BILL OF LADING", "Shipper: ACME"))).toBeNull();
   });
 
   it("a booking number needs its label and at least four digits", () => {
-    expect(recogniseBookingNumber(["Booking No.: 241234567"])).toMatchObject({ value: "241234567", confidence: 0.85 });
-    expect(recogniseBookingNumber(["BOOKING CONFIRMATION"])).toBeNull();
-    expect(recogniseBookingNumber(["Bkg Ref", "ABC-12345"])).toMatchObject({ value: "ABC12345", confidence: 0.75 });
-    expect(recogniseBookingNumber(["ABC12345"])).toBeNull();
+    expect(recogniseBookingNumber(L("Booking No.: 241234567"))).toMatchObject({ value: "241234567", confidence: 0.85 });
+    expect(recogniseBookingNumber(L("BOOKING CONFIRMATION"))).toBeNull();
+    expect(recogniseBookingNumber(L("Bkg Ref", "ABC-12345"))).toMatchObject({ value: "ABC12345", confidence: 0.75 });
+    expect(recogniseBookingNumber(L("ABC12345"))).toBeNull();
   });
 });
 
 describe("recogniseScac", () => {
   it("a SCAC label names our line; an alternative SCAC maps to the line's own", () => {
-    expect(recogniseScac(["SCAC: MEDU"], null)).toMatchObject({ value: "MSCU", confidence: 0.97 });
-    expect(recogniseScac(["SCAC code: ZZZZ"], null)).toMatchObject({ value: "ZZZZ", confidence: 0.6 });
+    expect(recogniseScac(L("SCAC: MEDU"), null)).toMatchObject({ value: "MSCU", confidence: 0.97 });
+    expect(recogniseScac(L("SCAC code: ZZZZ"), null)).toMatchObject({ value: "ZZZZ", confidence: 0.6 });
   });
 
   it("a carrier name: long names in any case, short ones only in capitals, as whole words", () => {
@@ -84,13 +99,13 @@ describe("recogniseScac", () => {
     expect(carrierByName("Carried by ONE")?.scac).toBe("ONEY");
     expect(carrierByName("one of the boxes")).toBeNull();
     expect(carrierByName("SeaLand Europe")?.scac).toBe("SEJJ");
-    expect(recogniseScac(["Carrier: Evergreen Line"], null)).toMatchObject({ value: "EGLV", confidence: 0.9 });
-    expect(recogniseScac(["Thank you for choosing CMA CGM"], null)).toMatchObject({ value: "CMDU", confidence: 0.8 });
+    expect(recogniseScac(L("Carrier: Evergreen Line"), null)).toMatchObject({ value: "EGLV", confidence: 0.9 });
+    expect(recogniseScac(L("Thank you for choosing CMA CGM"), null)).toMatchObject({ value: "CMDU", confidence: 0.8 });
   });
 
   it("falls back on the BL prefix when it names one line", () => {
-    expect(recogniseScac(["no carrier named"], "MEDU1234567")).toMatchObject({ value: "MSCU", confidence: 0.7 });
-    expect(recogniseScac(["no carrier named"], null)).toBeNull();
+    expect(recogniseScac(L("no carrier named"), "MEDU1234567")).toMatchObject({ value: "MSCU", confidence: 0.7 });
+    expect(recogniseScac(L("no carrier named"), null)).toBeNull();
   });
 
   it("the sandbox carrier's name is not a carrier name", () => {
@@ -100,22 +115,22 @@ describe("recogniseScac", () => {
 
 describe("recogniseVesselVoyage", () => {
   it("splits a combined label's value at the slash or before a last token with digits", () => {
-    expect(recogniseVesselVoyage(["Vessel/Voyage: CMA CGM MARCO POLO / 0FLB3W1MA"])).toMatchObject({
+    expect(recogniseVesselVoyage(L("Vessel/Voyage: CMA CGM MARCO POLO / 0FLB3W1MA"))).toMatchObject({
       vessel: { value: "CMA CGM MARCO POLO", confidence: 0.8 },
       voyage: { value: "0FLB3W1MA", confidence: 0.8 },
     });
-    expect(recogniseVesselVoyage(["Ocean Vessel & Voyage: M/V EVER ACE 1234E"])).toMatchObject({
+    expect(recogniseVesselVoyage(L("Ocean Vessel & Voyage: M/V EVER ACE 1234E"))).toMatchObject({
       vessel: { value: "EVER ACE" },
       voyage: { value: "1234E" },
     });
   });
 
   it("reads separate labels; a voyage needs a digit", () => {
-    expect(recogniseVesselVoyage(["Vessel Name: one apus", "Voyage: V.012W"])).toMatchObject({
+    expect(recogniseVesselVoyage(L("Vessel Name: one apus", "Voyage: V.012W"))).toMatchObject({
       vessel: { value: "ONE APUS", confidence: 0.85 },
       voyage: { value: "012W", confidence: 0.85 },
     });
-    expect(recogniseVesselVoyage(["Voyage: TBA"])).toEqual({ vessel: null, voyage: null });
+    expect(recogniseVesselVoyage(L("Voyage: TBA"))).toEqual({ vessel: null, voyage: null });
   });
 });
 
@@ -133,7 +148,7 @@ describe("recognisePorts / resolvePort", () => {
   });
 
   it("POL and POD from their labels, one line or the next", () => {
-    const ports = recognisePorts(["Load Port: Yantian", "Discharge Port", "HAMBURG, DE"]);
+    const ports = recognisePorts(L("Load Port: Yantian", "Discharge Port", "HAMBURG, DE"));
     expect(ports.portOfLoading?.value).toBe("CNYTN");
     expect(ports.portOfDischarge).toMatchObject({ value: "DEHAM", confidence: 0.8 });
   });
@@ -156,7 +171,7 @@ describe("parseDate / recogniseDates", () => {
   });
 
   it("ETD and ETA from their labels", () => {
-    expect(recogniseDates(["Estimated Time of Departure: 2026-11-30", "ETA", "14 Jan 2027"])).toMatchObject({
+    expect(recogniseDates(L("Estimated Time of Departure: 2026-11-30", "ETA", "14 Jan 2027"))).toMatchObject({
       estimatedDeparture: { value: "2026-11-30", confidence: 0.9 },
       estimatedArrival: { value: "2027-01-14", confidence: 0.85 },
     });

@@ -10,6 +10,7 @@
 import { matchBlPrefix } from "../../../infer/classify.ts";
 import { allShippingLines, findShippingLine, SANDBOX_SCAC } from "../../../reference/shipping-lines.ts";
 import { labelledValues } from "../labels.ts";
+import type { TextLine } from "../text-layer.ts";
 import type { ExtractedField } from "../types.ts";
 import { field } from "./field.ts";
 
@@ -62,7 +63,7 @@ export function carrierByName(text: string): { scac: string; match: string } | n
 }
 
 /** The carrier's SCAC, or null; `billOfLading` is the BL number already recognised (for its prefix). */
-export function recogniseScac(lines: readonly string[], billOfLading: string | null): ExtractedField | null {
+export function recogniseScac(lines: readonly TextLine[], billOfLading: string | null): ExtractedField | null {
   const prefixScacs = billOfLading ? (matchBlPrefix(billOfLading)?.scacs ?? []) : [];
   const prefixScac = prefixScacs.length === 1 ? (prefixScacs[0] ?? null) : null;
   const agreeing = (scac: string, confidence: number) =>
@@ -79,7 +80,7 @@ export function recogniseScac(lines: readonly string[], billOfLading: string | n
     const named = carrierByName(value);
     if (named) return field(named.scac, agreeing(named.scac, CARRIER_CONFIDENCE.nameUnderLabel), sourceText);
   }
-  const text = lines.join("\n");
+  const text = lines.map((l) => l.text).join("\n");
   const named = carrierByName(text);
   if (named) {
     const at = text.indexOf(named.match);

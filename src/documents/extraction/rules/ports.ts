@@ -9,6 +9,7 @@ import { PORTS } from "../../../reference/generated/ports.ts";
 import { findPortByLocode } from "../../../reference/locations.ts";
 import type { PortRecord } from "../../../reference/types.ts";
 import { type LabelKey, labelledValues } from "../labels.ts";
+import type { TextLine } from "../text-layer.ts";
 import type { ExtractedField } from "../types.ts";
 import { field } from "./field.ts";
 
@@ -78,7 +79,7 @@ export function resolvePort(value: string): { port: PortRecord; confidence: numb
   return null;
 }
 
-function recognisePort(lines: readonly string[], key: LabelKey): ExtractedField | null {
+function recognisePort(lines: readonly TextLine[], key: LabelKey): ExtractedField | null {
   for (const { value, sameLine, sourceText } of labelledValues(lines, key)) {
     const resolved = resolvePort(value);
     if (!resolved) continue;
@@ -89,7 +90,7 @@ function recognisePort(lines: readonly string[], key: LabelKey): ExtractedField 
 }
 
 /** POL and POD as UN/LOCODEs of our ports reference data, each or both null. */
-export function recognisePorts(lines: readonly string[]): {
+export function recognisePorts(lines: readonly TextLine[]): {
   portOfLoading: ExtractedField | null;
   portOfDischarge: ExtractedField | null;
 } {

@@ -10,6 +10,7 @@
 import { matchBlPrefix } from "../../../infer/classify.ts";
 import { hasValidCheckDigit } from "../../../infer/iso6346.ts";
 import { labelledValues } from "../labels.ts";
+import type { TextLine } from "../text-layer.ts";
 import type { ExtractedField } from "../types.ts";
 import { best, field } from "./field.ts";
 
@@ -32,7 +33,7 @@ export const BL_CONFIDENCE = { labelledWithPrefix: 0.95, labelled: 0.8, prefixOn
 export const BOOKING_CONFIDENCE = { sameLine: 0.85, nextLine: 0.75 } as const;
 
 /** The BL number: the surest labelled one, else the first unlabelled token with a known BL prefix. */
-export function recogniseBillOfLading(lines: readonly string[]): ExtractedField | null {
+export function recogniseBillOfLading(lines: readonly TextLine[]): ExtractedField | null {
   const labelled: ExtractedField[] = [];
   for (const { value, sameLine, sourceText } of labelledValues(lines, "bill_of_lading")) {
     const token = referenceToken(value);
@@ -42,7 +43,7 @@ export function recogniseBillOfLading(lines: readonly string[]): ExtractedField 
   }
   const top = best(labelled);
   if (top) return top;
-  for (const line of lines) {
+  for (const { text: line } of lines) {
     for (const match of line.toUpperCase().matchAll(ANY_REFERENCE_TOKEN)) {
       const number = match[0];
       if (hasValidCheckDigit(number) || !/\d{4}/.test(number)) continue;
@@ -53,7 +54,7 @@ export function recogniseBillOfLading(lines: readonly string[]): ExtractedField 
 }
 
 /** The booking number after a booking label, or null. */
-export function recogniseBookingNumber(lines: readonly string[]): ExtractedField | null {
+export function recogniseBookingNumber(lines: readonly TextLine[]): ExtractedField | null {
   for (const { value, sameLine, sourceText } of labelledValues(lines, "booking")) {
     const token = referenceToken(value);
     if (!token || hasValidCheckDigit(token.number)) continue;

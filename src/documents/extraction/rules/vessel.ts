@@ -5,6 +5,7 @@
  * at least one digit.
  */
 import { labelledValues } from "../labels.ts";
+import type { TextLine } from "../text-layer.ts";
 import type { ExtractedField } from "../types.ts";
 import { field } from "./field.ts";
 
@@ -43,7 +44,7 @@ function splitVesselVoyage(raw: string): { vessel: string | null; voyage: string
 }
 
 /** The vessel name and the voyage number, each or both null. */
-export function recogniseVesselVoyage(lines: readonly string[]): {
+export function recogniseVesselVoyage(lines: readonly TextLine[]): {
   vessel: ExtractedField | null;
   voyage: ExtractedField | null;
 } {
