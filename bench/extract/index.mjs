@@ -37,6 +37,7 @@ export async function run(argv) {
 
   const docs = [
     { name: "bill of lading (PDF)", bytes: await fixtures.billOfLadingPdf(), type: "application/pdf" },
+    { name: "form-style BL (PDF)", bytes: await fixtures.boxedBillOfLadingPdf(), type: "application/pdf" },
     { name: "arrival notice (PDF)", bytes: await fixtures.arrivalNoticePdf(), type: "application/pdf" },
     {
       name: `manifest (PDF, ${opts.pages} pages)`,

@@ -51,7 +51,7 @@ describe("extractDocument on a bill of lading PDF", () => {
     expect(vc(p.voyage_number)).toEqual({ value: "449W", confidence: 0.8 });
     // Two label/value pairs on one line: each value stops at the next label.
     expect(vc(p.port_of_loading)).toEqual({ value: "CNSHA", confidence: 0.85 });
-    expect(p.port_of_loading?.source_text).toBe("Shanghai, China");
+    expect(p.port_of_loading?.source_text).toBe("Port of Loading: Shanghai, China");
     expect(vc(p.port_of_discharge)).toEqual({ value: "USLAX", confidence: 0.85 });
     expect(vc(p.estimated_departure_date)).toEqual({ value: "2026-12-05", confidence: 0.9 });
     expect(vc(p.estimated_arrival_date)).toEqual({ value: "2026-12-21", confidence: 0.9 });

@@ -84,7 +84,7 @@ function recognisePort(lines: readonly TextLine[], key: LabelKey): ExtractedFiel
     const resolved = resolvePort(value);
     if (!resolved) continue;
     const confidence = resolved.confidence - (sameLine ? 0 : NEXT_LINE_PENALTY);
-    return field(resolved.port.code, confidence, sameLine ? value : sourceText);
+    return field(resolved.port.code, confidence, sourceText);
   }
   return null;
 }
