@@ -95,12 +95,23 @@ describe("recogniseScac", () => {
   });
 
   it("a carrier name: long names in any case, short ones only in capitals, as whole words", () => {
-    expect(carrierByName("shipped by hapag-lloyd ag")?.scac).toBe("HLCU");
-    expect(carrierByName("Carried by ONE")?.scac).toBe("ONEY");
-    expect(carrierByName("one of the boxes")).toBeNull();
-    expect(carrierByName("SeaLand Europe")?.scac).toBe("SEJJ");
+    expect(carrierByName("shipped by hapag-lloyd ag", false)?.scac).toBe("HLCU");
+    expect(carrierByName("Carried by ONE", true)?.scac).toBe("ONEY");
+    expect(carrierByName("Carried by ONE", false)).toBeNull();
+    expect(carrierByName("one of the boxes", true)).toBeNull();
+    expect(carrierByName("SeaLand Europe", false)?.scac).toBe("SEJJ");
     expect(recogniseScac(L("Carrier: Evergreen Line"), null)).toMatchObject({ value: "EGLV", confidence: 0.9 });
     expect(recogniseScac(L("Thank you for choosing CMA CGM"), null)).toMatchObject({ value: "CMDU", confidence: 0.8 });
+  });
+
+  it("a short name counts in the letterhead or under a Carrier label, not in the body", () => {
+    const body = L("BILL OF LADING", "Shipper: ACME", "Consignee: XYZ", "SAY: ONE (1) CONTAINER ONLY");
+    expect(recogniseScac(body, null)).toBeNull();
+    expect(recogniseScac(L("ONE", "BILL OF LADING"), null)).toMatchObject({ value: "ONEY", confidence: 0.8 });
+    expect(recogniseScac(L("Shipper: ACME", "Consignee: XYZ", "Notify: XYZ", "Carrier: MOL"), null)).toMatchObject({
+      value: "MOLU",
+      confidence: 0.9,
+    });
   });
 
   it("falls back on the BL prefix when it names one line", () => {
@@ -109,7 +120,7 @@ describe("recogniseScac", () => {
   });
 
   it("the sandbox carrier's name is not a carrier name", () => {
-    expect(carrierByName("Test results attached")).toBeNull();
+    expect(carrierByName("Test results attached", true)).toBeNull();
   });
 });
 

@@ -2,8 +2,10 @@
  * The ocean carrier's SCAC (docs/documents.md §What is recognised), from, in order of trust:
  * 1. a `SCAC` label followed by a code of our shipping lines (src/reference/shipping-lines.ts; alternative SCACs map
  *    to the line's own, MEDU → MSCU);
- * 2. a carrier's name or short name in the text (`Hapag-Lloyd`, `MSC`): names of 5 characters or more match in any
- *    case, shorter ones (`ONE`, `MSC`, `CMA CGM`…) only in capitals, as whole words; a `Carrier` label's line first;
+ * 2. a carrier's name or short name, as whole words (`Hapag-Lloyd`, `MSC`): under a `Carrier` label first, then
+ *    anywhere in the text. Names of 5 characters or more match in any case; shorter ones (`ONE`, `MSC`, `MOL`) only
+ *    in capitals, and only under a `Carrier` label or in the letterhead (the first {@link LETTERHEAD_LINES} lines),
+ *    since in the body they are common words (`SAY: ONE (1) CONTAINER ONLY`);
  * 3. the BL number's prefix, when it names one line only.
  * Two rules that agree raise the confidence.
  */
@@ -29,7 +31,12 @@ export const CARRIER_CONFIDENCE = {
 interface NamePattern {
   scac: string;
   pattern: RegExp;
+  /** Under 5 characters: capitals only, and not in the body of the text. */
+  short: boolean;
 }
+
+/** Lines at the top of the first page where a carrier's short name counts (its letterhead). */
+export const LETTERHEAD_LINES = 3;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -44,18 +51,19 @@ const NAME_PATTERNS: readonly NamePattern[] = (() => {
   return patterns.map(({ scac, name }) => {
     const words = escapeRegExp(name).replace(/\s+/g, "\\s+");
     // Short names are common words or initials (`ONE`, `DAL`): only in capitals, as the carriers write them.
-    const flags = name.length >= 5 ? "i" : "";
-    return { scac, pattern: new RegExp(`(?<![A-Za-z0-9])${words}(?![A-Za-z0-9])`, flags) };
+    const short = name.length < 5;
+    return { scac, pattern: new RegExp(`(?<![A-Za-z0-9])${words}(?![A-Za-z0-9])`, short ? "" : "i"), short };
   });
 })();
 
 /**
  * The line the first carrier name in `text` names (at the earliest position; of names starting there, the longest),
- * or null. One search of the whole text per name.
+ * or null; short names (under 5 characters) only `withShortNames`. One search of the whole text per name.
  */
-export function carrierByName(text: string): { scac: string; match: string } | null {
+export function carrierByName(text: string, withShortNames: boolean): { scac: string; match: string } | null {
   let found: { scac: string; match: string; at: number } | null = null;
-  for (const { scac, pattern } of NAME_PATTERNS) {
+  for (const { scac, pattern, short } of NAME_PATTERNS) {
+    if (short && !withShortNames) continue;
     const match = pattern.exec(text);
     if (match && (!found || match.index < found.at)) found = { scac, match: match[0], at: match.index };
   }
@@ -77,11 +85,13 @@ export function recogniseScac(lines: readonly TextLine[], billOfLading: string |
     return field(code, CARRIER_CONFIDENCE.unknownScacLabel, sourceText);
   }
   for (const { value, sourceText } of labelledValues(lines, "carrier")) {
-    const named = carrierByName(value);
+    const named = carrierByName(value, true);
     if (named) return field(named.scac, agreeing(named.scac, CARRIER_CONFIDENCE.nameUnderLabel), sourceText);
   }
-  const text = lines.map((l) => l.text).join("\n");
-  const named = carrierByName(text);
+  const texts = lines.map((l) => l.text);
+  const letterhead = texts.slice(0, LETTERHEAD_LINES).join("\n");
+  const text = texts.join("\n");
+  const named = carrierByName(letterhead, true) ?? carrierByName(text, false);
   if (named) {
     const at = text.indexOf(named.match);
     const line = text.slice(text.lastIndexOf("\n", at) + 1).split("\n")[0] ?? named.match;
