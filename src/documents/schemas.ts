@@ -1,60 +1,11 @@
-import { DOCUMENT_TYPES, EXTRACTION_SCHEMA_VERSION } from "./extraction";
+import { DOCUMENT_TYPES, EXTRACTION_SCHEMA_VERSION, extractionPayloadJsonSchema } from "./extraction";
 
 /**
  * `document_schema` resources (docs/api.md §Documents "Document schemas"): one per document type, id
- * `<document_type>@<schema_version>`, whose `schema_payload` is the JSON Schema of the extractor's
- * `document_representation.payload` (src/documents/extraction/types.ts `ExtractionPayload`). Every type shares that
- * payload, since the extractor reads the same fields from each; only the current version is served.
+ * `<document_type>@<schema_version>`, whose `schema_payload` is the JSON Schema of `document_representation.payload`
+ * (the extractor's `extractionPayloadJsonSchema`, src/documents/extraction/). Every type shares that payload, since
+ * the extractor reads the same fields from each; only the current version is served.
  */
-
-const field = {
-  type: ["object", "null"],
-  required: ["value", "confidence", "source_text"],
-  properties: {
-    value: { type: "string" },
-    confidence: { type: "number", minimum: 0, maximum: 1 },
-    source_text: { type: "string" },
-  },
-} as const;
-
-/** The JSON Schema of an extraction payload. */
-export const PAYLOAD_JSON_SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  required: [
-    "document_type",
-    "bill_of_lading_number",
-    "booking_number",
-    "container_numbers",
-    "shipping_line_scac",
-    "vessel_name",
-    "voyage_number",
-    "port_of_loading",
-    "port_of_discharge",
-    "estimated_departure_date",
-    "estimated_arrival_date",
-  ],
-  properties: {
-    document_type: {
-      type: "object",
-      required: ["value", "confidence"],
-      properties: {
-        value: { enum: DOCUMENT_TYPES.map((t) => t.code) },
-        confidence: { type: "number", minimum: 0, maximum: 1 },
-      },
-    },
-    bill_of_lading_number: field,
-    booking_number: field,
-    container_numbers: { type: "array", items: { ...field, type: "object" } },
-    shipping_line_scac: field,
-    vessel_name: field,
-    voyage_number: field,
-    port_of_loading: { ...field, description: "UN/LOCODE" },
-    port_of_discharge: { ...field, description: "UN/LOCODE" },
-    estimated_departure_date: { ...field, description: "YYYY-MM-DD" },
-    estimated_arrival_date: { ...field, description: "YYYY-MM-DD" },
-  },
-} as const;
 
 /** When this schema version became active (the extractor's version date, midnight UTC). */
 const ACTIVE_AT = `${EXTRACTION_SCHEMA_VERSION}T00:00:00Z`;
@@ -79,7 +30,7 @@ export function documentSchemaResource(id: string) {
       active_at: ACTIVE_AT,
       schema_format: "json_schema",
       description: `Fields the built-in extractor reads from a ${type.label.toLowerCase()}.`,
-      schema_payload: PAYLOAD_JSON_SCHEMA,
+      schema_payload: extractionPayloadJsonSchema(),
       created_at: ACTIVE_AT,
       updated_at: ACTIVE_AT,
     },

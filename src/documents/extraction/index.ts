@@ -66,7 +66,10 @@ export async function extractDocument(bytes: Uint8Array, contentType: string): P
     throw error;
   }
   const pageCount = text.pages.length;
-  const textLength = text.pages.reduce((sum, page) => sum + page.replace(/\s/g, "").length, 0);
+  const textLength = text.pages.reduce(
+    (sum, page) => sum + page.reduce((n, line) => n + line.text.replace(/\s/g, "").length, 0),
+    0,
+  );
   if (textLength < MIN_TEXT_CHARACTERS) {
     return failure(
       "no_text_layer",
@@ -86,3 +89,5 @@ export async function extractDocument(bytes: Uint8Array, contentType: string): P
     textLength,
   };
 }
+
+export { extractionPayloadJsonSchema, extractionPayloadSchema } from "./payload-schema.ts";

@@ -9,28 +9,21 @@ import { recogniseDates } from "./rules/dates.ts";
 import { recognisePorts } from "./rules/ports.ts";
 import { recogniseBillOfLading, recogniseBookingNumber } from "./rules/references.ts";
 import { recogniseVesselVoyage } from "./rules/vessel.ts";
+import type { TextLine } from "./text-layer.ts";
 import type { ExtractionPayload } from "./types.ts";
 
-/** Splits a page into non-empty lines. */
-export function linesOf(text: string): string[] {
-  return text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
-}
-
-/** The payload recognised in `pages` (one string per page, lines separated by `\n`). */
-export function recognise(pages: readonly string[]): ExtractionPayload {
-  const lines = pages.flatMap(linesOf);
+/** The payload recognised in `pages` (each a list of lines, top to bottom). */
+export function recognise(pages: readonly (readonly TextLine[])[]): ExtractionPayload {
+  const lines = pages.flat();
   const billOfLading = recogniseBillOfLading(lines);
   const { vessel, voyage } = recogniseVesselVoyage(lines);
   const { portOfLoading, portOfDischarge } = recognisePorts(lines);
   const { estimatedDeparture, estimatedArrival } = recogniseDates(lines);
   return {
-    document_type: guessDocumentType(linesOf(pages[0] ?? "")),
+    document_type: guessDocumentType((pages[0] ?? []).map((l) => l.text)),
     bill_of_lading_number: billOfLading,
     booking_number: recogniseBookingNumber(lines),
-    container_numbers: recogniseContainerNumbers(lines.join("\n")),
+    container_numbers: recogniseContainerNumbers(lines.map((l) => l.text).join("\n")),
     shipping_line_scac: recogniseScac(lines, billOfLading?.value ?? null),
     vessel_name: vessel,
     voyage_number: voyage,

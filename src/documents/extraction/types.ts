@@ -38,7 +38,7 @@ export interface ExtractedField {
 
 /**
  * `document_representation.payload` of an extracted document (docs/documents.md §Payload; the reference's
- * document_representation, docs/api.md §Document extraction). Every key is always present: a field not found is
+ * document_representation, docs/documents.md §Document extraction). Every key is always present: a field not found is
  * `null`, a list not found is `[]`. Snake_case keys, as the reference's payloads.
  */
 export interface ExtractionPayload {

@@ -15,7 +15,9 @@ import {
   billOfLadingPdf,
   blankPagesPdf,
   bookingConfirmationText,
+  boxedBillOfLadingPdf,
   corruptPdf,
+  encryptedPdf,
   FIXTURE_CONTAINERS,
   scannedPdf,
   truncatedPdf,
@@ -49,7 +51,7 @@ describe("extractDocument on a bill of lading PDF", () => {
     expect(vc(p.voyage_number)).toEqual({ value: "449W", confidence: 0.8 });
     // Two label/value pairs on one line: each value stops at the next label.
     expect(vc(p.port_of_loading)).toEqual({ value: "CNSHA", confidence: 0.85 });
-    expect(p.port_of_loading?.source_text).toBe("Shanghai, China");
+    expect(p.port_of_loading?.source_text).toBe("Port of Loading: Shanghai, China");
     expect(vc(p.port_of_discharge)).toEqual({ value: "USLAX", confidence: 0.85 });
     expect(vc(p.estimated_departure_date)).toEqual({ value: "2026-12-05", confidence: 0.9 });
     expect(vc(p.estimated_arrival_date)).toEqual({ value: "2026-12-21", confidence: 0.9 });
@@ -68,6 +70,28 @@ describe("extractDocument on a bill of lading PDF", () => {
     await extractDocument(bytes, "application/pdf");
     expect(bytes.byteLength).toBe(before.byteLength);
     expect(bytes).toEqual(before);
+  });
+});
+
+describe("extractDocument on a bill of lading laid out as a form (values beneath box headings)", () => {
+  it("reads each value under its heading's column", async () => {
+    const result = extracted(await extractDocument(await boxedBillOfLadingPdf(), "application/pdf"));
+    const p = result.payload;
+    // `BILL OF LADING NO.` is a heading (a label), the title is the line above.
+    expect(p.document_type).toEqual({ value: "bill_of_lading", confidence: 0.9 });
+    // Values on the line below their label: 0.05 less than on the label's line.
+    expect(vc(p.bill_of_lading_number)).toEqual({ value: "CMDUCNA0123456", confidence: 0.9 });
+    expect(p.bill_of_lading_number?.source_text).toBe("BILL OF LADING NO.\nCMDUCNA0123456");
+    expect(vc(p.booking_number)).toEqual({ value: "CNA0123456", confidence: 0.75 });
+    // The name in the letterhead, agreeing with the BL prefix CMDU.
+    expect(vc(p.shipping_line_scac)).toEqual({ value: "CMDU", confidence: 0.9 });
+    expect(vc(p.vessel_name)).toEqual({ value: "CMA CGM JACQUES SAADE", confidence: 0.75 });
+    expect(vc(p.voyage_number)).toEqual({ value: "0MEA1W1MA", confidence: 0.75 });
+    expect(vc(p.port_of_loading)).toEqual({ value: "CNYTN", confidence: 0.8 });
+    expect(vc(p.port_of_discharge)).toEqual({ value: "DEHAM", confidence: 0.8 });
+    expect(vc(p.estimated_departure_date)).toEqual({ value: "2027-01-12", confidence: 0.85 });
+    expect(vc(p.estimated_arrival_date)).toEqual({ value: "2027-02-18", confidence: 0.85 });
+    expect(p.container_numbers.map((c) => c.value)).toEqual([FIXTURE_CONTAINERS.cma1, FIXTURE_CONTAINERS.cma2]);
   });
 });
 
@@ -130,6 +154,15 @@ describe("extractDocument failures", () => {
       const outcome = await extractDocument(bytes, "application/pdf");
       expect(outcome).toMatchObject({ status: "failed", reason: "corrupt_file", pageCount: null });
     }
+  });
+
+  it("a password-protected PDF is encrypted", async () => {
+    expect(await extractDocument(await encryptedPdf(), "application/pdf")).toEqual({
+      status: "failed",
+      reason: "encrypted",
+      detail: "The PDF is password-protected; it cannot be read.",
+      pageCount: null,
+    });
   });
 
   it("bytes without a PDF header sent as a PDF are corrupt_file", async () => {

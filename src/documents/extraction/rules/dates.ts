@@ -5,6 +5,7 @@
  * and month could be either is not read.
  */
 import { labelledValues } from "../labels.ts";
+import type { TextLine } from "../text-layer.ts";
 import type { ExtractedField } from "../types.ts";
 import { field } from "./field.ts";
 
@@ -60,7 +61,7 @@ export function parseDate(text: string): { date: string; written: boolean } | nu
   return null;
 }
 
-function recogniseDate(lines: readonly string[], key: "eta" | "etd"): ExtractedField | null {
+function recogniseDate(lines: readonly TextLine[], key: "eta" | "etd"): ExtractedField | null {
   for (const { value, sameLine, sourceText } of labelledValues(lines, key)) {
     const parsed = parseDate(value);
     if (!parsed) continue;
@@ -72,7 +73,7 @@ function recogniseDate(lines: readonly string[], key: "eta" | "etd"): ExtractedF
 }
 
 /** ETD and ETA, each or both null. */
-export function recogniseDates(lines: readonly string[]): {
+export function recogniseDates(lines: readonly TextLine[]): {
   estimatedDeparture: ExtractedField | null;
   estimatedArrival: ExtractedField | null;
 } {

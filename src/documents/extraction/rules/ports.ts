@@ -2,13 +2,14 @@
  * Port of loading and port of discharge (docs/documents.md §What is recognised): the value after a POL / POD label
  * (`Port of Loading`, `Load Port`, `POL`…) resolved against our ports reference data (src/reference/locations.ts):
  * a UN/LOCODE in it (`CNSHA`, `CN SHA`, a retired code such as `CNSGH`), else the port's name or city (`Shanghai`,
- * `Rotterdam, Netherlands`). A name several ports share is settled by a country code in the value (`Portland, US`);
- * otherwise it is a weak guess.
+ * `Rotterdam, Netherlands`), a port's own name before a city's. A name several ports share is settled by a country
+ * code or English country name in the value (`Portland, US`, `Rotterdam, Netherlands`); otherwise it is a weak guess.
  */
 import { PORTS } from "../../../reference/generated/ports.ts";
 import { findPortByLocode } from "../../../reference/locations.ts";
 import type { PortRecord } from "../../../reference/types.ts";
 import { type LabelKey, labelledValues } from "../labels.ts";
+import type { TextLine } from "../text-layer.ts";
 import type { ExtractedField } from "../types.ts";
 import { field } from "./field.ts";
 
@@ -46,6 +47,13 @@ function normalName(name: string): string {
     .trim();
 }
 
+const REGION_NAMES = new Intl.DisplayNames(["en"], { type: "region" });
+
+/** The English name of an ISO 3166-1 alpha-2 country, upper case (`NL` → `NETHERLANDS`), or the code. */
+function countryName(code: string): string {
+  return normalName(REGION_NAMES.of(code) ?? code);
+}
+
 /** The port a labelled value names, with the rule's confidence, or null. */
 export function resolvePort(value: string): { port: PortRecord; confidence: number } | null {
   const upper = value.toUpperCase();
@@ -61,7 +69,9 @@ export function resolvePort(value: string): { port: PortRecord; confidence: numb
     if (!candidates || candidates.length === 0) continue;
     const first = candidates[0] as PortRecord;
     if (candidates.length === 1) return { port: first, confidence: PORT_CONFIDENCE.uniqueName };
-    const inCountry = candidates.filter((p) => countries.has(p.countryCode));
+    const inCountry = candidates.filter(
+      (p) => countries.has(p.countryCode) || ` ${words.join(" ")} `.includes(` ${countryName(p.countryCode)} `),
+    );
     if (inCountry.length === 1)
       return { port: inCountry[0] as PortRecord, confidence: PORT_CONFIDENCE.nameWithCountry };
     return { port: first, confidence: PORT_CONFIDENCE.ambiguousName };
@@ -69,18 +79,18 @@ export function resolvePort(value: string): { port: PortRecord; confidence: numb
   return null;
 }
 
-function recognisePort(lines: readonly string[], key: LabelKey): ExtractedField | null {
+function recognisePort(lines: readonly TextLine[], key: LabelKey): ExtractedField | null {
   for (const { value, sameLine, sourceText } of labelledValues(lines, key)) {
     const resolved = resolvePort(value);
     if (!resolved) continue;
     const confidence = resolved.confidence - (sameLine ? 0 : NEXT_LINE_PENALTY);
-    return field(resolved.port.code, confidence, sameLine ? value : sourceText);
+    return field(resolved.port.code, confidence, sourceText);
   }
   return null;
 }
 
 /** POL and POD as UN/LOCODEs of our ports reference data, each or both null. */
-export function recognisePorts(lines: readonly string[]): {
+export function recognisePorts(lines: readonly TextLine[]): {
   portOfLoading: ExtractedField | null;
   portOfDischarge: ExtractedField | null;
 } {

@@ -2,12 +2,15 @@
  * Bill of lading and booking numbers (docs/documents.md §What is recognised). A BL number is read after a BL label
  * (`B/L No.`, `Bill of Lading Number`, `Sea Waybill No`, `MBL`); it is surer when it starts with a carrier's BL prefix
  * or SCAC (the table infer_number uses: src/infer/classify.ts `matchBlPrefix`). Without a label, a token starting with
- * a known BL prefix and holding digits is a weak guess. A booking number is read only after a booking label.
+ * a known BL prefix and holding digits is a weak guess. A booking number is read only after a booking label. A
+ * container number (valid ISO 6346 check digit) is never taken for either; a container-shaped number with a wrong
+ * check digit may be a BL (`MEDU1234567`).
  */
 
 import { matchBlPrefix } from "../../../infer/classify.ts";
-import { CONTAINER_NUMBER_PATTERN } from "../../../infer/iso6346.ts";
+import { hasValidCheckDigit } from "../../../infer/iso6346.ts";
 import { labelledValues } from "../labels.ts";
+import type { TextLine } from "../text-layer.ts";
 import type { ExtractedField } from "../types.ts";
 import { best, field } from "./field.ts";
 
@@ -30,20 +33,20 @@ export const BL_CONFIDENCE = { labelledWithPrefix: 0.95, labelled: 0.8, prefixOn
 export const BOOKING_CONFIDENCE = { sameLine: 0.85, nextLine: 0.75 } as const;
 
 /** The BL number: the surest labelled one, else the first unlabelled token with a known BL prefix. */
-export function recogniseBillOfLading(lines: readonly string[]): ExtractedField | null {
+export function recogniseBillOfLading(lines: readonly TextLine[]): ExtractedField | null {
   const labelled: ExtractedField[] = [];
   for (const { value, sameLine, sourceText } of labelledValues(lines, "bill_of_lading")) {
     const token = referenceToken(value);
-    if (!token || CONTAINER_NUMBER_PATTERN.test(token.number)) continue;
+    if (!token || hasValidCheckDigit(token.number)) continue;
     const base = matchBlPrefix(token.number) ? BL_CONFIDENCE.labelledWithPrefix : BL_CONFIDENCE.labelled;
     labelled.push(field(token.number, sameLine ? base : base - 0.05, sourceText));
   }
   const top = best(labelled);
   if (top) return top;
-  for (const line of lines) {
+  for (const { text: line } of lines) {
     for (const match of line.toUpperCase().matchAll(ANY_REFERENCE_TOKEN)) {
       const number = match[0];
-      if (CONTAINER_NUMBER_PATTERN.test(number) || !/\d{4}/.test(number)) continue;
+      if (hasValidCheckDigit(number) || !/\d{4}/.test(number)) continue;
       if (matchBlPrefix(number)) return field(number, BL_CONFIDENCE.prefixOnly, line);
     }
   }
@@ -51,10 +54,10 @@ export function recogniseBillOfLading(lines: readonly string[]): ExtractedField 
 }
 
 /** The booking number after a booking label, or null. */
-export function recogniseBookingNumber(lines: readonly string[]): ExtractedField | null {
+export function recogniseBookingNumber(lines: readonly TextLine[]): ExtractedField | null {
   for (const { value, sameLine, sourceText } of labelledValues(lines, "booking")) {
     const token = referenceToken(value);
-    if (!token || CONTAINER_NUMBER_PATTERN.test(token.number)) continue;
+    if (!token || hasValidCheckDigit(token.number)) continue;
     return field(token.number, sameLine ? BOOKING_CONFIDENCE.sameLine : BOOKING_CONFIDENCE.nextLine, sourceText);
   }
   return null;

@@ -5,6 +5,7 @@
  * at least one digit.
  */
 import { labelledValues } from "../labels.ts";
+import type { TextLine } from "../text-layer.ts";
 import type { ExtractedField } from "../types.ts";
 import { field } from "./field.ts";
 
@@ -31,7 +32,8 @@ function voyage(raw: string): string | null {
 }
 
 /** Splits `MSC ANNA / 412W` or `MSC ANNA 412W` into name and voyage. */
-function splitVesselVoyage(value: string): { vessel: string | null; voyage: string | null } {
+function splitVesselVoyage(raw: string): { vessel: string | null; voyage: string | null } {
+  const value = raw.replace(/^\s*M\/?V\.?\s+/i, "");
   const slash = value.split(/\s*\/\s*/);
   if (slash.length === 2) return { vessel: vesselName(slash[0] ?? ""), voyage: voyage(slash[1] ?? "") };
   const words = value.trim().split(/\s+/);
@@ -42,7 +44,7 @@ function splitVesselVoyage(value: string): { vessel: string | null; voyage: stri
 }
 
 /** The vessel name and the voyage number, each or both null. */
-export function recogniseVesselVoyage(lines: readonly string[]): {
+export function recogniseVesselVoyage(lines: readonly TextLine[]): {
   vessel: ExtractedField | null;
   voyage: ExtractedField | null;
 } {
