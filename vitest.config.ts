@@ -31,6 +31,10 @@ export default defineConfig(async () => {
             // No failure throttle across the suite (test files send bad keys freely);
             // test/middleware/auth-flood.test.ts turns it on explicitly.
             AUTH_FAILURES_PER_MINUTE: "0",
+            // The document upload flow's HMAC key (src/documents/signing.ts); a fixed test value.
+            DOCUMENT_SIGNING_KEY: "test-document-signing-key-0123456789abcdef",
+            // E-mail submissions go to documents+<token>@ this domain (src/documents/email-intake.ts).
+            EMAIL_SUBMISSION_DOMAIN: "inbound.example.com",
           },
           // Tests never reach the network: outbound requests go to an injected fetch or a local receiver, and
           // anything that slips through to the Worker's global fetch gets this answer instead of leaving the machine.

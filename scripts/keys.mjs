@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run keys`: creates, lists and revokes API keys in the local (default) or remote D1 database
 // (docs/decisions.md §Accounts and keys). Keys are printed once, at creation; only their SHA-256 is stored.
+import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { uuidv7 } from "uuidv7";
 import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, hashApiKey, KEY_PREFIX_LENGTH } from "./lib/api-keys.mjs";
@@ -11,10 +12,13 @@ const USAGE = `usage:
   npm run keys -- create --account-id <id> [--name <key name>] [--remote]
   npm run keys -- list [--account-id <id>] [--remote]
   npm run keys -- revoke <key id | prefix | key> [--remote]
+  npm run keys -- mailbox --account-id <id> --allow <address | @domain>[,...] [--remote]
 
   create   makes the account if no account has that name, then a key for it; the key is printed once
   list     keys with their account, name, prefix and dates (never the key or its hash)
   revoke   stops a key from authenticating (within AUTH_CACHE_TTL_SECONDS)
+  mailbox  gives the account its document submission address (a new one each time) and the senders allowed to use it
+           (docs/configuration.md §E-mail submissions); prints documents+<token>@<EMAIL_SUBMISSION_DOMAIN>
 
   --remote   use the deployed D1 database (keys svc_live_...) instead of the local one (svc_test_...)`;
 
@@ -39,6 +43,14 @@ const COMMANDS = {
     positionals: 0,
   },
   revoke: { options: { remote: { type: "boolean", default: false } }, positionals: 1 },
+  mailbox: {
+    options: {
+      "account-id": { type: "string" },
+      allow: { type: "string" },
+      remote: { type: "boolean", default: false },
+    },
+    positionals: 0,
+  },
 };
 
 function parseCommandLine(argv) {
@@ -193,13 +205,39 @@ async function revoke({ values, positionals }) {
   console.log(`Revoked key ${row.id} (${row.prefix}, "${row.name}" of ${row.account}) at ${now}.`);
 }
 
+async function mailbox({ values }) {
+  const { "account-id": accountId, allow, remote } = values;
+  if (accountId === undefined || allow === undefined) throw new UsageError("mailbox needs --account-id and --allow");
+  const senders = allow.split(",").map((entry) => entry.trim().toLowerCase());
+  for (const entry of senders) {
+    if (!/^[^@\s]*@[a-z0-9.-]+$/.test(entry)) throw new UsageError(`not an address or @domain: "${entry}"`);
+  }
+  if ((await findAccount({ accountId, remote })).length === 0) throw new Error(`no account with id ${accountId}`);
+  const token = randomBytes(16).toString("hex");
+  await d1Execute({
+    sql: `INSERT INTO document_mailboxes (account_id, token, allowed_senders, created_at) VALUES (${[
+      accountId,
+      token,
+      JSON.stringify(senders),
+      nowIso(),
+    ]
+      .map(sqlLiteral)
+      .join(", ")}) ON CONFLICT (account_id) DO UPDATE SET token = excluded.token,
+      allowed_senders = excluded.allowed_senders;`,
+    remote,
+  });
+  console.log(`Submission address of account ${accountId} (${where(remote)} D1):
+  documents+${token}@<EMAIL_SUBMISSION_DOMAIN>
+Allowed senders: ${senders.join(", ")}`);
+}
+
 async function main() {
   const parsed = parseCommandLine(process.argv.slice(2));
   if (parsed.command === "help") {
     console.log(USAGE);
     return;
   }
-  await { create, list, revoke }[parsed.command](parsed);
+  await { create, list, revoke, mailbox }[parsed.command](parsed);
 }
 
 main().catch((err) => {

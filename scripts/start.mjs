@@ -7,6 +7,7 @@
 //   npm start -- --setup-only     prepare the database and print the key, without starting wrangler dev
 //   npm start -- --no-cron        do not trigger the Worker's every-minute cron (see startCronTicker)
 //   npm start -- <wrangler dev options>   anything else is passed to wrangler dev (e.g. --var NAME:value)
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
@@ -212,6 +213,11 @@ function runDev(devArgs, { cron }) {
   // Local development only (docs/decisions.md §Webhooks): webhooks may use http:// to a receiver on this machine
   // (`npm run receiver`); production configuration leaves WEBHOOK_ALLOW_INSECURE_HOSTS empty.
   if (!setsVar("WEBHOOK_ALLOW_INSECURE_HOSTS")) args.push("--var", "WEBHOOK_ALLOW_INSECURE_HOSTS:127.0.0.1,localhost");
+  // Document upload and download URLs are signed (src/documents/signing.ts): a fresh local key per run (URLs are
+  // short-lived; a blob reserved before a restart must be reserved again). Production sets the secret.
+  if (!setsVar("DOCUMENT_SIGNING_KEY") && !process.env.DOCUMENT_SIGNING_KEY) {
+    args.push("--var", `DOCUMENT_SIGNING_KEY:${randomBytes(32).toString("hex")}`);
+  }
   args.push(...devArgs);
   const child = spawnWrangler(args, { stdio: "inherit" });
   const forward = (signal) => {

@@ -6,6 +6,9 @@ import { containerRoutes } from "./containers/routes";
 import { customFieldDefinitionRoutes } from "./custom-fields/definition-routes";
 import { customFieldRoutes, entityCustomFieldRoutes } from "./custom-fields/value-routes";
 import { docsPage } from "./docs/page";
+import { emailSubmissionRoutes } from "./documents/email-submission-routes";
+import { documentRoutes } from "./documents/routes";
+import { uploadRoutes } from "./documents/upload-routes";
 import type { AppEnv } from "./env";
 import { inferRoutes } from "./infer/routes";
 import { ApiError, errorDocument } from "./lib/errors";
@@ -70,6 +73,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
   // Upstream push callbacks (issue 13 §4): outside /v2, no API key; each body is signed by the upstream.
   app.route("/callbacks", callbackRoutes);
+  // The document upload flow's routes outside /v2 (docs/api.md §Documents): the reference's direct-upload path (API
+  // key) and the signed upload and download URLs (the token is the credential).
+  app.route("/", uploadRoutes);
 
   const v2 = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
@@ -103,6 +109,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", portRoutes);
   v2.route("/", metroAreaRoutes);
   v2.route("/", partyRoutes);
+  // Registers /documents/types before /documents/{id}.
+  v2.route("/", documentRoutes);
+  v2.route("/", emailSubmissionRoutes);
   v2.route("/", vesselRoutes);
   // /vessels/{id}/future_positions…: literal last segments, so no clash with /vessels/{key} in any order.
   v2.route("/", futurePositionRoutes);

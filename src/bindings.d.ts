@@ -42,6 +42,12 @@ interface WorkerSecrets {
    */
   AISSTREAM_API_KEY?: string;
   /**
+   * Worker secret: at least 32 random characters, the HMAC key of the document upload flow's `signed_id`, upload URLs
+   * and download URLs (src/documents/signing.ts; docs/configuration.md §Documents). Unset: the document upload and
+   * download routes answer 503 and store nothing.
+   */
+  DOCUMENT_SIGNING_KEY?: string;
+  /**
    * Bench instrumentation of the poll path (`trace` or `noop`, src/tracking/bench-trace.ts), set only by
    * `npm run bench -- engine` (`--var`); unset everywhere else, where it changes nothing. Never in wrangler.toml.
    */
@@ -58,6 +64,7 @@ declare namespace Cloudflare {
     TRACKING_REQUESTS_QUEUE: Queue<import("./tracking-requests/queue-message").TrackingRequestMessage>;
     TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
     WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
+    DOCUMENT_EXTRACTIONS_QUEUE: Queue<import("./documents/extraction-job").DocumentExtractionMessage>;
   }
 }
 
@@ -65,4 +72,5 @@ interface Env extends WorkerSecrets {
   TRACKING_REQUESTS_QUEUE: Queue<import("./tracking-requests/queue-message").TrackingRequestMessage>;
   TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
   WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
+  DOCUMENT_EXTRACTIONS_QUEUE: Queue<import("./documents/extraction-job").DocumentExtractionMessage>;
 }

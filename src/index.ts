@@ -1,6 +1,8 @@
 import { createApp } from "./app";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
+import { handleEmail } from "./documents/email-intake";
+import { consumeDocumentExtractions, type DocumentExtractionMessage } from "./documents/extraction-job";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 // Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
 import "./resource-types";
@@ -41,6 +43,9 @@ const worker = {
       case "webhook-deliveries":
         await consumeWebhookDeliveries(batch as MessageBatch<WebhookDeliveryMessage>, env);
         return;
+      case "document-extractions":
+        await consumeDocumentExtractions(batch as MessageBatch<DocumentExtractionMessage>, env);
+        return;
       case "webhook-deliveries-dlq":
         await consumeWebhookDeliveriesDlq(batch as MessageBatch<WebhookDeliveryMessage>, env);
         return;
@@ -49,6 +54,10 @@ const worker = {
         // to the queue's retries rather than dropping them.
         for (const message of batch.messages) message.retry({ delaySeconds: 300 });
     }
+  },
+  // Cloudflare Email Routing: documents e-mailed to an account's submission address (src/documents/email-intake.ts).
+  async email(message, env, _ctx) {
+    await handleEmail(message, env);
   },
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(runMaintenance(env));

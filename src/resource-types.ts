@@ -7,6 +7,9 @@
 
 import "./containers/serializer";
 import "./custom-fields/serializer";
+import "./documents/representation-serializer";
+import "./documents/email-submission-serializer";
+import "./documents/serializer";
 import "./metro-areas/serializer";
 import "./parties/serializer";
 import "./ports/serializer";

@@ -9,7 +9,9 @@ export type CountedResource =
   | "tracking_request"
   | "webhook"
   | "webhook_notification"
-  | "party";
+  | "party"
+  | "document"
+  | "email_submission";
 
 /**
  * The statement that adds `by` (may be negative) to an account's count of `resource`; put it in the same

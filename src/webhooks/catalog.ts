@@ -28,9 +28,8 @@ const transport = (name: string, description: string): WebhookEventDescription =
 
 /**
  * The catalog by category, in the order `GET /webhooks/events` lists it (docs/webhooks.md §Events "Event-catalog
- * categories"). Every one of the 43 events appears in exactly one category. The `document.*` events are accepted for
- * compatibility with clients of the reference service; this service does not process documents, so it never
- * emits them (their example payloads still exist).
+ * categories"). Every one of the 43 events appears in exactly one category. The `document.*` events are sent by the
+ * document extraction (src/documents/extraction-job.ts, docs/api.md §Documents "Extraction").
  */
 export const WEBHOOK_EVENT_CATALOG: readonly WebhookEventCategory[] = [
   {
@@ -144,10 +143,10 @@ export const WEBHOOK_EVENT_CATALOG: readonly WebhookEventCategory[] = [
     id: "document-processing-events",
     name: "Document Processing Events",
     events: [
-      { name: "document.extracted", description: "A document was processed (not emitted by this service)." },
+      { name: "document.extracted", description: "A document was read: its document_representation is stored." },
       {
         name: "document.extraction_failed",
-        description: "A document could not be processed (not emitted by this service).",
+        description: "A document could not be read (e.g. a scanned PDF without a text layer).",
       },
     ],
   },

@@ -4,6 +4,7 @@
  */
 export * from "./accounts";
 export * from "./custom-fields";
+export * from "./documents";
 export * from "./outages";
 export * from "./reference";
 export * from "./search";

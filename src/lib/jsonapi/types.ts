@@ -15,7 +15,7 @@ export interface ResourceObject {
   type: string;
   attributes: Record<string, unknown>;
   relationships?: Record<string, RelationshipObject>;
-  links?: { self: string };
+  links?: { self: string; [name: string]: string };
 }
 
 /** Top-level links of a document; list documents carry the pagination keys (docs/decisions.md §Wire format). */
