@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { uuidv7 } from "uuidv7";
 import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, hashApiKey, KEY_PREFIX_LENGTH } from "./lib/api-keys.mjs";
-import { d1Execute, nowIso, sqlLiteral } from "./lib/wrangler.mjs";
+import { d1Execute, LOCAL_EMAIL_DOMAIN, nowIso, sqlLiteral } from "./lib/wrangler.mjs";
 
 const USAGE = `usage:
   npm run keys -- create --account <name> [--name <key name>] [--remote]
@@ -227,7 +227,7 @@ async function mailbox({ values }) {
     remote,
   });
   console.log(`Submission address of account ${accountId} (${where(remote)} D1):
-  documents+${token}@<EMAIL_SUBMISSION_DOMAIN>
+  documents+${token}@${remote ? "<EMAIL_SUBMISSION_DOMAIN>" : LOCAL_EMAIL_DOMAIN}
 Allowed senders: ${senders.join(", ")}`);
 }
 

@@ -17,6 +17,7 @@ import { sourcesBanner } from "./lib/sources-banner.mjs";
 import {
   applyMigrations,
   d1ExecuteStatements,
+  LOCAL_EMAIL_DOMAIN,
   nowIso,
   ROOT,
   spawnWrangler,
@@ -218,6 +219,10 @@ function runDev(devArgs, { cron }) {
   if (!setsVar("DOCUMENT_SIGNING_KEY") && !process.env.DOCUMENT_SIGNING_KEY) {
     args.push("--var", `DOCUMENT_SIGNING_KEY:${randomBytes(32).toString("hex")}`);
   }
+  // E-mail submissions (docs/configuration.md §E-mail submissions) accept mail for one domain only; production leaves
+  // it empty until Email Routing is set up. Locally, `npm run keys -- mailbox` addresses end in this domain, and
+  // wrangler dev's /cdn-cgi/handler/email delivers to the handler.
+  if (!setsVar("EMAIL_SUBMISSION_DOMAIN")) args.push("--var", `EMAIL_SUBMISSION_DOMAIN:${LOCAL_EMAIL_DOMAIN}`);
   args.push(...devArgs);
   const child = spawnWrangler(args, { stdio: "inherit" });
   const forward = (signal) => {

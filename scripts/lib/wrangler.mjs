@@ -12,6 +12,12 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..")
 /** The D1 binding name in wrangler.toml; wrangler accepts the binding or the database name. */
 export const D1_BINDING = "DB";
 
+/**
+ * The e-mail submission domain `npm start` gives the local Worker (`EMAIL_SUBMISSION_DOMAIN`, docs/configuration.md
+ * §E-mail submissions), so `npm run keys -- mailbox` prints a local address wrangler dev's email endpoint accepts.
+ */
+export const LOCAL_EMAIL_DOMAIN = "mail.localhost";
+
 // Wrangler's JS entry point, run with the Node that runs this script: inside `npm run` that is the project's
 // Node 22 (devDependency `node`), which wrangler requires, whatever `node` the shell would find.
 const WRANGLER_JS = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
