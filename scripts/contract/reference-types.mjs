@@ -383,6 +383,57 @@ export const RESOURCES = {
     relationships: {},
     optionalRelationships: true,
   },
+  // docs/api.md §Documents: the reference's document resource (`id` repeated in attributes, as its schema has it).
+  document: {
+    attributes: {
+      id: "string",
+      name: "string",
+      document_type: "string?",
+      document_type_manual: "string?",
+      classification_notes: "string?",
+      source: ["upload", "api", "email", "split_document"],
+      file_name: "string",
+      file_content_type: "string?",
+      file_size_bytes: "integer?",
+      created_at: "datetime",
+      updated_at: "datetime",
+    },
+    relationships: {
+      account: ["account?"],
+      user: ["user?"],
+      email_submission: ["email_submission?"],
+      last_document_representation: ["document_representation?"],
+      shipments: ["shipment[]"],
+      cargos: ["container[]"],
+    },
+    optionalRelationships: true,
+  },
+  // docs/api.md §Documents: the extraction result (`payload` free-form, shaped by its document schema).
+  document_representation: {
+    attributes: { schema_version: "string", payload: "any", created_at: "datetime", updated_at: "datetime" },
+    relationships: {},
+    optionalRelationships: true,
+  },
+  // docs/api.md §E-mail submissions: the full form of /email_submissions.
+  email_submission: {
+    attributes: {
+      subject: "string?",
+      body: "string?",
+      from: "string[]",
+      to: "string[]",
+      cc: "string[]",
+      sent_at: "datetime?",
+      message_id: "string?",
+      in_reply_to: "string?",
+      references: "string[]",
+      content_type: "string?",
+      documents_count: "integer",
+      created_at: "datetime",
+      updated_at: "datetime",
+    },
+    relationships: { account: ["account?"], user: ["user?"], documents: ["document[]"] },
+    optionalRelationships: true,
+  },
   // docs/api.md §Party resource.
   party: { attributes: { company_name: "string" }, relationships: {} },
   // docs/api.md §Custom fields: the reference's `custom_field_definition` schema plus the members its real bodies add

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { billOfLadingPdf } from "../fixtures/documents";
 import { apiJson, createAccount, type TestAccount, trackingRequestBody } from "../helpers/api";
+import { uploadDocument } from "../helpers/document-uploads";
 import { type Resource, toOne, trackSandboxShipment } from "../helpers/tracking";
+import { until } from "../helpers/vessels";
 import { DEPARTURES } from "./contract/departures";
 import samples from "./contract/reference-samples.generated.json";
 import type { Validate } from "./contract/validators.generated.js";
@@ -305,6 +308,24 @@ describe("contract with the reference service (issue 15)", () => {
       definitionBody("Bad Slug", "Shipment", "enum"),
     );
     await call(account, "DELETE", base, 200, "none");
+  });
+
+  it("documents (docs/api.md §Documents)", async () => {
+    const uploaded = await uploadDocument(account, await billOfLadingPdf(), "contract bl.pdf");
+    const path = `/documents/${uploaded.id}?include=last_document_representation`;
+    // Extraction runs on the document-extractions queue: wait for its representation.
+    await until(async () => {
+      const { json } = await apiJson<{ included?: unknown[] }>(path, { key: account.key });
+      return (json.included?.length ?? 0) > 0;
+    });
+    const doc = await call(account, "GET", path, 200, "single");
+    expect((doc.included as Resource[] | undefined)?.map((r) => r.type)).toEqual(["document_representation"]);
+    await call(account, "GET", "/documents", 200, "list");
+    await call(account, "PATCH", `/documents/${uploaded.id}`, 200, "single", {
+      data: { type: "document", attributes: { document_type_manual: "bill_of_lading" } },
+    });
+    await call(account, "GET", "/email_submissions", 200, "list");
+    await call(other, "GET", `/documents/${uploaded.id}`, 404, "error");
   });
 
   it("errors (docs/api.md §Errors): 400, 401, 404 (another account's id too), 422", async () => {
