@@ -333,13 +333,7 @@ export class TrackingApi {
     return mapErrors(async () => {
       const wanted = new Set(include);
       const tree = parseInclude([...wanted].filter((i) => i !== "transport_events").join(","), containerResource);
-      // The container, its events and its custom field values in concurrent D1 round trips, not one after another
-      // (`id` is the container's id here: the tools resolve numbers first).
-      const [{ view, prefetched }, events, customFields] = await Promise.all([
-        getContainerView(this.deps.db, this.deps.accountId, id, tree),
-        wanted.has("transport_events") ? this.getTransportEvents(id) : undefined,
-        this.customFieldsOf("container", id),
-      ]);
+      const { view, prefetched } = await getContainerView(this.deps.db, this.deps.accountId, id, tree);
       const details: ContainerDetails = { container: serializeContainer(view) };
       if (wanted.has("shipment")) {
         const shipment = prefetchedRow<ShipmentView>(prefetched.get("shipment"), view.shipmentId);
@@ -349,8 +343,8 @@ export class TrackingApi {
         const terminal = prefetchedRow<TerminalRow>(prefetched.get("pod_terminal"), view.podTerminalId);
         details.pod_terminal = terminal ? serializeTerminal(terminal) : null;
       }
-      if (events) details.transport_events = events;
-      details.custom_fields = customFields;
+      if (wanted.has("transport_events")) details.transport_events = await this.getTransportEvents(id);
+      details.custom_fields = await this.customFieldsOf("container", view.id);
       return details;
     });
   }
