@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { placeholder, shaped } from "../db/query-shapes";
-import { readMany } from "../db/read-batch";
+import { type ReadItem, readMany } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
@@ -33,7 +33,8 @@ export async function getContainerView(
   accountId: string,
   id: string,
   include: IncludeTree = new Map(),
-): Promise<{ view: ContainerView; prefetched: PrefetchedIncludes }> {
+  also: readonly ReadItem[] = [],
+): Promise<{ view: ContainerView; prefetched: PrefetchedIncludes; also: unknown[][] }> {
   const prefetch = prefetchPlan(containerResource, include);
   const read = shaped(
     db,
@@ -50,10 +51,11 @@ export async function getContainerView(
     },
     { accountId, id },
   );
-  const [rows, events, raws, ...included] = await readMany(db, [read]);
+  const results = await readMany(db, [read, ...also]);
+  const [rows, events, raws, ...included] = results.slice(0, results.length - also.length);
   const [view] = withContainerLinkage((rows ?? []) as ContainerRow[], events ?? [], raws ?? []);
   if (!view) throw ApiError.notFound("Couldn't find Container");
-  return { view, prefetched: prefetch.read(included) };
+  return { view, prefetched: prefetch.read(included), also: results.slice(results.length - also.length) };
 }
 
 /**

@@ -111,15 +111,18 @@ export async function listValues(
  * Every value of the given entities, grouped by entity id (for MCP tools and other readers that show an entity's
  * custom fields, docs/api.md §Custom fields).
  */
-export async function valuesOfEntities(
+/**
+ * {@link valuesOfEntities} in two steps, so the query can join another D1 round trip (`readMany`): `query` selects the
+ * values of `entityIds` (one per statement result), `views` completes the rows it returned (option labels, read only
+ * when an enum value is among them).
+ */
+export function valuesOfEntitiesRead(
   db: Database,
   accountId: string,
   entityType: ValueEntityType,
   entityIds: string[],
-): Promise<Map<string, CustomFieldView[]>> {
-  const byEntity = new Map<string, CustomFieldView[]>(entityIds.map((id) => [id, []]));
-  if (entityIds.length === 0) return byEntity;
-  const rows = await selectViews(
+) {
+  const query = selectViews(
     db,
     and(
       ownedBy(customFields.accountId, accountId),
@@ -127,8 +130,24 @@ export async function valuesOfEntities(
       inArray(customFields.entityId, entityIds),
     ),
   ).orderBy(asc(customFields.createdAt), asc(customFields.id));
-  for (const view of await views(db, accountId, rows)) byEntity.get(view.entityId)?.push(view);
-  return byEntity;
+  const complete = async (rows: unknown[]): Promise<Map<string, CustomFieldView[]>> => {
+    const byEntity = new Map<string, CustomFieldView[]>(entityIds.map((id) => [id, []]));
+    const typed = rows as Awaited<typeof query>;
+    for (const view of await views(db, accountId, typed)) byEntity.get(view.entityId)?.push(view);
+    return byEntity;
+  };
+  return { query, complete };
+}
+
+export async function valuesOfEntities(
+  db: Database,
+  accountId: string,
+  entityType: ValueEntityType,
+  entityIds: string[],
+): Promise<Map<string, CustomFieldView[]>> {
+  if (entityIds.length === 0) return new Map();
+  const { query, complete } = valuesOfEntitiesRead(db, accountId, entityType, entityIds);
+  return complete(await query);
 }
 
 /**

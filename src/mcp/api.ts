@@ -28,7 +28,7 @@ import type { ContainerRoute } from "../containers/shipping-route";
 import { getContainerRoute as loadContainerRoute } from "../containers/shipping-route-service";
 import { serializeCustomField } from "../custom-fields/serializer";
 import type { CustomFieldView } from "../custom-fields/values";
-import { valuesOfEntities } from "../custom-fields/values";
+import { valuesOfEntities, valuesOfEntitiesRead } from "../custom-fields/values";
 import type { Database } from "../db/client";
 import { InvalidReferenceNumber } from "../infer/classify";
 import type { InferNumberAttributes } from "../infer/schemas";
@@ -333,7 +333,11 @@ export class TrackingApi {
     return mapErrors(async () => {
       const wanted = new Set(include);
       const tree = parseInclude([...wanted].filter((i) => i !== "transport_events").join(","), containerResource);
-      const { view, prefetched } = await getContainerView(this.deps.db, this.deps.accountId, id, tree);
+      // The container's custom field values are read in its own D1 round trip (`id` is its id: tools resolve numbers).
+      const values = valuesOfEntitiesRead(this.deps.db, this.deps.accountId, "container", [id]);
+      const { view, prefetched, also } = await getContainerView(this.deps.db, this.deps.accountId, id, tree, [
+        values.query,
+      ]);
       const details: ContainerDetails = { container: serializeContainer(view) };
       if (wanted.has("shipment")) {
         const shipment = prefetchedRow<ShipmentView>(prefetched.get("shipment"), view.shipmentId);
@@ -344,7 +348,8 @@ export class TrackingApi {
         details.pod_terminal = terminal ? serializeTerminal(terminal) : null;
       }
       if (wanted.has("transport_events")) details.transport_events = await this.getTransportEvents(id);
-      details.custom_fields = await this.customFieldsOf("container", view.id);
+      const byEntity = await values.complete(also[0] ?? []);
+      details.custom_fields = (byEntity.get(id) ?? []).map((v) => serializeCustomField(v) as CustomFieldResource);
       return details;
     });
   }
