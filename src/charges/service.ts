@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { containers, ports, tariffs, transportEvents } from "../db/schema";
 import { ApiError } from "../lib/errors";
@@ -84,6 +84,7 @@ export async function getContainerCharges(
         and(
           inArray(transportEvents.containerId, db.select({ id: containers.id }).from(containers).where(owned)),
           inArray(transportEvents.event, [...AVAILABILITY_EVENTS]),
+          isNull(transportEvents.invalidatedAt),
         ),
       ),
     db
@@ -167,6 +168,7 @@ export async function portfolioCharges(
         and(
           inArray(transportEvents.containerId, accountBoxes),
           inArray(transportEvents.event, [...AVAILABILITY_EVENTS]),
+          isNull(transportEvents.invalidatedAt),
         ),
       ),
     db
