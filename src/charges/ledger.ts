@@ -99,14 +99,23 @@ export function chargeLineOf(input: ChargeLineInput): ChargeLine {
     }))
     .filter((s) => s.fromMs < s.toMs && s.fromMs <= input.asOfMs);
   const stopMs = stoppedAt ? Date.parse(stoppedAt) : Number.POSITIVE_INFINITY;
+  const blockedDays = new Map<string, string | null>();
   const blockedReason = (date: string): string | null => {
+    const known = blockedDays.get(date);
+    if (known !== undefined) return known;
+    const reason = blockedReasonOf(date);
+    blockedDays.set(date, reason);
+    return reason;
+  };
+  function blockedReasonOf(date: string): string | null {
+    if (blocked.length === 0) return null;
     const dayStart = startOfLocalDay(date, tz);
     const dayEnd = startOfLocalDay(addDays(date, 1), tz);
     for (const s of blocked) {
       if (s.fromMs < dayEnd && s.toMs > dayStart && s.fromMs < stopMs) return s.reason;
     }
     return null;
-  };
+  }
 
   let lastFreeDay: string | null = null;
   const notes = new Map<string, { state: "free" | "not_chargeable"; reason: string }>();

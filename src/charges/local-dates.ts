@@ -6,20 +6,46 @@ import { wallClockToUtcMs, zoneOffsetMs } from "../lib/time-zones";
  */
 
 const DAY_MS = 86_400_000;
+/** Entries a cache of this module keeps before it is emptied (a few years of days at a few hundred zones). */
+const MAX_CACHED_DAY_STARTS = 200_000;
 
 /** The local date at `timeZone` of the instant `utcMs` (`YYYY-MM-DD`). @throws RangeError for an unknown zone. */
 export function localDateOf(utcMs: number, timeZone: string): string {
   return new Date(utcMs + zoneOffsetMs(utcMs, timeZone)).toISOString().slice(0, 10);
 }
 
-/** The instant local midnight starts `date` at `timeZone`, ms since the epoch. */
+const dayStarts = new Map<string, number>();
+
+/**
+ * The instant local midnight starts `date` at `timeZone`, ms since the epoch. Cached per zone and date: each costs
+ * several `Intl` calls, and a portfolio asks for the same few hundred days of a few zones again and again.
+ */
 export function startOfLocalDay(date: string, timeZone: string): number {
-  return wallClockToUtcMs(Date.parse(`${date}T00:00:00Z`), timeZone);
+  const key = `${timeZone}|${date}`;
+  let start = dayStarts.get(key);
+  if (start === undefined) {
+    if (dayStarts.size >= MAX_CACHED_DAY_STARTS) dayStarts.clear();
+    start = wallClockToUtcMs(Date.parse(`${date}T00:00:00Z`), timeZone);
+    dayStarts.set(key, start);
+  }
+  return start;
 }
 
-/** `date` moved by `days` calendar days (negative goes back). */
+const movedDates = new Map<string, string>();
+
+/**
+ * `date` moved by `days` calendar days (negative goes back). Cached: ledgers step through the same days one at a
+ * time, and parsing and formatting a `Date` per step was most of a portfolio's time (bench/charges).
+ */
 export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+  const key = `${date}|${days}`;
+  let moved = movedDates.get(key);
+  if (moved === undefined) {
+    if (movedDates.size >= MAX_CACHED_DAY_STARTS) movedDates.clear();
+    moved = new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+    movedDates.set(key, moved);
+  }
+  return moved;
 }
 
 /** Whole calendar days from `from` to `to` (positive when `to` is later). */

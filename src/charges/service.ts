@@ -15,6 +15,7 @@ import {
 import type { ChargeLine } from "./ledger";
 import { addDays, daysBetween, localDateOf, startOfLocalDay } from "./local-dates";
 import { formatMinorUnits, toMinorUnits } from "./money";
+import type { Tariff } from "./tariff-match";
 
 const chargeColumns = {
   id: containers.id,
@@ -185,7 +186,21 @@ export async function portfolioCharges(
       ),
     db.select().from(tariffs).where(eq(tariffs.accountId, accountId)),
   ]);
-  const tariffList = tariffRows.map(tariffOfRow);
+  return portfolioOf(rows as ContainerChargeRow[], changes, portRows, tariffRows.map(tariffOfRow), asOf, query);
+}
+
+/**
+ * The in-memory part of {@link portfolioCharges}: each box's facts and charges, its standing, the selection, its order
+ * and the totals. Pure; `changes` carry their container's id.
+ */
+export function portfolioOf(
+  rows: readonly ContainerChargeRow[],
+  changes: readonly (AvailabilityChange & { containerId: string })[],
+  portRows: readonly (PortCalendarRow & { code: string })[],
+  tariffList: readonly Tariff[],
+  asOf: AsOf,
+  query: PortfolioQuery,
+): { rows: PortfolioRow[]; totals: PortfolioTotals } {
   const portByCode = new Map(portRows.map((p) => [p.code, p as PortCalendarRow]));
   const changesByBox = new Map<string, AvailabilityChange[]>();
   for (const c of changes) {
@@ -197,7 +212,7 @@ export async function portfolioCharges(
   let accruing = 0;
   let atRisk = 0;
   if (tariffList.length === 0) return { rows: [], totals: { currencies: [], accruing: 0, at_risk: 0 } };
-  for (const row of rows as ContainerChargeRow[]) {
+  for (const row of rows) {
     const facts = boxChargeFactsOf(row, changesByBox.get(row.id) ?? [], portByCode.get(row.podLocode ?? "") ?? null);
     const asOfMs = asOfInstant(asOf, facts.timeZone);
     const asOfDate = localDateOf(asOfMs, facts.timeZone);
