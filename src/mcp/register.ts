@@ -9,6 +9,7 @@ import { type LoggingLevel, SetLevelRequestSchema } from "@modelcontextprotocol/
 import { type Clock, systemClock } from "../lib/clock";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
+import { registerChargeTools } from "./tools/charges";
 import type { ApiResolver, McpDeps } from "./tools/common";
 import { registerContainerTools } from "./tools/containers";
 import { registerMapTool } from "./tools/map";
@@ -112,6 +113,7 @@ export function registerAll(server: McpServer, options: RegisterOptions): void {
   registerTrackTool(server, deps);
   registerContainerTools(server, deps);
   registerMapTool(server, deps);
+  registerChargeTools(server, deps);
   registerShipmentTools(server, deps);
   registerReferenceTools(server, deps);
   registerPrompts(server, deps);
