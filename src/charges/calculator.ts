@@ -38,6 +38,8 @@ export interface BoxCharges {
 export interface ChargesOptions {
   /** A local date at the port to price "if out (or returned) on"; null for none. */
   outOn?: string | null;
+  /** False to leave the ledgers empty (the portfolio); the figures are the same. */
+  withLedger?: boolean;
 }
 
 function clockEvent(facts: BoxChargeFacts, tariff: Tariff): string | null {
@@ -80,6 +82,7 @@ export function chargesOf(
       blocked: facts.blocked,
       asOfMs,
       outOn,
+      withLedger: options.withLedger,
     });
   };
   const demurrage = pickupLine(["demurrage", "combined"]);
@@ -99,6 +102,7 @@ export function chargesOf(
         blocked: [],
         asOfMs,
         outOn,
+        withLedger: options.withLedger,
       });
     }
   }
@@ -122,7 +126,7 @@ export function freeTimeEndOfBox(
 
 /** True when a charge is accruing as of its computation: not stopped, and its as-of day is chargeable. */
 export function isAccruing(line: ChargeLine | null): boolean {
-  return line !== null && line.stoppedAt === null && line.ledger.at(-1)?.state === "chargeable";
+  return line?.accruing === true;
 }
 
 /** The local date at the box's port of an instant (for `as_of` arithmetic of callers). */

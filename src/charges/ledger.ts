@@ -49,6 +49,9 @@ export interface ChargeLine {
   /** The amount if the box goes out (or is returned) on the `out_on` date; null without one or once stopped. */
   amountIfOutOn: string | null;
   currencyCode: string;
+  /** True when not stopped and the as-of day is chargeable. */
+  accruing: boolean;
+  /** Empty when the caller asked for no ledger (`withLedger` false). */
   ledger: LedgerDay[];
 }
 
@@ -71,6 +74,8 @@ export interface ChargeLineInput {
   asOfMs: number;
   /** A local date to price "if out on", or null. */
   outOn: string | null;
+  /** False to skip the ledger (a portfolio's rows do not show it): same figures, far less garbage. */
+  withLedger?: boolean;
 }
 
 /**
@@ -84,6 +89,7 @@ export interface ChargeLineInput {
  */
 export function chargeLineOf(input: ChargeLineInput): ChargeLine {
   const { choice, timeZone: tz } = input;
+  const withLedger = input.withLedger ?? true;
   const tariff = choice.tariff;
   const currency = tariff.tiers[0]?.currencyCode ?? "USD";
   const asOfDate = localDateOf(input.asOfMs, tz);
@@ -135,40 +141,57 @@ export function chargeLineOf(input: ChargeLineInput): ChargeLine {
   }
   const freeTimeEndsAt = lastFreeDay ? toIsoSeconds(startOfLocalDay(addDays(lastFreeDay, 1), tz)) : null;
 
+  const tiers = tariff.tiers.map((t) => ({
+    ...t,
+    minor: toMinorUnits(t.ratePerDay, currency) ?? 0,
+    range: t.toDay === null ? `${t.fromDay}+` : `${t.fromDay}-${t.toDay}`,
+  }));
   const rateOf = (n: number): { minor: number; reason: string } => {
-    const tier = tariff.tiers.find((t) => n >= t.fromDay && (t.toDay === null || n <= t.toDay));
+    const tier = tiers.find((t) => n >= t.fromDay && (t.toDay === null || n <= t.toDay));
     if (!tier) return { minor: 0, reason: `chargeable day ${n}: beyond the last tier, no rate` };
-    const range = tier.toDay === null ? `${tier.fromDay}+` : `${tier.fromDay}-${tier.toDay}`;
     return {
-      minor: toMinorUnits(tier.ratePerDay, currency) ?? 0,
-      reason: `chargeable day ${n} (tier days ${range}: ${tier.ratePerDay} ${currency}/day)`,
+      minor: tier.minor,
+      reason: `chargeable day ${n} (tier days ${tier.range}: ${tier.ratePerDay} ${currency}/day)`,
     };
   };
 
-  /** The state of each day after the last free day through `through`, and their sum (minor units). */
+  /**
+   * Each day after the last free day through `through`, with the running total (minor units) and chargeable count
+   * after it: one pass serves the amount to date and every projection.
+   */
   const price = (through: string) => {
-    const days: LedgerDay[] = [];
+    const days: (LedgerDay & { total: number; n: number })[] = [];
     let total = 0;
     let n = 0;
-    if (!lastFreeDay || !clockDate) return { days, total, chargeable: 0 };
+    if (!lastFreeDay || !clockDate) return days;
     for (let d = addDays(lastFreeDay, 1); d <= through; d = addDays(d, 1)) {
       if (d <= clockDate) continue;
       const reason = d <= asOfDate ? blockedReason(d) : null;
       if (reason) {
-        days.push({ date: d, state: "not_chargeable", reason, amount: zero });
+        days.push({ date: d, state: "not_chargeable", reason, amount: zero, total, n });
         continue;
       }
       n++;
       const rate = rateOf(n);
       total += rate.minor;
-      days.push({ date: d, state: "chargeable", reason: rate.reason, amount: formatMinorUnits(rate.minor, currency) });
+      const amount = withLedger ? formatMinorUnits(rate.minor, currency) : zero;
+      days.push({ date: d, state: "chargeable", reason: withLedger ? rate.reason : "", amount, total, n });
     }
-    return { days, total, chargeable: n };
+    return days;
+  };
+  /** The running total and count through `date` of a `price` pass. */
+  const upTo = (days: ReturnType<typeof price>, date: string) => {
+    let last: { total: number; n: number } = { total: 0, n: 0 };
+    for (const d of days) {
+      if (d.date > date) break;
+      last = d;
+    }
+    return last;
   };
 
   const endDate = stoppedAt ? localDateOf(Date.parse(stoppedAt), tz) : asOfDate;
   const ledger: LedgerDay[] = [];
-  if (clockDate) {
+  if (clockDate && withLedger) {
     const ledgerFrom = happened(input.ledgerFrom);
     const firstDate =
       ledgerFrom && Date.parse(ledgerFrom) < Date.parse(clockStartedAt ?? ledgerFrom)
@@ -195,10 +218,21 @@ export function chargeLineOf(input: ChargeLineInput): ChargeLine {
       }
     }
   }
-  const toDate = price(endDate);
-  ledger.push(...toDate.days);
-  const tomorrow = stoppedAt || !clockDate ? null : price(addDays(asOfDate, 1)).total;
-  const onDate = stoppedAt || !clockDate || !input.outOn ? null : price(input.outOn).total;
+  const project = !stoppedAt && clockDate !== null;
+  const tomorrowDate = addDays(asOfDate, 1);
+  let through = endDate;
+  if (project && tomorrowDate > through) through = tomorrowDate;
+  if (project && input.outOn && input.outOn > through) through = input.outOn;
+  const priced = price(through);
+  let lastState: LedgerDay["state"] | null = null;
+  for (const d of priced) {
+    if (d.date > endDate) break;
+    lastState = d.date === endDate ? d.state : null;
+    if (withLedger) ledger.push({ date: d.date, state: d.state, reason: d.reason, amount: d.amount });
+  }
+  const toDate = upTo(priced, endDate);
+  const tomorrow = project ? upTo(priced, tomorrowDate).total : null;
+  const onDate = project && input.outOn ? upTo(priced, input.outOn).total : null;
   return {
     kind: input.kind,
     basis,
@@ -213,11 +247,12 @@ export function chargeLineOf(input: ChargeLineInput): ChargeLine {
     lastFreeDay,
     freeTimeEndsAt,
     stoppedAt,
-    chargeableDays: toDate.chargeable,
+    chargeableDays: toDate.n,
     amountToDate: formatMinorUnits(toDate.total, currency),
     amountIfOutTomorrow: tomorrow === null ? null : formatMinorUnits(tomorrow, currency),
     amountIfOutOn: onDate === null ? null : formatMinorUnits(onDate, currency),
     currencyCode: currency,
+    accruing: !stoppedAt && lastState === "chargeable",
     ledger,
   };
 }

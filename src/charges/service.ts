@@ -216,7 +216,7 @@ export function portfolioOf(
     const facts = boxChargeFactsOf(row, changesByBox.get(row.id) ?? [], portByCode.get(row.podLocode ?? "") ?? null);
     const asOfMs = asOfInstant(asOf, facts.timeZone);
     const asOfDate = localDateOf(asOfMs, facts.timeZone);
-    const charges = chargesOf(facts, tariffList, asOfMs);
+    const charges = chargesOf(facts, tariffList, asOfMs, { withLedger: false });
     const status = statusOf(charges, asOfDate, query.withinDays);
     if (!status) continue;
     if (status === "accruing") accruing++;

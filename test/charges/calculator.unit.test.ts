@@ -429,6 +429,11 @@ describe("chargesOf: properties", () => {
         expect(Number(calendar.amountIfOutTomorrow)).toBeGreaterThanOrEqual(Number(calendar.amountToDate));
         expect((business.lastFreeDay ?? "") >= (calendar.lastFreeDay ?? "")).toBe(true);
         expect(Number(business.amountToDate)).toBeLessThanOrEqual(Number(calendar.amountToDate));
+        // The portfolio's ledger-less pass gives the same figures.
+        const bare = chargesOf(facts, [tariff({ freeDays: c.freeDays })], asOf, { withLedger: false }).demurrage;
+        const { ledger: _full, ...figures } = calendar;
+        expect(bare).toEqual({ ...figures, ledger: [] });
+        expect(isAccruing(calendar)).toBe(calendar.ledger.at(-1)?.state === "chargeable");
         return true;
       }),
       { numRuns: 200 },
