@@ -29,6 +29,7 @@ export const TOOL_NAMES = [
   "get_container_transport_events",
   "get_container_route",
   "get_container_map",
+  "get_demurrage_report",
   "list_containers",
   "get_shipment_details",
   "list_shipments",
