@@ -177,6 +177,11 @@ function statements(db) {
        (SELECT id FROM containers WHERE account_id = ?)
        AND event IN ('container.transport.available', 'container.transport.not_available') AND invalidated_at IS NULL`,
     ),
+    pagePorts: db.prepare(
+      "SELECT code, country_code, state_abbr FROM ports WHERE code IN (SELECT DISTINCT pod_locode FROM containers WHERE id IN (" +
+        Array(PAGE).fill("?").join(",") +
+        "))",
+    ),
     ports: db.prepare(
       "SELECT code, country_code, state_abbr FROM ports WHERE code IN (SELECT DISTINCT pod_locode FROM containers WHERE account_id = ?)",
     ),
@@ -215,7 +220,7 @@ export async function run(argv) {
   const chargesPage = (s) => {
     const rows = s.pageCharges.all(ACCOUNT, ...pageIds).map(mapRow);
     const changes = s.pageChanges.all(...pageIds).map(mapRow);
-    const ports = s.ports.all(ACCOUNT).map(mapRow);
+    const ports = s.pagePorts.all(...pageIds).map(mapRow);
     const tariffs = s.tariffs.all(ACCOUNT).map(mapRow).map(m.tariffOfRow);
     const data = rows.map((row) => {
       const facts = m.boxChargeFactsOf(

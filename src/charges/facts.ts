@@ -42,7 +42,8 @@ export interface PortCalendarRow {
  * box could not be picked up). Tracking stores no history of holds, only their current list; it does store every
  * availability change as a `container.transport.available|not_available` transport event (at the time of the
  * terminal check that saw it). So:
- * - from discharge to the first `available` event, the box was not yet available;
+ * - each event is a change: before a first `available` event the box was not yet available (from discharge), before
+ *   a first `not_available` it was available since discharge;
  * - from each `not_available` event to the next `available` one, it was not available;
  * - with no availability event at all, the current availability stands since discharge (available: no span; not
  *   available, when the terminal reports availability: one span still open); unknown availability blocks nothing;
@@ -69,8 +70,12 @@ export function blockedSpansOf(
       blocked.push(open);
     }
   } else {
-    open = { from: discharged, to: null, reason: "not yet available for pickup" };
-    blocked.push(open);
+    // Each event is a change, so before the first one the box was in the other state: not yet available before a
+    // first `available`, available since discharge before a first `not_available`.
+    if (sorted[0]?.event === "container.transport.available") {
+      open = { from: discharged, to: null, reason: "not yet available for pickup" };
+      blocked.push(open);
+    } else availableAt = discharged;
     for (const change of sorted) {
       const available = change.event === "container.transport.available";
       if (available && open) {

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { DemurrageReport, DemurrageReportBox } from "../../charges/report";
+import { orNull } from "../../lib/nullable";
 import {
   containerIdArg,
   type McpDeps,
@@ -16,12 +17,12 @@ import {
  * same figures as `GET /v2/containers/{id}/charges` and `GET /v2/charges` (src/charges/report.ts).
  */
 
-const Line = z.record(z.string(), z.unknown()).nullable();
+const Line = orNull(z.record(z.string(), z.unknown()));
 const Box = z.object({
   container_id: z.string(),
   container_number: z.string(),
   as_of: z.string().describe("Local date at the POD the figures are for."),
-  status: z.string().nullable().describe("Portfolio only: accruing, at_risk, free or stopped."),
+  status: orNull(z.string()).describe("Portfolio only: accruing, at_risk, free or stopped."),
   demurrage: Line,
   detention: Line,
   terminal_storage: Line,
