@@ -50,6 +50,30 @@ export interface AsOf {
   date: string | null;
 }
 
+/** How far from today `as_of` and `out_on` may reach, in days (a ledger walks every day in between). */
+export const MAX_DATE_REACH_DAYS = 366;
+/** The earliest `as_of`. */
+const EARLIEST_AS_OF = "2000-01-01";
+
+/**
+ * Checks `as_of` (from 2000-01-01 to a year from now) and `out_on` (not before the as-of date, at most a year after
+ * it) before any work: a ledger walks every day between them.
+ * @throws ApiError 400 naming the parameter.
+ */
+export function checkDates(asOf: AsOf, outOn: string | null, asOfDate?: string): void {
+  const today = new Date(asOf.nowMs).toISOString().slice(0, 10);
+  if (asOf.date && (asOf.date < EARLIEST_AS_OF || asOf.date > addDays(today, MAX_DATE_REACH_DAYS))) {
+    throw ApiError.badParameter("as_of", `as_of must be from ${EARLIEST_AS_OF} to a year from today`);
+  }
+  const from = asOfDate ?? asOf.date ?? today;
+  if (outOn && outOn < from) {
+    throw ApiError.badParameter("out_on", `out_on must not be before the as-of date (${from})`);
+  }
+  if (outOn && outOn > addDays(from, MAX_DATE_REACH_DAYS)) {
+    throw ApiError.badParameter("out_on", "out_on must be at most a year after the as-of date");
+  }
+}
+
 /** The instant a box's charges are computed as of: the last millisecond of `asOf.date` at its port, else now. */
 export function asOfInstant(asOf: AsOf, timeZone: string): number {
   return asOf.date ? startOfLocalDay(addDays(asOf.date, 1), timeZone) - 1 : asOf.nowMs;
@@ -75,6 +99,7 @@ export async function getContainerCharges(
   asOf: AsOf,
   outOn: string | null,
 ): Promise<ContainerCharges> {
+  checkDates(asOf, outOn);
   const owned = and(ownedBy(containers.accountId, accountId), eq(containers.id, id));
   const [rows, changes, portRows, tariffRows] = await db.batch([
     db.select(chargeColumns).from(containers).where(owned).limit(1),
@@ -99,9 +124,7 @@ export async function getContainerCharges(
   const facts = boxChargeFactsOf(row, changes, portRows[0] ?? null);
   const asOfMs = asOfInstant(asOf, facts.timeZone);
   const asOfDate = localDateOf(asOfMs, facts.timeZone);
-  if (outOn && outOn < asOfDate) {
-    throw ApiError.badParameter("out_on", `out_on must not be before the as-of date (${asOfDate})`);
-  }
+  checkDates(asOf, outOn, asOfDate);
   const charges = chargesOf(facts, tariffRows.map(tariffOfRow), asOfMs, { outOn });
   return { containerId: row.id, containerNumber: row.number, asOfDate, charges };
 }
@@ -159,6 +182,7 @@ export async function portfolioCharges(
   asOf: AsOf,
   query: PortfolioQuery,
 ): Promise<{ rows: PortfolioRow[]; totals: PortfolioTotals }> {
+  checkDates(asOf, null);
   const accountBoxes = db.select({ id: containers.id }).from(containers).where(eq(containers.accountId, accountId));
   const [rows, changes, portRows, tariffRows] = await db.batch([
     db.select(chargeColumns).from(containers).where(eq(containers.accountId, accountId)),

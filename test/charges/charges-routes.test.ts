@@ -155,6 +155,10 @@ describe("GET /containers/{id}/charges: errors and security", () => {
       ["as_of=yesterday", "as_of"],
       ["out_on=2026-02-30", "out_on"],
       ["as_of=2026-11-29&out_on=2026-11-20", "out_on"],
+      // A ledger walks every day in between: dates are bounded.
+      ["as_of=9999-12-31", "as_of"],
+      ["as_of=1900-01-01", "as_of"],
+      ["as_of=2026-11-29&out_on=2028-01-01", "out_on"],
     ]) {
       const { res, json } = await apiJson<Doc>(`/containers/${first}/charges?${query}`, { key: a.key });
       expect(res.status, query).toBe(400);
@@ -226,7 +230,7 @@ describe("GET /charges: the portfolio", () => {
     await atLosAngeles(a, first, { discharged: "2026-11-19T18:00:00Z" });
     const b = await createAccount("Beta");
     await tariff(b, {});
-    for (const query of ["filter[within_days]=-1", "filter[within_days]=99", "as_of=2026-1-1"]) {
+    for (const query of ["filter[within_days]=-1", "filter[within_days]=99", "as_of=2026-1-1", "as_of=9999-01-01"]) {
       expect((await api(`/charges?${query}`, { key: a.key })).status, query).toBe(400);
     }
     expect((await api("/charges?sort=colour", { key: a.key })).status).toBe(400);
