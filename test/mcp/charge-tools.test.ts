@@ -98,3 +98,17 @@ describe("get_demurrage_report", () => {
     await client.close();
   });
 });
+
+describe("check-demurrage", () => {
+  it("asks for get_demurrage_report with the container's id", async () => {
+    const a = await createAccount("Alpha");
+    const { id } = await withCharges(a);
+    const { client } = await connectMcp(a.key);
+    const prompt = await client.getPrompt({ name: "check-demurrage", arguments: { container_id: id } });
+    const first = prompt.messages[0]?.content;
+    const text = first && first.type === "text" ? first.text : "";
+    expect(text).toContain(`Then call get_demurrage_report with id "${id}"`);
+    expect(text).toContain("not chargeable");
+    await client.close();
+  });
+});
