@@ -276,6 +276,22 @@ const CASES: Case[] = [
     },
   },
   {
+    // Discharged Thu 29 Oct 10:00 PDT; free 30, 31 Oct, 1 Nov (PDT ends that night), 2 Nov: the LFD ends at
+    // midnight PST, 08:00Z (not 07:00Z as it would in October). Chargeable 3 and 4 Nov.
+    name: "USLAX, free time across the end of daylight saving time",
+    facts: { ...LAX, dischargedAt: "2026-10-29T17:00:00Z" },
+    tariffs: [tariff()],
+    asOf: "2026-11-04T20:00:00Z",
+    expect: {
+      basis: "tariff",
+      lastFreeDay: "2026-11-02",
+      freeTimeEndsAt: "2026-11-03T08:00:00Z",
+      chargeableDays: 2,
+      amountToDate: "200.00",
+      amountIfOutTomorrow: "300.00",
+    },
+  },
+  {
     // 0.10 a day for 3 days is 0.30 exactly (in floats 0.1 × 3 is 0.30000000000000004).
     name: "amounts are exact decimals",
     facts: { ...LAX, dischargedAt: "2026-11-19T18:00:00Z" },
