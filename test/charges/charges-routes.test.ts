@@ -224,6 +224,20 @@ describe("GET /charges: the portfolio", () => {
     expect(lines[1]).toContain(",900.00,1100.00,USD");
   });
 
+  it("leaves out boxes whose empty is back, except for filter[status]=any", async () => {
+    const { a, first, second } = await setUp();
+    await tariff(a, {});
+    await atLosAngeles(a, first, { discharged: "2026-11-19T18:00:00Z", fullOut: "2026-11-25T19:00:00Z" });
+    await atLosAngeles(a, second, { discharged: "2026-11-19T18:00:00Z" });
+    await env.DB.prepare("UPDATE containers SET empty_terminated_at = '2026-11-27T18:00:00Z' WHERE id = ?1")
+      .bind(first)
+      .run();
+    const attention = await apiJson<Many>("/charges", { key: a.key });
+    expect(attention.json.data.map((r) => r.id)).toEqual([second]);
+    const any = await apiJson<Many>("/charges?filter[status]=any", { key: a.key });
+    expect(any.json.data.map((r) => [r.id, r.attributes?.status])).toContainEqual([first, "stopped"]);
+  });
+
   it("refuses bad filters, needs a key and never shows another account's boxes", async () => {
     const { a, first } = await setUp();
     await tariff(a, {});
