@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { DOCUMENT_TYPES } from "../../documents/extraction";
+import { DOCUMENT_TYPES, extractionPayloadSchema } from "../../documents/extraction";
 import type { ResourceObject } from "../../lib/jsonapi/types";
 import { orNull } from "../../lib/nullable";
 import { TrackingApiError } from "../api-errors";
@@ -25,18 +25,13 @@ import {
 const nullableString = orNull(z.string());
 const DOCUMENT_TYPE_CODES = DOCUMENT_TYPES.map((t) => t.code) as [string, ...string[]];
 
-/** The extractor's payload keys that hold one field (`ExtractedField | null`), in reading order. */
-const SINGLE_FIELDS = [
-  "bill_of_lading_number",
-  "booking_number",
-  "shipping_line_scac",
-  "vessel_name",
-  "voyage_number",
-  "port_of_loading",
-  "port_of_discharge",
-  "estimated_departure_date",
-  "estimated_arrival_date",
-] as const;
+/**
+ * The payload keys that hold one field (`ExtractedField | null`), in the payload schema's order: every key of
+ * `extractionPayloadSchema` (src/documents/extraction/payload-schema.ts) but the type guess and the container list.
+ */
+const SINGLE_FIELDS = Object.keys(extractionPayloadSchema.shape).filter(
+  (k) => k !== "document_type" && k !== "container_numbers",
+);
 
 /** One extracted value (docs/documents.md §Payload, §Confidence). */
 const ExtractedFieldOutput = z.object({
