@@ -1,13 +1,11 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { documents } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { includeParam, loadContext, queryParams } from "../lib/http";
 import { listDocument, resourceDocument } from "../lib/jsonapi/document";
 import { type IncludeTree, parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
-import { listPage } from "../lib/list-query";
 import {
   bodyErrors,
   commonErrors,
@@ -24,6 +22,7 @@ import {
 } from "../lib/openapi";
 import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
+import { listDocuments, parseDocumentFilters } from "./list";
 import { documentSchemaResource } from "./schemas";
 import { documentResource } from "./serializer";
 import {
@@ -150,7 +149,19 @@ const listDef = createRoute({
   path: "/documents",
   tags,
   summary: "List documents",
-  request: { query: z.object({ ...listQuery, include: includeQuery(INCLUDES) }) },
+  description:
+    "Newest first. `filter[filename]`: case-insensitive substring of the file name; `filter[document_types]`: comma-separated codes of `GET /documents/types`, matched against the manual type when set, else the extractor's.",
+  request: {
+    query: z.object({
+      ...listQuery,
+      include: includeQuery(INCLUDES),
+      "filter[filename]": z.string().optional().openapi({ description: "Substring of the file name, any case." }),
+      "filter[document_types]": z
+        .string()
+        .optional()
+        .openapi({ description: "Comma-separated document type codes, e.g. `bill_of_lading,arrival_notice`." }),
+    }),
+  },
   responses: {
     200: {
       description: "A page of documents.",
@@ -292,8 +303,9 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const include = documentInclude(params);
     const page = parsePage(params, 25);
+    const filters = parseDocumentFilters(Object.fromEntries(params));
     const ctx = loadContext(c);
-    const { rows, total } = await listPage(ctx.db, documents, "document", ctx.accountId, [], page);
+    const { rows, total } = await listDocuments(ctx.db, ctx.accountId, filters, page);
     return sendJsonApi(c, await listDocument(ctx, documentResource, rows, include, c.req.url, page, total));
   })
   .openapi(typesDef, (c) => c.json({ document_types: DOCUMENT_TYPES.map((t) => ({ ...t })) }, 200))

@@ -124,6 +124,7 @@ describe("unknown query parameters → 400 naming them", () => {
       "page[size]": "5",
       "filter[event]": "container.transport.vessel_arrived",
       event: "container.transport.vessel_arrived",
+      "filter[document_types]": "bill_of_lading",
       include: "",
       // GET /charges (issue 27): a date and a number of days.
       as_of: "2026-01-01",
