@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { fetch as miniflareFetch } from "miniflare";
 import { configDefaults, defineConfig } from "vitest/config";
@@ -50,6 +51,11 @@ export default defineConfig(async () => {
         },
       }),
     ],
+    // date-holidays-parser requires moment-timezone, whose CommonJS `require("moment")` the Workers pool would resolve to
+    // moment's ES build (`jsnext:main`); the CommonJS file is what it expects (src/charges/holidays.ts).
+    resolve: {
+      alias: [{ find: /^moment$/, replacement: resolve("node_modules/moment/moment.js") }],
+    },
     test: {
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/fixtures/fake-ais-global-setup.ts"],

@@ -8,6 +8,7 @@ export * from "./documents";
 export * from "./outages";
 export * from "./reference";
 export * from "./search";
+export * from "./tariffs";
 export * from "./tracking";
 export * from "./upstream";
 export * from "./vessels";
