@@ -21,3 +21,4 @@ import "./transport-events/serializer";
 import "./vessels/serializer";
 import "./webhook-notifications/serializer";
 import "./webhooks/serializer";
+import "./alerts/serializer";

@@ -1,6 +1,6 @@
 import { LogLevel, WorkerMailer } from "worker-mailer";
-import { parseAllowInsecureHosts } from "../webhooks/ssrf";
 import { sendWebhook } from "../webhooks/send";
+import { parseAllowInsecureHosts } from "../webhooks/ssrf";
 import {
   type AlertFacts,
   alertEmail,

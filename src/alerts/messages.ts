@@ -123,7 +123,12 @@ export function digestEmail(d: DigestFacts): EmailContent {
   const subject = `Daily digest ${d.local_date}: ${d.alerts.length} alert${d.alerts.length === 1 ? "" : "s"}`;
   const text = [subject, "", ...d.alerts.flatMap((f) => [alertTitle(f), ...lines(f), ""])].join("\n");
   const html = `<h2>${escapeHtml(subject)}</h2>${d.alerts
-    .map((f) => `<h3>${escapeHtml(alertTitle(f))}</h3><ul>${lines(f).map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`)
+    .map(
+      (f) =>
+        `<h3>${escapeHtml(alertTitle(f))}</h3><ul>${lines(f)
+          .map((l) => `<li>${escapeHtml(l)}</li>`)
+          .join("")}</ul>`,
+    )
     .join("")}`;
   return { subject, text, html };
 }
@@ -131,7 +136,15 @@ export function digestEmail(d: DigestFacts): EmailContent {
 function slackSection(f: AlertFacts) {
   return [
     { type: "header", text: { type: "plain_text", text: alertTitle(f).slice(0, 150) } },
-    { type: "section", text: { type: "mrkdwn", text: lines(f).map((l) => l.replace(/^([^:]+):/, "*$1:*")).join("\n") } },
+    {
+      type: "section",
+      text: {
+        type: "mrkdwn",
+        text: lines(f)
+          .map((l) => l.replace(/^([^:]+):/, "*$1:*"))
+          .join("\n"),
+      },
+    },
   ];
 }
 
@@ -181,7 +194,12 @@ export function teamsMessage(content: AlertFacts | DigestFacts): Record<string, 
       {
         contentType: "application/vnd.microsoft.card.adaptive",
         contentUrl: null,
-        content: { $schema: "http://adaptivecards.io/schemas/adaptive-card.json", type: "AdaptiveCard", version: "1.4", body },
+        content: {
+          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+          type: "AdaptiveCard",
+          version: "1.4",
+          body,
+        },
       },
     ],
   };

@@ -43,8 +43,18 @@ describe("alert channels over their real protocols, at local receivers", () => {
 
   it("posts Slack Block Kit and a Teams Adaptive Card", async () => {
     const id = newId();
-    const slack = await sendOnChannel(transport(), { type: "slack", target: receiverUrl(`/slack/${id}`), secret: null }, facts(id), id);
-    const teams = await sendOnChannel(transport(), { type: "teams", target: receiverUrl(`/teams/${id}`), secret: null }, facts(id), id);
+    const slack = await sendOnChannel(
+      transport(),
+      { type: "slack", target: receiverUrl(`/slack/${id}`), secret: null },
+      facts(id),
+      id,
+    );
+    const teams = await sendOnChannel(
+      transport(),
+      { type: "teams", target: receiverUrl(`/teams/${id}`), secret: null },
+      facts(id),
+      id,
+    );
     expect(slack.succeeded).toBe(true);
     expect(teams.succeeded).toBe(true);
     const got = await received();
@@ -54,12 +64,18 @@ describe("alert channels over their real protocols, at local receivers", () => {
     expect(t).toHaveLength(1);
     const slackBody = JSON.parse(s[0]?.body ?? "{}");
     expect(slackBody.text).toContain("Free time ending: MSCU1234565");
-    expect(slackBody.blocks[0]).toEqual({ type: "header", text: { type: "plain_text", text: "Free time ending: MSCU1234565" } });
+    expect(slackBody.blocks[0]).toEqual({
+      type: "header",
+      text: { type: "plain_text", text: "Free time ending: MSCU1234565" },
+    });
     const teamsBody = JSON.parse(t[0]?.body ?? "{}");
     expect(teamsBody.type).toBe("message");
     expect(teamsBody.attachments[0].contentType).toBe("application/vnd.microsoft.card.adaptive");
     expect(teamsBody.attachments[0].content.type).toBe("AdaptiveCard");
-    expect(teamsBody.attachments[0].content.body[1].facts[2]).toEqual({ title: "Cost", value: "USD 150.00 in demurrage so far" });
+    expect(teamsBody.attachments[0].content.body[1].facts[2]).toEqual({
+      title: "Cost",
+      value: "USD 150.00 in demurrage so far",
+    });
   });
 
   it("refuses a URL the SSRF rules refuse, and reports a failing receiver", async () => {
@@ -72,9 +88,19 @@ describe("alert channels over their real protocols, at local receivers", () => {
     );
     expect(refused.succeeded).toBe(false);
     expect(refused.error).toContain("url not allowed");
-    const failing = await sendOnChannel(transport(), { type: "teams", target: receiverUrl(`/fail/${id}`), secret: null }, facts(id), id);
+    const failing = await sendOnChannel(
+      transport(),
+      { type: "teams", target: receiverUrl(`/fail/${id}`), secret: null },
+      facts(id),
+      id,
+    );
     expect(failing).toMatchObject({ succeeded: false, error: "HTTP 500" });
-    const noSmtp = await sendOnChannel({ smtp: null, allowInsecureHosts: [] }, { type: "email", target: "a@example.com", secret: null }, facts(id), id);
+    const noSmtp = await sendOnChannel(
+      { smtp: null, allowInsecureHosts: [] },
+      { type: "email", target: "a@example.com", secret: null },
+      facts(id),
+      id,
+    );
     expect(noSmtp.error).toContain("SMTP_HOST is unset");
   });
 });

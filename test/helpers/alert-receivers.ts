@@ -1,6 +1,6 @@
 import { inject } from "vitest";
-import { type ReceivedAlert, SMTP_TEST_PASSWORD, SMTP_TEST_USER } from "../fixtures/alert-receivers";
 import type { TransportSettings } from "../../src/alerts/channels";
+import { type ReceivedAlert, SMTP_TEST_PASSWORD, SMTP_TEST_USER } from "../fixtures/alert-receivers";
 
 /** Base URL of the local HTTP alert receiver (Slack-, Teams- and webhook-shaped POSTs on any path). */
 export function receiverUrl(path: string): string {
