@@ -8,8 +8,8 @@ import type { ShipmentView } from "../shipments/serializer";
  *
  * | condition | fires when | episode key |
  * | --- | --- | --- |
- * | `free_time_ending` | the free time ends within `threshold_days` local days and the box is not out | `free_time:<free time end date>` (one per LFD value) |
- * | `charges_accruing` | the free time has ended and the box is not out | `charges:<free time end date>` |
+ * | `free_time_ending` | the free time ends within `threshold_days` local days and the box is not out | `free_time:<pickup_lfd as served>` (one per LFD value) |
+ * | `charges_accruing` | the free time has ended and the box is not out | `charges:<pickup_lfd as served>` |
  * | `hold_changed` | a terminal hold is placed, or released | `hold:<name>:placed\|released:<update time>` (one placed→released cycle gives two alerts) |
  * | `available_for_pickup` | the box becomes available for pickup | `available:<update time>` |
  * | `eta_changed` | the POD ETA moves by more than `threshold_hours` in one update | `eta:<new ETA>` |
@@ -111,6 +111,11 @@ function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** The time zone of the place the box is picked up: the inland facility's for a rail move, else the POD's. */
+export function boxZone(c: ContainerRow): string | null {
+  return c.pickupFacilityId ? c.finalDestinationTimezone : c.podTimezone;
+}
+
 /** Whether the full box has left the terminal (POD or inland ramp). */
 export function isOut(c: ContainerRow): boolean {
   return c.podFullOutAt !== null || c.finalDestinationFullOutAt !== null;
@@ -126,7 +131,11 @@ export function isOut(c: ContainerRow): boolean {
  * contracts and calculated LFDs apply; the conditions call only this.
  */
 export function freeTimeEndFor(c: ContainerRow, kind: "demurrage" | "detention"): string | null {
-  if (kind === "demurrage") return c.pickupLfdRail && c.pickupFacilityId ? c.pickupLfdRail : c.pickupLfd;
+  if (kind === "demurrage") {
+    if (!c.pickupLfd) return null;
+    // The LFD is served as a timestamp (or a bare date): its day is the local date where the box is picked up.
+    return /^\d{4}-\d{2}-\d{2}$/.test(c.pickupLfd) ? c.pickupLfd : localDate(Date.parse(c.pickupLfd), boxZone(c));
+  }
   const out = c.finalDestinationFullOutAt ?? c.podFullOutAt;
   if (!out) return null;
   const zone = c.finalDestinationFullOutAt ? c.finalDestinationTimezone : c.podTimezone;
@@ -142,8 +151,7 @@ export function evaluateTimeDriven(rule: RuleForEvaluation, box: BoxContext, now
   if (!inScope(rule.scope, box)) return [];
   const c = box.container;
   const base = { ruleId: rule.id, containerId: c.id };
-  const zone = c.pickupFacilityId ? c.finalDestinationTimezone : c.podTimezone;
-  const today = localDate(nowMs, zone);
+  const today = localDate(nowMs, boxZone(c));
   switch (rule.condition) {
     case "free_time_ending":
     case "charges_accruing": {
@@ -156,7 +164,7 @@ export function evaluateTimeDriven(rule: RuleForEvaluation, box: BoxContext, now
           {
             ...base,
             condition: "free_time_ending",
-            episodeKey: `free_time:${lfd}`,
+            episodeKey: `free_time:${c.pickupLfd}`,
             what: `Free time ends ${when} (last free day ${lfd}) and the box is still at the terminal.`,
             dueOn: lfd,
           },
@@ -167,7 +175,7 @@ export function evaluateTimeDriven(rule: RuleForEvaluation, box: BoxContext, now
           {
             ...base,
             condition: "charges_accruing",
-            episodeKey: `charges:${lfd}`,
+            episodeKey: `charges:${c.pickupLfd}`,
             what: `Free time ended on ${lfd}; demurrage is accruing (${-left} chargeable day${left === -1 ? "" : "s"} so far).`,
             dueOn: lfd,
           },
