@@ -4,7 +4,7 @@ import type { Database } from "../db/client";
 import { alertRules, alertSettings, containers, customFieldDefinitions, customFields, shipments } from "../db/schema";
 import type { ShipmentRow } from "../shipments/serializer";
 import type { AlertCandidate, BoxContext } from "./conditions";
-import { alertId, type AlertRow, alertRow } from "./delivery";
+import { type AlertRow, alertId, alertRow } from "./delivery";
 import { alertFacts } from "./messages";
 import { type AlertRuleRow, type AlertSettingsRow, defaultAlertSettings } from "./rule-service";
 

@@ -24,7 +24,8 @@ export const DIGEST_MAX_ALERTS = 500;
  */
 async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: string; containerId: string }[]> {
   const today = toIsoSeconds(nowMs).slice(0, 10);
-  const notOut = "c.pod_full_out_at IS NULL AND c.final_destination_full_out_at IS NULL AND c.empty_terminated_at IS NULL";
+  const notOut =
+    "c.pod_full_out_at IS NULL AND c.final_destination_full_out_at IS NULL AND c.empty_terminated_at IS NULL";
   const none = (key: string) =>
     `NOT EXISTS (SELECT 1 FROM alerts a WHERE a.rule_id = r.id AND a.container_id = c.id AND a.episode_key = ${key})`;
   const base = "FROM alert_rules r JOIN containers c ON c.account_id = r.account_id";
@@ -78,9 +79,16 @@ export async function evaluateTimeDrivenAlerts(
   const ruleIds = [...new Set(pairs.map((p) => p.ruleId))];
   const ruleRows = [];
   for (let i = 0; i < ruleIds.length; i += 80) {
-    ruleRows.push(...(await db.select().from(alertRules).where(inArray(alertRules.id, ruleIds.slice(i, i + 80)))));
+    ruleRows.push(
+      ...(await db
+        .select()
+        .from(alertRules)
+        .where(inArray(alertRules.id, ruleIds.slice(i, i + 80)))),
+    );
   }
-  const rules = new Map(ruleRows.filter((r) => TIME_DRIVEN_CONDITIONS.includes(r.condition as never)).map((r) => [r.id, r]));
+  const rules = new Map(
+    ruleRows.filter((r) => TIME_DRIVEN_CONDITIONS.includes(r.condition as never)).map((r) => [r.id, r]),
+  );
   const boxes = await loadBoxes(
     db,
     pairs.map((p) => p.containerId),
@@ -157,7 +165,9 @@ export async function buildDigests(
     for (const group of byChannel.values()) {
       const first = group[0];
       if (!first) continue;
-      const id = await deterministicId(`alert_digest:${accountId}:${today}:${first.channelType}:${first.channelTarget}`);
+      const id = await deterministicId(
+        `alert_digest:${accountId}:${today}:${first.channelType}:${first.channelTarget}`,
+      );
       const facts: DigestFacts = {
         digest_id: id,
         local_date: today,

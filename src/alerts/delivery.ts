@@ -38,7 +38,10 @@ const SWEEP_BATCH = 500;
  * (or the account has none). Quiet hours are `[start, end)` local hours in the settings' time zone; start > end wraps
  * midnight (20 → 6 is 20:00–06:00).
  */
-export function quietUntil(nowMs: number, settings: Pick<AlertSettingsRow, "timeZone" | "quietHoursStart" | "quietHoursEnd">): number | null {
+export function quietUntil(
+  nowMs: number,
+  settings: Pick<AlertSettingsRow, "timeZone" | "quietHoursStart" | "quietHoursEnd">,
+): number | null {
   const { quietHoursStart: start, quietHoursEnd: end, timeZone } = settings;
   if (start === null || end === null || start === end) return null;
   const parts = Object.fromEntries(
@@ -119,7 +122,10 @@ export function dueNow(rows: readonly AlertRow[], nowMs: number): string[] {
  * Puts `{alertId}` messages on `webhook-deliveries` after the batch that wrote the alerts committed. Never throws:
  * a failed send is left to {@link sweepAlertOutbox}.
  */
-export async function enqueueAlerts(queue: Queue<WebhookDeliveryMessage> | undefined, ids: readonly string[]): Promise<void> {
+export async function enqueueAlerts(
+  queue: Queue<WebhookDeliveryMessage> | undefined,
+  ids: readonly string[],
+): Promise<void> {
   if (!queue || ids.length === 0) return;
   // The queue carries both kinds of message; the consumer tells them apart by their field.
   const q = queue as unknown as Queue<AlertDeliveryMessage>;
@@ -152,7 +158,10 @@ export interface AlertDeliveryDeps {
  * Delivers alerts (and digests) by id: claims the due ones in one round trip, sends them concurrently on their
  * channels, records every outcome (alert and rule) in one D1 batch. Throws only when D1 fails.
  */
-export async function deliverAlerts(deps: AlertDeliveryDeps, ids: readonly string[]): Promise<Map<string, AlertOutcome>> {
+export async function deliverAlerts(
+  deps: AlertDeliveryDeps,
+  ids: readonly string[],
+): Promise<Map<string, AlertOutcome>> {
   const outcomes = new Map<string, AlertOutcome>();
   const unique = [...new Set(ids)];
   if (unique.length === 0) return outcomes;
@@ -161,14 +170,25 @@ export async function deliverAlerts(deps: AlertDeliveryDeps, ids: readonly strin
   const nowIso = toIsoSeconds(nowMs);
   const transport = deps.transport ?? transportSettings(deps.env);
   const a = alerts;
-  const claimed: { id: string; attempts: number; facts: Record<string, unknown>; channelType: string; channelTarget: string; ruleId: string | null }[] = [];
+  const claimed: {
+    id: string;
+    attempts: number;
+    facts: Record<string, unknown>;
+    channelType: string;
+    channelTarget: string;
+    ruleId: string | null;
+  }[] = [];
   const states = new Map<string, { status: string; nextAttemptAt: string | null }>();
   for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
     const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
     const [rows, current] = await db.batch([
       db
         .update(a)
-        .set({ attempts: sql`${a.attempts} + 1`, nextAttemptAt: toIsoSeconds(nowMs + LEASE_S * 1000), updatedAt: nowIso })
+        .set({
+          attempts: sql`${a.attempts} + 1`,
+          nextAttemptAt: toIsoSeconds(nowMs + LEASE_S * 1000),
+          updatedAt: nowIso,
+        })
         .where(
           and(
             inArray(a.id, chunk),
@@ -194,13 +214,19 @@ export async function deliverAlerts(deps: AlertDeliveryDeps, ids: readonly strin
     if (claimed.some((c) => c.id === id)) continue;
     const s = states.get(id);
     if (s?.status === "pending" && s.nextAttemptAt) {
-      outcomes.set(id, { kind: "not_due", delaySeconds: queueDelaySeconds((Date.parse(s.nextAttemptAt) - nowMs) / 1000) });
+      outcomes.set(id, {
+        kind: "not_due",
+        delaySeconds: queueDelaySeconds((Date.parse(s.nextAttemptAt) - nowMs) / 1000),
+      });
     } else outcomes.set(id, { kind: "done" });
   }
   if (claimed.length === 0) return outcomes;
   const ruleIds = [...new Set(claimed.flatMap((c) => (c.ruleId ? [c.ruleId] : [])))];
   const rules = new Map(
-    (ruleIds.length > 0 ? await db.select().from(alertRules).where(inArray(alertRules.id, ruleIds)) : []).map((r) => [r.id, r]),
+    (ruleIds.length > 0 ? await db.select().from(alertRules).where(inArray(alertRules.id, ruleIds)) : []).map((r) => [
+      r.id,
+      r,
+    ]),
   );
   const record: BatchItem<"sqlite">[] = [];
   await Promise.all(
@@ -208,17 +234,33 @@ export async function deliverAlerts(deps: AlertDeliveryDeps, ids: readonly strin
       const rule = c.ruleId ? rules.get(c.ruleId) : undefined;
       if (!rule || !rule.active) {
         const reason = rule ? "rule inactive" : "rule deleted";
-        record.push(db.update(a).set({ status: "failed", nextAttemptAt: null, lastError: `not sent: ${reason}`, updatedAt: nowIso }).where(eq(a.id, c.id)));
+        record.push(
+          db
+            .update(a)
+            .set({ status: "failed", nextAttemptAt: null, lastError: `not sent: ${reason}`, updatedAt: nowIso })
+            .where(eq(a.id, c.id)),
+        );
         outcomes.set(c.id, { kind: "failed", reason });
         return;
       }
       const content = c.facts as unknown as AlertFacts | DigestFacts;
-      const attempt = await sendOnChannel(transport, { type: c.channelType, target: c.channelTarget, secret: rule.secret }, content, c.id);
+      const attempt = await sendOnChannel(
+        transport,
+        { type: c.channelType, target: c.channelTarget, secret: rule.secret },
+        content,
+        c.id,
+      );
       const r = alertRules;
       if (attempt.succeeded) {
         record.push(
-          db.update(a).set({ status: "succeeded", nextAttemptAt: null, lastError: null, deliveredAt: nowIso, updatedAt: nowIso }).where(eq(a.id, c.id)),
-          db.update(r).set({ lastDeliveryStatus: "succeeded", lastDeliveryAt: nowIso, lastError: null, failingSince: null }).where(eq(r.id, rule.id)),
+          db
+            .update(a)
+            .set({ status: "succeeded", nextAttemptAt: null, lastError: null, deliveredAt: nowIso, updatedAt: nowIso })
+            .where(eq(a.id, c.id)),
+          db
+            .update(r)
+            .set({ lastDeliveryStatus: "succeeded", lastDeliveryAt: nowIso, lastError: null, failingSince: null })
+            .where(eq(r.id, rule.id)),
         );
         outcomes.set(c.id, { kind: "succeeded" });
         return;
@@ -226,7 +268,10 @@ export async function deliverAlerts(deps: AlertDeliveryDeps, ids: readonly strin
       const delay = attempt.gone ? null : retryDelaySeconds(c.attempts, deps.random);
       record.push(
         delay === null
-          ? db.update(a).set({ status: "failed", nextAttemptAt: null, lastError: attempt.error, updatedAt: nowIso }).where(eq(a.id, c.id))
+          ? db
+              .update(a)
+              .set({ status: "failed", nextAttemptAt: null, lastError: attempt.error, updatedAt: nowIso })
+              .where(eq(a.id, c.id))
           : db
               .update(a)
               .set({ nextAttemptAt: toIsoSeconds(nowMs + delay * 1000), lastError: attempt.error, updatedAt: nowIso })
@@ -241,7 +286,12 @@ export async function deliverAlerts(deps: AlertDeliveryDeps, ids: readonly strin
           })
           .where(eq(r.id, rule.id)),
       );
-      outcomes.set(c.id, delay === null ? { kind: "failed", reason: attempt.error ?? "failed" } : { kind: "retry", delaySeconds: delay, error: attempt.error });
+      outcomes.set(
+        c.id,
+        delay === null
+          ? { kind: "failed", reason: attempt.error ?? "failed" }
+          : { kind: "retry", delaySeconds: delay, error: attempt.error },
+      );
     }),
   );
   if (record.length > 0) await db.batch(record as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
@@ -252,11 +302,18 @@ export async function deliverAlerts(deps: AlertDeliveryDeps, ids: readonly strin
  * Consumes the `{alertId}` messages of a `webhook-deliveries` batch (the `{notificationId}` ones are the webhooks'):
  * acks what is done, retries with the schedule's delay what failed, retries everything in 30 s when D1 fails.
  */
-export async function consumeAlertMessages(messages: readonly Message<AlertDeliveryMessage>[], env: Env, deps: Omit<AlertDeliveryDeps, "env"> = {}): Promise<void> {
+export async function consumeAlertMessages(
+  messages: readonly Message<AlertDeliveryMessage>[],
+  env: Env,
+  deps: Omit<AlertDeliveryDeps, "env"> = {},
+): Promise<void> {
   if (messages.length === 0) return;
   let outcomes: Map<string, AlertOutcome>;
   try {
-    outcomes = await deliverAlerts({ ...deps, env: env as unknown as AlertDeliveryDeps["env"] }, messages.map((m) => m.body.alertId));
+    outcomes = await deliverAlerts(
+      { ...deps, env: env as unknown as AlertDeliveryDeps["env"] },
+      messages.map((m) => m.body.alertId),
+    );
   } catch (err) {
     console.error("alerts: delivery batch failed", messages.length, String(err));
     for (const m of messages) m.retry({ delaySeconds: 30 });
@@ -276,7 +333,10 @@ export async function consumeAlertMessages(messages: readonly Message<AlertDeliv
  * `next_attempt_at` to now so the next run does not re-queue them again.
  * @returns how many were re-queued.
  */
-export async function sweepAlertOutbox(env: Pick<Env, "DB" | "WEBHOOK_DELIVERIES_QUEUE">, nowMs: number): Promise<number> {
+export async function sweepAlertOutbox(
+  env: Pick<Env, "DB" | "WEBHOOK_DELIVERIES_QUEUE">,
+  nowMs: number,
+): Promise<number> {
   const db = createDatabase(env.DB);
   const cutoff = toIsoSeconds(nowMs - SWEEP_GRACE_S * 1000);
   const stale = await db

@@ -5,7 +5,12 @@ import { createDatabase } from "../db/client";
 import { containers } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
 import { wallClockToUtcMs } from "../lib/time-zones";
-import { enqueueNotifications, loadActiveWebhooks, type NotificationDraft, notificationInserts } from "../webhooks/outbox";
+import {
+  enqueueNotifications,
+  loadActiveWebhooks,
+  type NotificationDraft,
+  notificationInserts,
+} from "../webhooks/outbox";
 import { boxZone, freeTimeEndFor, isOut } from "./conditions";
 
 /**
@@ -35,7 +40,10 @@ export function freeTimeEndsAtMs(c: Parameters<typeof freeTimeEndFor>[0]): numbe
 }
 
 /** Which of {@link CHARGES_WEBHOOK_EVENTS} a box is in at `nowMs`, or null. Pure. */
-export function chargesEventOf(c: Parameters<typeof freeTimeEndFor>[0], nowMs: number): (typeof CHARGES_WEBHOOK_EVENTS)[number] | null {
+export function chargesEventOf(
+  c: Parameters<typeof freeTimeEndFor>[0],
+  nowMs: number,
+): (typeof CHARGES_WEBHOOK_EVENTS)[number] | null {
   if (isOut(c) || c.emptyTerminatedAt) return null;
   const ends = freeTimeEndsAtMs(c);
   if (ends === null) return null;
@@ -71,7 +79,17 @@ export async function chargesWebhookEvents(
   const db = createDatabase(env.DB);
   const rows = [];
   for (let i = 0; i < results.length; i += 80) {
-    rows.push(...(await db.select().from(containers).where(inArray(containers.id, results.slice(i, i + 80).map((r) => r.id)))));
+    rows.push(
+      ...(await db
+        .select()
+        .from(containers)
+        .where(
+          inArray(
+            containers.id,
+            results.slice(i, i + 80).map((r) => r.id),
+          ),
+        )),
+    );
   }
   const nowIso = toIsoSeconds(nowMs);
   const drafts: NotificationDraft[] = rows.flatMap((c) => {

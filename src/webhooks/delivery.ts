@@ -1,10 +1,10 @@
 import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { type AlertDeliveryMessage, consumeAlertMessages } from "../alerts/delivery";
 import { createDatabase, type Database } from "../db/client";
 import { webhookDeliveries, webhookNotifications, webhooks } from "../db/schema";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { newId } from "../lib/ids";
-import { type AlertDeliveryMessage, consumeAlertMessages } from "../alerts/delivery";
 import { enqueueNotifications, type WebhookDeliveryMessage } from "./outbox";
 import {
   queueDelaySeconds,
@@ -469,7 +469,9 @@ export async function consumeWebhookDeliveries(
   deps: Omit<DeliveryDeps, "env"> = {},
 ): Promise<void> {
   // Alerts share the queue (src/alerts/delivery.ts): their messages carry `alertId` instead of `notificationId`.
-  const alertMessages = batch.messages.filter((m) => isAlertMessage(m.body)) as unknown as Message<AlertDeliveryMessage>[];
+  const alertMessages = batch.messages.filter((m) =>
+    isAlertMessage(m.body),
+  ) as unknown as Message<AlertDeliveryMessage>[];
   const valid = batch.messages.filter(
     (m) => typeof m.body?.notificationId === "string" && m.body.notificationId !== "",
   );
