@@ -92,6 +92,17 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
       channel: { type: "email", address: `rotterdam-${tag}@example.com` },
     });
     const hook = await insertWebhook(account, { events: ["container.free_time.ending_soon", "container.charges.started"] });
+    // Another account with the same rules and webhook: none of this account's boxes alerts it.
+    const other = await createAccount("Other");
+    for (const condition of ["hold_changed", "available_for_pickup", "tracking_failed"]) {
+      await createAlertRule(deps, other.accountId, { condition, channel: { type: "slack", url: receiverUrl(`/slack/${other.accountId}`) } });
+    }
+    await createAlertRule(deps, other.accountId, {
+      condition: "free_time_ending",
+      threshold_days: 5,
+      channel: { type: "slack", url: receiverUrl(`/slack/${other.accountId}`) },
+    });
+    const otherHook = await insertWebhook(other, { events: ["container.free_time.ending_soon", "container.charges.started"] });
 
     const requestId = await insertRequest(account, { number: "TEST-LIFECYCLE", createdAtMs: clock.now() });
     await processTrackingRequest(
@@ -155,6 +166,9 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
     expect(mails[0]?.subject).toMatch(/^Free time ending: /);
     expect(mails[0]?.body).toContain("What to do: Book a pickup appointment and dispatch a truck");
     expect(got.filter((m) => m.to === `rotterdam-${tag}@example.com`)).toEqual([]);
+    expect(await alertsOf(other.accountId)).toEqual([]);
+    expect(got.filter((m) => m.to === `/slack/${other.accountId}`)).toEqual([]);
+    expect(await notificationsOf(otherHook.id)).toEqual([]);
 
     // The charges extension event: once per box and LFD, whatever the number of cron runs.
     const notices = await notificationsOf(hook.id);
