@@ -30,6 +30,20 @@ export interface SmtpSettings {
   from: string;
 }
 
+/** The environment alert delivery reads: the SMTP settings and the webhook `http://` allow list. */
+export type AlertTransportEnv = Partial<
+  Pick<
+    Env,
+    | "SMTP_HOST"
+    | "SMTP_PORT"
+    | "SMTP_SECURITY"
+    | "SMTP_USERNAME"
+    | "SMTP_PASSWORD"
+    | "ALERT_EMAIL_FROM"
+    | "WEBHOOK_ALLOW_INSECURE_HOSTS"
+  >
+>;
+
 /** Where a delivery goes: one channel of a rule (or a digest's copy of it). */
 export interface ChannelTarget {
   type: string;
@@ -70,7 +84,7 @@ export function setAlertTransport(settings: Partial<TransportSettings> | null): 
  * The SMTP settings of the environment: `SMTP_HOST`, `SMTP_PORT` (default 587), `SMTP_SECURITY` (`starttls` by
  * default, `tls`, `none`), `SMTP_USERNAME` / `SMTP_PASSWORD` (secrets), `ALERT_EMAIL_FROM`. Null without a host.
  */
-export function smtpSettingsFromEnv(env: Partial<Record<string, unknown>>): SmtpSettings | null {
+export function smtpSettingsFromEnv(env: AlertTransportEnv): SmtpSettings | null {
   const host = typeof env.SMTP_HOST === "string" ? env.SMTP_HOST.trim() : "";
   if (!host) return null;
   const security = env.SMTP_SECURITY === "tls" || env.SMTP_SECURITY === "none" ? env.SMTP_SECURITY : "starttls";
@@ -87,7 +101,7 @@ export function smtpSettingsFromEnv(env: Partial<Record<string, unknown>>): Smtp
 }
 
 /** The transport for this delivery run: the injected one over the environment's. */
-export function transportSettings(env: Partial<Record<string, unknown>>): TransportSettings {
+export function transportSettings(env: AlertTransportEnv): TransportSettings {
   const allow = typeof env.WEBHOOK_ALLOW_INSECURE_HOSTS === "string" ? env.WEBHOOK_ALLOW_INSECURE_HOSTS : undefined;
   return {
     smtp: smtpSettingsFromEnv(env),

@@ -7,7 +7,7 @@ import { deterministicId } from "../lib/ids";
 import { wallClockToUtcMs } from "../lib/time-zones";
 import type { WebhookDeliveryMessage } from "../webhooks/outbox";
 import { queueDelaySeconds, retryDelaySeconds, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS } from "../webhooks/schedule";
-import { sendOnChannel, type TransportSettings, transportSettings } from "./channels";
+import { type AlertTransportEnv, sendOnChannel, type TransportSettings, transportSettings } from "./channels";
 import type { AlertCandidate } from "./conditions";
 import type { AlertFacts, DigestFacts } from "./messages";
 import type { AlertRuleRow, AlertSettingsRow } from "./rule-service";
@@ -148,7 +148,7 @@ export type AlertOutcome =
 
 /** What delivery needs; tests inject the clock, the jitter and the transport. */
 export interface AlertDeliveryDeps {
-  env: Pick<Env, "DB"> & Partial<Record<string, unknown>>;
+  env: Pick<Env, "DB"> & AlertTransportEnv;
   clock?: Clock;
   random?: () => number;
   transport?: TransportSettings;
@@ -232,7 +232,7 @@ export async function deliverAlerts(
   await Promise.all(
     claimed.map(async (c) => {
       const rule = c.ruleId ? rules.get(c.ruleId) : undefined;
-      if (!rule || !rule.active) {
+      if (!rule?.active) {
         const reason = rule ? "rule inactive" : "rule deleted";
         record.push(
           db

@@ -113,6 +113,10 @@ describe("/v2/alert_rules", () => {
       "/data/attributes/threshold_days",
       "/data/attributes/channel/address",
     ]);
+    const named = await create(a, { ...slackRule, name: "LA\u0007boxes" });
+    expect(named.json.errors?.map((e) => [e.source?.pointer, e.code])).toEqual([
+      ["/data/attributes/name", "control_character"],
+    ]);
     const typed = await create(a, { condition: 3, channel: { type: "email" } });
     expect(typed.res.status).toBe(422);
     const metadata = await create(a, {

@@ -1,17 +1,17 @@
 import { env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
+import type { TransportSettings } from "../../src/alerts/channels";
 import { buildDigests, evaluateTimeDrivenAlerts } from "../../src/alerts/cron";
 import { deliverAlerts } from "../../src/alerts/delivery";
 import { createAlertRule, updateAlertSettings } from "../../src/alerts/rule-service";
 import { chargesWebhookEvents } from "../../src/alerts/webhook-events";
-import type { TransportSettings } from "../../src/alerts/channels";
 import { createDatabase } from "../../src/db/client";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { SANDBOX_LIFECYCLE_CONTAINER_NUMBERS } from "../../src/tracking/sources/sandbox";
-import { apiJson, createAccount } from "../helpers/api";
 import { localTransport, received, receiverUrl } from "../helpers/alert-receivers";
+import { apiJson, createAccount } from "../helpers/api";
 import { containersOfShipment, FUTURE_T0, insertRequest, recordingQueue, requestRow } from "../helpers/engine";
 import { insertWebhook, notificationsOf } from "../helpers/receiver";
 
@@ -91,18 +91,25 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
       scope: { ports: ["NLRTM"] },
       channel: { type: "email", address: `rotterdam-${tag}@example.com` },
     });
-    const hook = await insertWebhook(account, { events: ["container.free_time.ending_soon", "container.charges.started"] });
+    const hook = await insertWebhook(account, {
+      events: ["container.free_time.ending_soon", "container.charges.started"],
+    });
     // Another account with the same rules and webhook: none of this account's boxes alerts it.
     const other = await createAccount("Other");
     for (const condition of ["hold_changed", "available_for_pickup", "tracking_failed"]) {
-      await createAlertRule(deps, other.accountId, { condition, channel: { type: "slack", url: receiverUrl(`/slack/${other.accountId}`) } });
+      await createAlertRule(deps, other.accountId, {
+        condition,
+        channel: { type: "slack", url: receiverUrl(`/slack/${other.accountId}`) },
+      });
     }
     await createAlertRule(deps, other.accountId, {
       condition: "free_time_ending",
       threshold_days: 5,
       channel: { type: "slack", url: receiverUrl(`/slack/${other.accountId}`) },
     });
-    const otherHook = await insertWebhook(other, { events: ["container.free_time.ending_soon", "container.charges.started"] });
+    const otherHook = await insertWebhook(other, {
+      events: ["container.free_time.ending_soon", "container.charges.started"],
+    });
 
     const requestId = await insertRequest(account, { number: "TEST-LIFECYCLE", createdAtMs: clock.now() });
     await processTrackingRequest(
@@ -126,12 +133,11 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
     const rows = await alertsOf(account.accountId);
     const of = (ruleId: string) => rows.filter((r) => r.rule_id === ruleId && r.kind === "alert");
     // Customs hold placed and released on each of the two boxes.
-    expect(of(holds.id).map((r) => r.episode_key.split(":").slice(0, 3).join(":")).sort()).toEqual([
-      "hold:customs:placed",
-      "hold:customs:placed",
-      "hold:customs:released",
-      "hold:customs:released",
-    ]);
+    expect(
+      of(holds.id)
+        .map((r) => r.episode_key.split(":").slice(0, 3).join(":"))
+        .sort(),
+    ).toEqual(["hold:customs:placed", "hold:customs:placed", "hold:customs:released", "hold:customs:released"]);
     expect(of(available.id)).toHaveLength(2);
     expect(of(signed.id)).toHaveLength(2);
     expect(of(lfd.id)).toHaveLength(2);
@@ -149,11 +155,20 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
       expect(hits.map((m) => m.headers["webhook-id"]).sort()).toEqual([...ids].sort());
       return hits;
     };
-    const slack = once(`/slack/${tag}`, of(holds.id).map((r) => r.id));
+    const slack = once(
+      `/slack/${tag}`,
+      of(holds.id).map((r) => r.id),
+    );
     expect(JSON.parse(slack[0]?.body ?? "{}").blocks[0].text.text).toMatch(/^Hold changed: /);
-    const teams = once(`/teams/${tag}`, of(available.id).map((r) => r.id));
+    const teams = once(
+      `/teams/${tag}`,
+      of(available.id).map((r) => r.id),
+    );
     expect(JSON.parse(teams[0]?.body ?? "{}").attachments[0].content.type).toBe("AdaptiveCard");
-    const hooks = once(`/hook/${tag}`, of(signed.id).map((r) => r.id));
+    const hooks = once(
+      `/hook/${tag}`,
+      of(signed.id).map((r) => r.id),
+    );
     const first = hooks[0];
     const verified = new Webhook(signed.secret ?? "").verify(first?.body ?? "", first?.headers ?? {}) as {
       event: string;
@@ -162,7 +177,11 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
     expect(verified.event).toBe("alert.triggered");
     expect(SANDBOX_LIFECYCLE_CONTAINER_NUMBERS).toContain(verified.data.container_number);
     const mails = got.filter((m) => m.channel === "smtp" && m.to === `lfd-${tag}@example.com`);
-    expect(mails.map((m) => m.headers["x-alert-id"]).sort()).toEqual(of(lfd.id).map((r) => r.id).sort());
+    expect(mails.map((m) => m.headers["x-alert-id"]).sort()).toEqual(
+      of(lfd.id)
+        .map((r) => r.id)
+        .sort(),
+    );
     expect(mails[0]?.subject).toMatch(/^Free time ending: /);
     expect(mails[0]?.body).toContain("What to do: Book a pickup appointment and dispatch a truck");
     expect(got.filter((m) => m.to === `rotterdam-${tag}@example.com`)).toEqual([]);
@@ -186,15 +205,20 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
     expect(digests).toHaveLength(1);
     expect(digests[0]?.subject).toBe("Daily digest 2030-01-06: 4 alerts");
     expect(digests[0]?.body.match(/^Hold changed: /gm)).toHaveLength(4);
-    expect((await alertsOf(account.accountId)).filter((r) => r.rule_id === digest.id && r.kind === "alert").map((r) => r.status)).toEqual([
-      "digested",
-      "digested",
-      "digested",
-      "digested",
-    ]);
+    expect(
+      (await alertsOf(account.accountId))
+        .filter((r) => r.rule_id === digest.id && r.kind === "alert")
+        .map((r) => r.status),
+    ).toEqual(["digested", "digested", "digested", "digested"]);
 
     // The rules show their channel's state.
-    const rule = await apiJson<{ data: { attributes: Record<string, unknown> } }>(`/alert_rules/${holds.id}`, { key: account.key });
-    expect(rule.json.data.attributes).toMatchObject({ last_delivery_status: "succeeded", last_error: null, failing_since: null });
+    const rule = await apiJson<{ data: { attributes: Record<string, unknown> } }>(`/alert_rules/${holds.id}`, {
+      key: account.key,
+    });
+    expect(rule.json.data.attributes).toMatchObject({
+      last_delivery_status: "succeeded",
+      last_error: null,
+      failing_since: null,
+    });
   });
 });
