@@ -146,13 +146,6 @@ function validateRule(
       code: "invalid",
     });
   }
-  if (input.name && /[\u0000-\u001f\u007f]/.test(input.name)) {
-    errors.push({
-      detail: "Name must not contain control characters.",
-      source: { pointer: `${P}/name` },
-      code: "control_character",
-    });
-  }
   const scope = validateScope(input.scope ?? {}, errors);
   const ch = input.channel;
   let address: string | null = null;

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
+import { freeText } from "../lib/validation";
 import { ALERT_CONDITIONS } from "./conditions";
 
 // Structure and types of alert bodies are checked here (zod → 422 with pointers); the rules that need more (the
@@ -17,7 +18,7 @@ const ScopeInput = z
     scacs: rawList.optional().openapi({ description: "Shipping line SCACs.", example: ["MAEU"] }),
     customers: rawList.optional().openapi({ description: "Party ids: the shipment's customer." }),
     custom_fields: z
-      .record(z.string().max(RAW_MAX), z.string().max(RAW_MAX))
+      .record(freeText(200), freeText(1024))
       .optional()
       .openapi({
         description: "Custom field api_slug → value the box (or its shipment) must carry.",
@@ -49,7 +50,7 @@ const ChannelInput = z
 const conditionDescription = `One of ${ALERT_CONDITIONS.map((c) => `\`${c}\``).join(", ")} (docs/api.md §Alert rules).`;
 
 const ruleAttributes = {
-  name: z.string().max(200).nullable().optional().openapi({ example: "LA boxes: free time" }),
+  name: freeText(200).nullable().optional().openapi({ example: "LA boxes: free time" }),
   condition: z.string().max(RAW_MAX).openapi({ description: conditionDescription, example: "free_time_ending" }),
   threshold_days: z.number().int().nullable().optional().openapi({
     description:
