@@ -2,7 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { serializeContainer } from "../containers/serializer";
 import { createDatabase } from "../db/client";
-import { containers } from "../db/schema";
+import { containers, webhookNotifications } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
 import { wallClockToUtcMs } from "../lib/time-zones";
 import {
@@ -109,8 +109,20 @@ export async function chargesWebhookEvents(
   if (drafts.length === 0) return 0;
   const targets = await loadActiveWebhooks(db, [...new Set(drafts.map((d) => d.accountId))]);
   const { statements, ids } = await notificationInserts(db, targets, drafts, nowIso);
-  if (statements.length === 0) return 0;
+  // A box stays in the window for up to a day after its `ending_soon`: only notifications not written yet are news.
+  const existing = new Set<string>();
+  for (let i = 0; i < ids.length; i += 80) {
+    const chunk = ids.slice(i, i + 80);
+    for (const r of await db
+      .select({ id: webhookNotifications.id })
+      .from(webhookNotifications)
+      .where(inArray(webhookNotifications.id, chunk))) {
+      existing.add(r.id);
+    }
+  }
+  const fresh = ids.filter((id) => !existing.has(id));
+  if (fresh.length === 0) return 0;
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  if (env.WEBHOOK_DELIVERIES_QUEUE) await enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, ids);
-  return ids.length;
+  if (env.WEBHOOK_DELIVERIES_QUEUE) await enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, fresh);
+  return fresh.length;
 }

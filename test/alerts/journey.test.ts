@@ -128,6 +128,7 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
     }
     // The cron and the delivery again change nothing: every episode already alerted, every alert delivered.
     expect(await evaluateTimeDrivenAlerts(cronEnv, clock.now())).toBe(0);
+    expect(await chargesWebhookEvents(cronEnv, clock.now())).toBe(0);
     await deliverDue(account.accountId, clock, transport);
 
     const rows = await alertsOf(account.accountId);
