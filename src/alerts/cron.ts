@@ -33,7 +33,7 @@ async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: 
     SELECT r.id AS rule_id, c.id AS container_id ${base}
       WHERE r.active = 1 AND r.condition = 'free_time_ending' AND c.pickup_lfd IS NOT NULL AND ${notOut}
         AND date(c.pickup_lfd) >= date(?1, '-2 days')
-        AND date(c.pickup_lfd) <= date(?1, '+' || (COALESCE(r.threshold_days, 0) + 2) || ' days')
+        AND date(c.pickup_lfd) <= date(?1, (COALESCE(r.threshold_days, 0) + 2) || ' days')
         AND ${none("'free_time:' || c.pickup_lfd")}
     UNION ALL
     SELECT r.id, c.id ${base}
@@ -45,7 +45,7 @@ async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: 
       WHERE r.active = 1 AND r.condition = 'empty_return_due' AND c.empty_terminated_at IS NULL
         AND COALESCE(c.final_destination_full_out_at, c.pod_full_out_at) IS NOT NULL
         AND date(COALESCE(c.final_destination_full_out_at, c.pod_full_out_at))
-          <= date(?1, '+' || (COALESCE(r.threshold_days, 0) - ?2 + 2) || ' days')
+          <= date(?1, (COALESCE(r.threshold_days, 0) - ?2 + 2) || ' days')
         AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.rule_id = r.id AND a.container_id = c.id AND a.condition = 'empty_return_due')
     UNION ALL
     SELECT r.id, c.id ${base} JOIN shipments s ON s.id = c.shipment_id
