@@ -178,7 +178,7 @@ export async function deliverAlerts(
     channelTarget: string;
     ruleId: string | null;
   }[] = [];
-  const states = new Map<string, { status: string; nextAttemptAt: string | null }>();
+  const states = new Map<string, { status: string; nextAttemptAt: string | null; attempts: number }>();
   for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
     const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
     const [rows, current] = await db.batch([
@@ -205,14 +205,29 @@ export async function deliverAlerts(
           channelTarget: a.channelTarget,
           ruleId: a.ruleId,
         }),
-      db.select({ id: a.id, status: a.status, nextAttemptAt: a.nextAttemptAt }).from(a).where(inArray(a.id, chunk)),
+      db
+        .select({ id: a.id, status: a.status, nextAttemptAt: a.nextAttemptAt, attempts: a.attempts })
+        .from(a)
+        .where(inArray(a.id, chunk)),
     ]);
     claimed.push(...rows);
     for (const s of current) states.set(s.id, s);
   }
+  const exhausted: BatchItem<"sqlite">[] = [];
   for (const id of unique) {
     if (claimed.some((c) => c.id === id)) continue;
     const s = states.get(id);
+    if (s?.status === "pending" && s.attempts >= WEBHOOK_MAX_ATTEMPTS && (s.nextAttemptAt ?? nowIso) <= nowIso) {
+      // The last attempt was claimed but its outcome never recorded (a crash): nothing is left to try.
+      exhausted.push(
+        db
+          .update(a)
+          .set({ status: "failed", nextAttemptAt: null, lastError: "not sent: retries exhausted", updatedAt: nowIso })
+          .where(and(eq(a.id, id), eq(a.status, "pending"))),
+      );
+      outcomes.set(id, { kind: "failed", reason: "retries exhausted" });
+      continue;
+    }
     if (s?.status === "pending" && s.nextAttemptAt) {
       outcomes.set(id, {
         kind: "not_due",
@@ -220,6 +235,7 @@ export async function deliverAlerts(
       });
     } else outcomes.set(id, { kind: "done" });
   }
+  if (exhausted.length > 0) await db.batch(exhausted as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   if (claimed.length === 0) return outcomes;
   const ruleIds = [...new Set(claimed.flatMap((c) => (c.ruleId ? [c.ruleId] : [])))];
   const rules = new Map(

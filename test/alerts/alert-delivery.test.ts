@@ -142,6 +142,22 @@ describe("alert delivery", () => {
     expect((await received()).filter((m) => m.to === `/slack/off-${account.accountId}`)).toEqual([]);
   });
 
+  it("an alert whose last attempt was claimed but never recorded (a crash) is failed, not retried forever", async () => {
+    const account = await createAccount();
+    const clock = new FakeClock(T0);
+    const r = await rule(account, receiverUrl(`/slack/crash-${account.accountId}`), clock);
+    const a = await writeAlert(r, T0);
+    await env.DB.prepare("UPDATE alerts SET attempts = 13, next_attempt_at = ?1 WHERE id = ?2")
+      .bind(toIsoSeconds(T0 - 1000), a.id)
+      .run();
+    expect((await deliverAlerts({ env, clock, transport: transport() }, [a.id])).get(a.id)).toEqual({
+      kind: "failed",
+      reason: "retries exhausted",
+    });
+    expect(await alertState(a.id)).toMatchObject({ status: "failed", last_error: "not sent: retries exhausted" });
+    expect((await received()).filter((m) => m.to === `/slack/crash-${account.accountId}`)).toEqual([]);
+  });
+
   it("the Worker's webhook-deliveries handler routes {alertId} messages to alert delivery", async () => {
     const account = await createAccount();
     setAlertTransport(localTransport());
