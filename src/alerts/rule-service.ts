@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { type AlertScope, accountResourceCounts, alertRules, alertSettings } from "../db/schema";
+import { type AlertScope, accountResourceCounts, alertRules, alertSettings, alerts } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { toIsoSeconds } from "../lib/clock";
 import { bumpCount, countQuery } from "../lib/counts";
@@ -295,10 +295,23 @@ export async function updateAlertRule(
     updatedAt: toIsoSeconds(deps.clock.now()),
   };
   const { id: _id, accountId: _a, createdAt: _c, ...set } = next;
-  await deps.db
+  const update = deps.db
     .update(alertRules)
     .set(set)
     .where(and(eq(alertRules.accountId, accountId), eq(alertRules.id, id)));
+  if (!channelChanged) await update;
+  else {
+    // What is still to be sent (pending, or waiting for the digest) goes to the new channel.
+    await deps.db.batch([
+      update,
+      deps.db
+        .update(alerts)
+        .set({ channelType: v.channelType, channelTarget: v.channelAddress ?? v.channelUrl ?? "" })
+        .where(
+          and(eq(alerts.accountId, accountId), eq(alerts.ruleId, id), inArray(alerts.status, ["pending", "digest"])),
+        ),
+    ]);
+  }
   return next;
 }
 

@@ -99,13 +99,10 @@ describe("alert delivery", () => {
     });
     // Not due yet: nothing is sent.
     expect((await deliverAlerts({ env, clock, transport: transport() }, [a.id])).get(a.id)?.kind).toBe("not_due");
-    // The channel is fixed; the retry succeeds and clears the rule's failure.
+    // The channel is fixed (the pending alert follows the rule to it); the retry succeeds and clears the failure.
     await updateAlertRule({ db: db(), clock, allowInsecureHosts: ["127.0.0.1"] }, account.accountId, r.id, {
       channel: { type: "slack", url: receiverUrl(`/slack/fixed-${account.accountId}`) },
     });
-    await env.DB.prepare("UPDATE alerts SET channel_target = ?1 WHERE id = ?2")
-      .bind(receiverUrl(`/slack/fixed-${account.accountId}`), a.id)
-      .run();
     clock.set(T0 + 6000);
     expect((await deliverAlerts({ env, clock, transport: transport() }, [a.id])).get(a.id)).toEqual({
       kind: "succeeded",
