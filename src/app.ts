@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { alertRoutes } from "./alerts/routes";
 import { callbackRoutes } from "./callbacks/routes";
 import { chargeRoutes } from "./charges/routes";
 import { containerMapRoutes } from "./containers/map-geojson-routes";
@@ -126,6 +127,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
   v2.route("/", webhookRoutes);
   v2.route("/", webhookNotificationRoutes);
+  v2.route("/", alertRoutes);
   v2.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "apiKey",
     in: "header",

@@ -23,3 +23,4 @@ import "./transport-events/serializer";
 import "./vessels/serializer";
 import "./webhook-notifications/serializer";
 import "./webhooks/serializer";
+import "./alerts/serializer";

@@ -3,6 +3,7 @@
  * it.
  */
 export * from "./accounts";
+export * from "./alerts";
 export * from "./custom-fields";
 export * from "./documents";
 export * from "./outages";
