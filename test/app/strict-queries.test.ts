@@ -213,15 +213,16 @@ describe("methods a path does not have → 405 with Allow", () => {
 
 describe("over-long ids answer the 404 of an unknown id", () => {
   it("every GET /…/{id} of the OpenAPI document: 65 and 5000 characters read like an unknown id", async () => {
-    const { key, accountId } = await createAccount();
-    // With the entitlement, /containers/{id}/route reads the id too (without it every id answers the same 403).
-    await env.DB.prepare("UPDATE accounts SET entitlements = ?1 WHERE id = ?2")
-      .bind(JSON.stringify([ROUTING_ENTITLEMENT]), accountId)
-      .run();
     const ops = (await operations()).filter((o) => o.method === "GET" && /\{\w+\}/.test(o.path));
     expect(ops.length).toBeGreaterThan(8);
     const withId = (path: string, id: string) => path.replace(/\{\w+\}/, id);
     for (const op of ops) {
+      // One account per operation: three requests each, and a key's default budget is 100 a minute.
+      const { key, accountId } = await createAccount();
+      // With the entitlement, /containers/{id}/route reads the id too (without it every id answers the same 403).
+      await env.DB.prepare("UPDATE accounts SET entitlements = ?1 WHERE id = ?2")
+        .bind(JSON.stringify([ROUTING_ENTITLEMENT]), accountId)
+        .run();
       // Six characters an id never has (not a UUID, a SCAC, a UN/LOCODE): unknown wherever it goes.
       const unknown = await api(withId(op.path, "ZZZZZZ"), { key });
       expect(unknown.status, op.path).toBe(404);
