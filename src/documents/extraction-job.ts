@@ -5,9 +5,11 @@ import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import { batchWithNotifications, type WebhookDeliveryMessage } from "../webhooks/outbox";
-import { extractDocument } from "./extraction";
+import { type ExtractionPayload, extractDocument } from "./extraction";
+import { linkDocument } from "./links";
+import { referenceTokens, replaceReferencesStatements } from "./references";
 import { type DocumentRepresentationRow, serializeDocumentRepresentation } from "./representation-serializer";
-import { type DocumentRow, serializeDocument } from "./serializer";
+import { type DocumentRow, type DocumentView, loadDocumentLinkage, serializeDocument } from "./serializer";
 
 /**
  * Background extraction of uploaded documents (docs/api.md §Documents "Extraction"): `POST /documents` (and each
@@ -17,12 +19,18 @@ import { type DocumentRow, serializeDocument } from "./serializer";
  * `document.extraction_failed` notifications of the account's webhooks (the outbox, src/webhooks/outbox.ts).
  */
 
-/** Message on `document-extractions`: extract this document. `runId` makes a redelivered message idempotent. */
+/**
+ * Message on `document-extractions`: extract this document (`kind` absent or `extract`), or only link it again from
+ * its stored extraction and manual data (`relink`, `POST /documents/{id}/relink`). `runId` makes a redelivered
+ * message idempotent.
+ */
 export interface DocumentExtractionMessage {
   documentId: string;
   accountId: string;
   /** One id per requested extraction: the representation's and the notifications' ids derive from it. */
   runId: string;
+  /** What to do; absent (messages queued before links existed) is `extract`. */
+  kind?: "extract" | "relink";
 }
 
 /** What an extraction run needs. */
@@ -35,7 +43,7 @@ export interface ExtractionDeps {
 }
 
 /** Result of one run, for logs and tests. */
-export type ExtractionRunResult = "extracted" | "failed" | "gone";
+export type ExtractionRunResult = "extracted" | "failed" | "gone" | "relinked";
 
 /**
  * Extracts one document and records the outcome (see the module comment). A document deleted meanwhile (or its file
@@ -52,6 +60,10 @@ export async function runExtraction(
     .where(and(eq(documents.accountId, message.accountId), eq(documents.id, message.documentId)))
     .limit(1);
   if (!document) return "gone";
+  if (message.kind === "relink") {
+    await relink(deps, document);
+    return "relinked";
+  }
   const object = await deps.bucket.get(document.storageKey);
   if (!object) return "gone";
   const bytes = new Uint8Array(await object.arrayBuffer());
@@ -75,11 +87,13 @@ export async function runExtraction(
       extractionError: null,
       updatedAt: nowIso,
     };
+    const tokens = referenceTokens(outcome.payload, document.extractedDataManual);
     await batchWithNotifications(
       db,
       deps.webhookQueue,
       [
         db.insert(documentRepresentations).values(representation).onConflictDoNothing(),
+        ...replaceReferencesStatements(db, document, tokens, nowIso),
         db
           .update(documents)
           .set({
@@ -93,11 +107,13 @@ export async function runExtraction(
       { accountId: document.accountId, events: ["document.extracted"], nowIso },
       async () => [
         draft(updated, "document.extracted", message.runId, nowIso, [
-          serializeDocument(updated),
+          serializeDocument(await withLinks(db, updated)),
           serializeDocumentRepresentation(representation),
         ]),
       ],
     );
+    // After the tokens are committed (docs/documents.md §Links: each side reads after its own write).
+    await linkDocument({ db, nowIso, webhookQueue: deps.webhookQueue }, document.accountId, document.id);
     return "extracted";
   }
   const updated: DocumentRow = { ...document, extractionError: outcome.reason, updatedAt: nowIso };
@@ -109,6 +125,39 @@ export async function runExtraction(
     async () => [draft(updated, "document.extraction_failed", message.runId, nowIso, [serializeDocument(updated)])],
   );
   return "failed";
+}
+
+/** The document with the links it has now (as the notification's `included` shows it). */
+async function withLinks(db: Database, row: DocumentRow): Promise<DocumentView> {
+  const linkage = await loadDocumentLinkage(db, row.accountId, [row.id]);
+  return { ...row, ...linkage.get(row.id) };
+}
+
+/**
+ * `POST /documents/{id}/relink` (docs/documents.md §Links): the document's tokens are read again from its newest
+ * extraction payload and its `extracted_data_manual`, replaced, and linking runs again (new links are announced;
+ * links no token supports any more are removed).
+ */
+async function relink(deps: ExtractionDeps, document: DocumentRow): Promise<void> {
+  const { db } = deps;
+  const nowIso = toIsoSeconds(deps.clock.now());
+  let payload: ExtractionPayload | null = null;
+  if (document.lastDocumentRepresentationId) {
+    const [representation] = await db
+      .select({ payload: documentRepresentations.payload })
+      .from(documentRepresentations)
+      .where(
+        and(
+          eq(documentRepresentations.accountId, document.accountId),
+          eq(documentRepresentations.id, document.lastDocumentRepresentationId),
+        ),
+      )
+      .limit(1);
+    payload = (representation?.payload as unknown as ExtractionPayload | undefined) ?? null;
+  }
+  const tokens = referenceTokens(payload, document.extractedDataManual);
+  await db.batch(replaceReferencesStatements(db, document, tokens, nowIso));
+  await linkDocument({ db, nowIso, webhookQueue: deps.webhookQueue }, document.accountId, document.id);
 }
 
 function draft(document: DocumentRow, event: string, runId: string, nowIso: string, included: ResourceObject[]) {

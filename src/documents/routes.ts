@@ -1,13 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Context } from "hono";
-import { documents } from "../db/schema";
+import { containers, documentLinks, documentReferences, documents, shipments } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { includeParam, loadContext, queryParams } from "../lib/http";
 import { listDocument, resourceDocument } from "../lib/jsonapi/document";
 import { type IncludeTree, parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
-import { listPage } from "../lib/list-query";
+import { type ListFilter, listFilter, listPage } from "../lib/list-query";
 import {
   bodyErrors,
   commonErrors,
@@ -24,6 +25,7 @@ import {
 } from "../lib/openapi";
 import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
+import { MAX_REFERENCE_LENGTH, normalizedSql, normalizeReference } from "./references";
 import { documentSchemaResource } from "./schemas";
 import { documentResource } from "./serializer";
 import {
@@ -40,8 +42,9 @@ const tags = ["Documents"];
 
 /**
  * `include` names the reference allows on documents (docs/api.md §Documents). `last_document_representation` and its
- * alias `current_extraction` include the extraction result; the others are accepted and include nothing yet (no
- * links, users or e-mail submissions exist for documents here); anything else is the reference's 400.
+ * alias `current_extraction` include the extraction result, `shipments` and `cargos` the linked shipments and
+ * containers (docs/documents.md §Links); the others are accepted and include nothing (no users, and e-mail
+ * submissions are read at `/email_submissions`); anything else is the reference's 400.
  */
 const INCLUDES = [
   "shipments",
@@ -65,6 +68,36 @@ function documentInclude(params: URLSearchParams): IncludeTree {
     if (Object.hasOwn(documentResource.relationships, name)) kept.push(path.trim());
   }
   return parseInclude(kept.join(","), documentResource);
+}
+
+/** Fewest characters of a normalized `filter[reference]` token (a shorter prefix would match nearly everything). */
+export const MIN_REFERENCE_FILTER_LENGTH = 3;
+
+/**
+ * The `filter[reference]` condition (docs/api.md §Documents): documents with a reference token starting with the
+ * normalized value (an `(account_id, normalized_value)` index range), or linked to a shipment (`normalized_number`,
+ * `bill_of_lading_number`) or container (`number`) whose normalized number starts with it (the account's links,
+ * joined to their targets by id).
+ * @throws ApiError 400 at `filter[reference]` when the value normalizes to fewer than 3 or more than 50 characters.
+ */
+function referenceFilter(raw: string | null): ListFilter | undefined {
+  if (raw === null) return undefined;
+  const value = normalizeReference(raw.trim());
+  if (value.length < MIN_REFERENCE_FILTER_LENGTH || value.length > MAX_REFERENCE_LENGTH) {
+    throw ApiError.badParameter(
+      "filter[reference]",
+      `filter[reference] must have ${MIN_REFERENCE_FILTER_LENGTH} to ${MAX_REFERENCE_LENGTH} characters besides spaces, dashes, dots, slashes and underscores.`,
+    );
+  }
+  return listFilter("reference", value, (v) => {
+    const upper = sql`${v} || char(1114111)`;
+    const range = (column: SQLWrapper) => sql`(${column} >= ${v} AND ${column} < ${upper})`;
+    const linked = (type: "shipment" | "container", target: typeof shipments | typeof containers, match: SQL) =>
+      sql`${documents.id} IN (SELECT ${documentLinks.documentId} FROM ${documentLinks} JOIN ${target} ON ${target.id} = ${documentLinks.targetId} WHERE ${documentLinks.accountId} = ${documents.accountId} AND ${documentLinks.targetType} = ${type} AND ${target.accountId} = ${documents.accountId} AND ${match})`;
+    return sql`(${documents.id} IN (SELECT ${documentReferences.documentId} FROM ${documentReferences} WHERE ${documentReferences.accountId} = ${documents.accountId} AND ${range(documentReferences.normalizedValue)})
+      OR ${linked("shipment", shipments, sql`(${range(normalizedSql(shipments.normalizedNumber))} OR ${range(normalizedSql(shipments.billOfLadingNumber))})`)}
+      OR ${linked("container", containers, range(normalizedSql(containers.number)))})`;
+  });
 }
 
 const DocumentSchema = resourceSchema(
@@ -117,14 +150,15 @@ function deps(c: Context<AppEnv>): DocumentDeps {
 }
 
 /**
- * Queues a new extraction of the account's document (reextract, reclassify): 202 `{"status":"accepted"}`.
+ * Queues a new extraction of the account's document (reextract, reclassify), or a new linking run (relink): 202
+ * `{"status":"accepted"}`.
  * @throws ApiError 404 unknown or another account's; 503 when the queue refuses the message.
  */
-async function rerun(c: Context<AppEnv>, id: string) {
+async function rerun(c: Context<AppEnv>, id: string, kind: "extract" | "relink" = "extract") {
   const { db, accountId } = loadContext(c);
   const row = await getDocument(db, accountId, id);
-  if (!(await requestExtraction(c.env.DOCUMENT_EXTRACTIONS_QUEUE, row))) {
-    throw new ApiError(503, "The extraction could not be queued; try again.");
+  if (!(await requestExtraction(c.env.DOCUMENT_EXTRACTIONS_QUEUE, row, kind))) {
+    throw new ApiError(503, `The ${kind === "relink" ? "relink" : "extraction"} could not be queued; try again.`);
   }
   return c.json({ status: "accepted" as const }, 202);
 }
@@ -150,7 +184,18 @@ const listDef = createRoute({
   path: "/documents",
   tags,
   summary: "List documents",
-  request: { query: z.object({ ...listQuery, include: includeQuery(INCLUDES) }) },
+  description:
+    "Newest first. `filter[reference]`: documents that mention, or are linked to a shipment or container numbered, a reference token (BL, booking, container or reference / PO number), compared normalized (case, spaces, dashes, dots, slashes and underscores ignored) and by prefix: `MSKU123` finds `MSKU 123456-7`. At least 3 characters after normalization.",
+  request: {
+    query: z.object({
+      ...listQuery,
+      include: includeQuery(INCLUDES),
+      "filter[reference]": z
+        .string()
+        .optional()
+        .openapi({ description: "A reference token (BL, booking, container, PO); prefix match, normalized." }),
+    }),
+  },
   responses: {
     200: {
       description: "A page of documents.",
@@ -253,6 +298,24 @@ function rerunDef(action: "reextract" | "reclassify", summary: string) {
 }
 
 const reextractDef = rerunDef("reextract", "Extract the document again");
+
+const relinkDef = createRoute({
+  method: "post",
+  path: "/documents/{id}/relink",
+  tags,
+  summary: "Link the document to shipments and containers again",
+  description:
+    "Queues a new linking run: the reference tokens are read again from the newest extraction and `extracted_data_manual` (`reference_numbers`, `po_numbers` … for PO numbers), matched against the account's shipments and containers; each new link sends `link.created`, links no token supports any more are removed. 503 when the run cannot be queued.",
+  request: { params: idParam },
+  responses: {
+    202: {
+      description: "Accepted.",
+      content: { "application/json": { schema: z.object({ status: z.literal("accepted") }) } },
+    },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
 const reclassifyDef = rerunDef("reclassify", "Classify the document again");
 
 const schemaDef = createRoute({
@@ -274,7 +337,7 @@ const schemaDef = createRoute({
 
 /**
  * Routes of `/documents` (docs/api.md §Documents): create, list, types, get, update, delete, download_url, reextract,
- * and `/document_schemas/{id}`.
+ * reclassify, relink, and `/document_schemas/{id}`.
  */
 export const documentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createDef, async (c) => {
@@ -293,7 +356,8 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
     const include = documentInclude(params);
     const page = parsePage(params, 25);
     const ctx = loadContext(c);
-    const { rows, total } = await listPage(ctx.db, documents, "document", ctx.accountId, [], page);
+    const reference = referenceFilter(params.get("filter[reference]"));
+    const { rows, total } = await listPage(ctx.db, documents, "document", ctx.accountId, [reference], page);
     return sendJsonApi(c, await listDocument(ctx, documentResource, rows, include, c.req.url, page, total));
   })
   .openapi(typesDef, (c) => c.json({ document_types: DOCUMENT_TYPES.map((t) => ({ ...t })) }, 200))
@@ -328,6 +392,7 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(reextractDef, (c) => rerun(c, c.req.valid("param").id))
   .openapi(reclassifyDef, (c) => rerun(c, c.req.valid("param").id))
+  .openapi(relinkDef, (c) => rerun(c, c.req.valid("param").id, "relink"))
   .openapi(schemaDef, (c) => {
     const id = c.req.valid("param").id;
     const schema = documentSchemaResource(id);

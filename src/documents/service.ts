@@ -9,6 +9,7 @@ import { ownedBy } from "../lib/tenant";
 import { type BlobRow, discardBlob, findBlob } from "./blobs";
 import { DOCUMENT_TYPES } from "./extraction";
 import type { DocumentExtractionMessage } from "./extraction-job";
+import { deleteDocumentLinksStatements } from "./links";
 import type { DocumentRow } from "./serializer";
 import { signToken, verifyToken } from "./signing";
 
@@ -29,18 +30,19 @@ function isDocumentType(code: string): boolean {
 }
 
 /**
- * Asks for the document to be extracted in the background (the `document-extractions` queue,
- * src/documents/extraction-job.ts). Never throws: a failed send is logged, and the document stays without a
+ * Asks for the document to be extracted (or, with `kind` `relink`, only linked again) in the background (the
+ * `document-extractions` queue, src/documents/extraction-job.ts). Never throws: a failed send is logged, and the document stays without a
  * representation until `POST /documents/{id}/reextract`.
  * @returns whether the message was queued.
  */
 export async function requestExtraction(
   queue: Queue<DocumentExtractionMessage> | undefined,
   document: Pick<DocumentRow, "id" | "accountId">,
+  kind: "extract" | "relink" = "extract",
 ): Promise<boolean> {
   if (!queue) return false;
   try {
-    await queue.send({ documentId: document.id, accountId: document.accountId, runId: newId() });
+    await queue.send({ documentId: document.id, accountId: document.accountId, runId: newId(), kind });
     return true;
   } catch (err) {
     console.error("document extraction: enqueue failed", document.id, String(err));
@@ -208,8 +210,8 @@ export async function updateDocument(
 }
 
 /**
- * `DELETE /documents/{id}` (docs/api.md §Documents): removes the document, its representations, its blob row and its
- * file from R2 (a
+ * `DELETE /documents/{id}` (docs/api.md §Documents): removes the document, its representations, its reference tokens
+ * and links, its blob row and its file from R2 (a
  * deleted document answers 404 afterwards and its download URLs stop working).
  * @throws ApiError 404 unknown or another account's.
  */
@@ -222,6 +224,7 @@ export async function deleteDocument(deps: DocumentDeps, accountId: string, id: 
   await deps.db.batch([
     bumpCount(deps.db, accountId, "document", -1),
     deps.db.delete(documentRepresentations).where(eq(documentRepresentations.documentId, row.id)),
+    ...deleteDocumentLinksStatements(deps.db, accountId, row.id),
   ]);
   const blob = await findBlob(deps.db, accountId, row.blobId);
   if (blob) await discardBlob(deps, blob);
