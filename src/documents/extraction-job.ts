@@ -4,7 +4,9 @@ import { documentRepresentations, documents } from "../db/schema";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
 import type { ResourceObject } from "../lib/jsonapi/types";
+import { sourcesFor } from "../tracking/sources";
 import { batchWithNotifications, type WebhookDeliveryMessage } from "../webhooks/outbox";
+import { type AutoTrackDeps, autoTrackDocument } from "./auto-track";
 import { type ExtractionPayload, extractDocument } from "./extraction";
 import { linkDocument } from "./links";
 import { referenceTokens, replaceReferencesStatements } from "./references";
@@ -40,6 +42,8 @@ export interface ExtractionDeps {
   clock: Clock;
   /** The `webhook-deliveries` producer; without one notifications wait for the cron sweep. */
   webhookQueue?: Queue<WebhookDeliveryMessage>;
+  /** What the account's `auto_track` needs (src/documents/auto-track.ts); without it no tracking request is made. */
+  autoTrack?: Omit<AutoTrackDeps, "db" | "clock">;
 }
 
 /** Result of one run, for logs and tests. */
@@ -113,7 +117,7 @@ export async function runExtraction(
       ],
     );
     // After the tokens are committed (docs/documents.md §Links: each side reads after its own write).
-    await linkDocument({ db, nowIso, webhookQueue: deps.webhookQueue }, document.accountId, document.id);
+    await linkAndTrack(deps, updated, outcome.payload, nowIso);
     return "extracted";
   }
   const updated: DocumentRow = { ...document, extractionError: outcome.reason, updatedAt: nowIso };
@@ -157,7 +161,32 @@ async function relink(deps: ExtractionDeps, document: DocumentRow): Promise<void
   }
   const tokens = referenceTokens(payload, document.extractedDataManual);
   await db.batch(replaceReferencesStatements(db, document, tokens, nowIso));
+  await linkAndTrack(deps, document, payload, nowIso);
+}
+
+/**
+ * Links the document (its tokens are committed), then, when the account's `auto_track` is on, makes the tracking
+ * requests of its numbers not tracked yet, with the document's SCAC (`shipping_line_scac` of the manual data, else the
+ * payload's), else `infer_number`'s (docs/documents.md §Tracking from documents).
+ */
+async function linkAndTrack(
+  deps: ExtractionDeps,
+  document: DocumentRow,
+  payload: ExtractionPayload | null,
+  nowIso: string,
+): Promise<void> {
+  const { db } = deps;
   await linkDocument({ db, nowIso, webhookQueue: deps.webhookQueue }, document.accountId, document.id);
+  if (!deps.autoTrack) return;
+  const manualScac = document.extractedDataManual?.shipping_line_scac;
+  const scac =
+    (typeof manualScac === "string" && manualScac.trim() ? manualScac : null) ??
+    payload?.shipping_line_scac?.value ??
+    null;
+  const outcome = await autoTrackDocument({ ...deps.autoTrack, db, clock: deps.clock }, document, scac);
+  if (outcome.created.length > 0 || outcome.skipped.length > 0) {
+    console.log("documents: auto_track", document.id, JSON.stringify(outcome));
+  }
 }
 
 function draft(document: DocumentRow, event: string, runId: string, nowIso: string, included: ResourceObject[]) {
@@ -184,6 +213,7 @@ export async function consumeDocumentExtractions(
     bucket: env.DOCUMENTS_BUCKET,
     clock: systemClock,
     webhookQueue: env.WEBHOOK_DELIVERIES_QUEUE,
+    autoTrack: { trackingQueue: env.TRACKING_REQUESTS_QUEUE, supportedScacs: sourcesFor(env).supportedScacs },
   };
   for (const message of batch.messages) {
     try {
