@@ -11,7 +11,13 @@ import { type ExtractionPayload, extractDocument } from "./extraction";
 import { linkDocument } from "./links";
 import { referenceTokens, replaceReferencesStatements } from "./references";
 import { type DocumentRepresentationRow, serializeDocumentRepresentation } from "./representation-serializer";
-import { type DocumentRow, type DocumentView, loadDocumentLinkage, serializeDocument } from "./serializer";
+import {
+  type DocumentRow,
+  type DocumentView,
+  documentLinkageQuery,
+  serializeDocument,
+  withDocumentLinkage,
+} from "./serializer";
 
 /**
  * Background extraction of uploaded documents (docs/api.md §Documents "Extraction"): `POST /documents` (and each
@@ -133,8 +139,8 @@ export async function runExtraction(
 
 /** The document with the links it has now (as the notification's `included` shows it). */
 async function withLinks(db: Database, row: DocumentRow): Promise<DocumentView> {
-  const linkage = await loadDocumentLinkage(db, row.accountId, [row.id]);
-  return { ...row, ...linkage.get(row.id) };
+  const [view] = withDocumentLinkage([row], await documentLinkageQuery(db, row.accountId, [row.id]));
+  return view ?? row;
 }
 
 /**

@@ -121,9 +121,18 @@ async function candidatesForDocument(db: Database, accountId: string, documentId
   return out;
 }
 
-/** The candidate links of one shipment and its containers: their numbers against the account's documents' tokens. */
+/**
+ * The candidate links of one shipment and its containers: their numbers against the account's documents' tokens.
+ * One D1 round trip: the shipment, its containers, and the tokens equal to one of their normalized numbers (an
+ * `IN (…)` on the `(account_id, normalized_value)` index, the numbers computed in SQL from the rows).
+ */
 async function candidatesForShipment(db: Database, accountId: string, shipmentId: string): Promise<CandidateLink[]> {
-  const [ships, boxes] = await db.batch([
+  const numbers = sql`SELECT ${normalizedSql(shipments.normalizedNumber)} FROM ${shipments} WHERE ${shipments.id} = ${shipmentId}
+    UNION SELECT ${normalizedSql(shipments.billOfLadingNumber)} FROM ${shipments} WHERE ${shipments.id} = ${shipmentId}
+    UNION SELECT ${normalizedSql(sql`r.value`)} FROM ${shipments}, json_each(${shipments.refNumbers}) AS r WHERE ${shipments.id} = ${shipmentId}
+    UNION SELECT ${normalizedSql(containers.number)} FROM ${containers} WHERE ${containers.shipmentId} = ${shipmentId}
+    UNION SELECT ${normalizedSql(sql`r.value`)} FROM ${containers}, json_each(${containers.refNumbers}) AS r WHERE ${containers.shipmentId} = ${shipmentId}`;
+  const [ships, boxes, refs] = await db.batch([
     db
       .select({
         id: shipments.id,
@@ -137,7 +146,14 @@ async function candidatesForShipment(db: Database, accountId: string, shipmentId
       .select({ id: containers.id, number: containers.number, refNumbers: containers.refNumbers })
       .from(containers)
       .where(and(ownedBy(containers.accountId, accountId), eq(containers.shipmentId, shipmentId))),
+    db
+      .select({ documentId: documentReferences.documentId, normalizedValue: documentReferences.normalizedValue })
+      .from(documentReferences)
+      .where(
+        and(eq(documentReferences.accountId, accountId), sql`${documentReferences.normalizedValue} IN (${numbers})`),
+      ),
   ]);
+  if (refs.length === 0) return [];
   const targets: { type: LinkTargetType; id: string; numbers: Set<string> }[] = [
     ...ships.map((s) => ({
       type: "shipment" as const,
@@ -146,17 +162,6 @@ async function candidatesForShipment(db: Database, accountId: string, shipmentId
     })),
     ...boxes.map((c) => ({ type: "container" as const, id: c.id, numbers: numbersOf([c.number], c.refNumbers) })),
   ];
-  const all = [...new Set(targets.flatMap((t) => [...t.numbers]))];
-  if (all.length === 0) return [];
-  const refs = await db
-    .select({ documentId: documentReferences.documentId, normalizedValue: documentReferences.normalizedValue })
-    .from(documentReferences)
-    .where(
-      and(
-        eq(documentReferences.accountId, accountId),
-        sql`${documentReferences.normalizedValue} IN (SELECT value FROM json_each(${JSON.stringify(all)}))`,
-      ),
-    );
   const out: CandidateLink[] = [];
   for (const ref of refs) {
     for (const t of targets) {

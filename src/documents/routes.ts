@@ -27,13 +27,14 @@ import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
 import { MAX_REFERENCE_LENGTH, normalizedSql, normalizeReference } from "./references";
 import { documentSchemaResource } from "./schemas";
-import { documentResource } from "./serializer";
+import { type DocumentLinkageRow, documentLinkageQuery, documentResource, withDocumentLinkage } from "./serializer";
 import {
   createDocument,
   type DocumentDeps,
   deleteDocument,
   documentDownloadUrl,
   getDocument,
+  getDocumentView,
   requestExtraction,
   updateDocument,
 } from "./service";
@@ -357,14 +358,26 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
     const page = parsePage(params, 25);
     const ctx = loadContext(c);
     const reference = referenceFilter(params.get("filter[reference]"));
-    const { rows, total } = await listPage(ctx.db, documents, "document", ctx.accountId, [reference], page);
-    return sendJsonApi(c, await listDocument(ctx, documentResource, rows, include, c.req.url, page, total));
+    const { rows, total, companions } = await listPage(
+      ctx.db,
+      documents,
+      "document",
+      ctx.accountId,
+      [reference],
+      page,
+      {
+        key: "linkage",
+        build: (pageIds, account) => [documentLinkageQuery(ctx.db, account, pageIds)],
+      },
+    );
+    const views = withDocumentLinkage(rows, (companions[0] ?? []) as DocumentLinkageRow[]);
+    return sendJsonApi(c, await listDocument(ctx, documentResource, views, include, c.req.url, page, total));
   })
   .openapi(typesDef, (c) => c.json({ document_types: DOCUMENT_TYPES.map((t) => ({ ...t })) }, 200))
   .openapi(getDef, async (c) => {
     const include = documentInclude(queryParams(c));
     const ctx = loadContext(c);
-    const row = await getDocument(ctx.db, ctx.accountId, c.req.valid("param").id);
+    const row = await getDocumentView(ctx.db, ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await resourceDocument(ctx, documentResource, row, include, c.req.url));
   })
   .openapi(patchDef, async (c) => {
@@ -374,7 +387,8 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
       documentTypeManual: attributes.document_type_manual,
       extractedDataManual: attributes.extracted_data_manual,
     });
-    return sendJsonApi(c, { data: documentResource.serialize(row), links: { self: c.req.url } });
+    const [view] = withDocumentLinkage([row], await documentLinkageQuery(c.get("db"), accountId, [row.id]));
+    return sendJsonApi(c, { data: documentResource.serialize(view ?? row), links: { self: c.req.url } });
   })
   .openapi(deleteDef, async (c) => {
     await deleteDocument(deps(c), c.get("principal").accountId, c.req.valid("param").id);

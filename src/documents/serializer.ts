@@ -1,4 +1,4 @@
-import { and, inArray } from "drizzle-orm";
+import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { documentLinks, type documents } from "../db/schema";
 import { type LoadContext, registerResourceType, resourceTypeNamed } from "../lib/jsonapi/include-registry";
@@ -12,39 +12,56 @@ export type DocumentRow = typeof documents.$inferSelect;
 export type DocumentView = DocumentRow & { shipmentIds?: string[]; containerIds?: string[] };
 
 /**
- * The linkage of documents: their linked shipment and container ids, oldest link first (for the `shipments` and
- * `cargos` relationships, docs/documents.md §Links). One query for all of them, scoped by account.
+ * The query reading the links of documents given by id or by a subquery selecting ids (for the `shipments` and
+ * `cargos` relationships, docs/documents.md §Links), oldest link first, scoped by account: to run alone or in the
+ * D1 round trip of the read that finds the documents (a list page's companions, `getDocumentView`).
  */
-export async function loadDocumentLinkage(
+export function documentLinkageQuery(
   db: Database,
-  accountId: string,
-  documentIds: readonly string[],
-): Promise<Map<string, { shipmentIds: string[]; containerIds: string[] }>> {
-  const out = new Map<string, { shipmentIds: string[]; containerIds: string[] }>();
-  for (const id of documentIds) out.set(id, { shipmentIds: [], containerIds: [] });
-  if (documentIds.length === 0) return out;
-  const rows = await db
+  accountId: string | Placeholder,
+  documentIds: readonly string[] | SQLWrapper,
+) {
+  return db
     .select({ documentId: documentLinks.documentId, type: documentLinks.targetType, id: documentLinks.targetId })
     .from(documentLinks)
-    .where(and(ownedBy(documentLinks.accountId, accountId), inArray(documentLinks.documentId, [...documentIds])))
+    .where(
+      and(
+        ownedBy(documentLinks.accountId, accountId),
+        inArray(documentLinks.documentId, Array.isArray(documentIds) ? [...documentIds] : (documentIds as SQLWrapper)),
+      ),
+    )
     .orderBy(documentLinks.createdAt, documentLinks.id);
-  for (const r of rows) {
-    const entry = out.get(r.documentId);
-    if (!entry) continue;
-    (r.type === "shipment" ? entry.shipmentIds : entry.containerIds).push(r.id);
-  }
-  return out;
+}
+
+/** Rows of {@link documentLinkageQuery}. */
+export type DocumentLinkageRow = { documentId: string; type: string; id: string };
+
+/** Documents with the linkage `links` (rows of {@link documentLinkageQuery}) gives them. */
+export function withDocumentLinkage<T extends DocumentRow>(
+  rows: T[],
+  links: readonly DocumentLinkageRow[],
+): (T & { shipmentIds: string[]; containerIds: string[] })[] {
+  const byDocument = new Map<string, DocumentLinkageRow[]>();
+  for (const l of links) byDocument.set(l.documentId, [...(byDocument.get(l.documentId) ?? []), l]);
+  return rows.map((r) => {
+    const mine = byDocument.get(r.id) ?? [];
+    return {
+      ...r,
+      shipmentIds: mine.filter((l) => l.type === "shipment").map((l) => l.id),
+      containerIds: mine.filter((l) => l.type === "container").map((l) => l.id),
+    };
+  });
 }
 
 /** Documents completed with their linkage (rows that have it pass through). */
 async function withLinkage(ctx: LoadContext, rows: DocumentView[]): Promise<DocumentView[]> {
   if (rows.length === 0 || rows.every((r) => r.shipmentIds && r.containerIds)) return rows;
-  const linkage = await loadDocumentLinkage(
+  const links = await documentLinkageQuery(
     ctx.db,
     ctx.accountId,
     rows.map((r) => r.id),
   );
-  return rows.map((r) => ({ ...r, ...linkage.get(r.id) }));
+  return withDocumentLinkage(rows, links);
 }
 
 /** The linked rows of `type` of `parents` (read by the target type, scoped by account), in link order. */

@@ -10,7 +10,7 @@ import { type BlobRow, discardBlob, findBlob } from "./blobs";
 import { DOCUMENT_TYPES } from "./extraction";
 import type { DocumentExtractionMessage } from "./extraction-job";
 import { deleteDocumentLinksStatements } from "./links";
-import type { DocumentRow } from "./serializer";
+import { type DocumentRow, type DocumentView, documentLinkageQuery, withDocumentLinkage } from "./serializer";
 import { signToken, verifyToken } from "./signing";
 
 /** What the document services need: D1, the clock, the bucket and the signing key. */
@@ -62,6 +62,23 @@ export async function getDocument(db: Database, accountId: string, id: string): 
     .limit(1);
   if (!row) throw ApiError.notFound(NOT_FOUND);
   return row;
+}
+
+/**
+ * One document of the account with its links (`GET /documents/{id}`), in one D1 round trip.
+ * @throws ApiError 404 "Couldn't find Document" when absent or another account's.
+ */
+export async function getDocumentView(db: Database, accountId: string, id: string): Promise<DocumentView> {
+  const [[row], links] = await db.batch([
+    db
+      .select()
+      .from(documents)
+      .where(and(ownedBy(documents.accountId, accountId), eq(documents.id, id)))
+      .limit(1),
+    documentLinkageQuery(db, accountId, [id]),
+  ]);
+  if (!row) throw ApiError.notFound(NOT_FOUND);
+  return withDocumentLinkage([row], links)[0] as DocumentView;
 }
 
 /** The 409 `duplicate_document` of the reference (docs/api.md §Documents), pointing at the document already there. */

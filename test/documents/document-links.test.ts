@@ -1,8 +1,9 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { SANDBOX_CONTAINER_NUMBERS } from "../../src/tracking/sources/sandbox";
 import { pdfWithText } from "../fixtures/documents";
-import { api, apiJson, createAccount, type TestAccount } from "../helpers/api";
+import { api, apiJson, BASE, createAccount, type TestAccount } from "../helpers/api";
 import { putBytes, reserve } from "../helpers/document-uploads";
 import { insertWebhook, notificationsOf } from "../helpers/receiver";
 import { deliverTrackingMessages, type Many, type One, trackSandboxShipment } from "../helpers/tracking";
@@ -118,6 +119,23 @@ describe("document links", () => {
     expect(mine.containerIds).toContain(body.included[1]?.id);
     expect(body.included[0]?.relationships?.cargos?.data).toHaveLength(2);
     expect((await notificationsOf(catalogOnly.id)).map((n) => n.event)).toEqual(["document.extracted"]);
+    const listed = await apiJson<Many>("/webhook_notifications?filter[event]=link.created", { key: account.key });
+    expect(listed.res.status).toBe(200);
+    expect(listed.json.data.map((n) => n.attributes.event)).toEqual(["link.created", "link.created"]);
+    // The event is accepted by POST /webhooks as an extension, and not listed in the reference's catalog.
+    const created = await apiJson<One>("/webhooks", {
+      key: account.key,
+      body: {
+        data: {
+          type: "webhook",
+          attributes: { url: "https://hooks.acme-logistics.com/links", events: ["link.created"] },
+        },
+      },
+    });
+    expect(created.res.status).toBe(201);
+    expect(created.json.data.attributes.events).toEqual(["link.created"]);
+    const catalog = await api("/webhooks/events", { key: account.key });
+    expect(await catalog.text()).not.toContain("link.created");
 
     // Relinking adds nothing and announces nothing again.
     expect((await api(`/documents/${id}/relink`, { method: "POST", key: account.key })).status).toBe(202);
@@ -153,12 +171,14 @@ describe("document links", () => {
     expect(await linkRows(id)).toHaveLength(2);
 
     // A PO number in the manual data links the shipment whose ref_numbers hold it (normalized), on relink.
-    const patched = await apiJson(`/documents/${id}`, {
+    const patched = await apiJson<One>(`/documents/${id}`, {
       method: "PATCH",
       key: account.key,
       body: { data: { type: "document", attributes: { extracted_data_manual: { po_numbers: ["PO-4711A"] } } } },
     });
     expect(patched.res.status).toBe(200);
+    // The PATCH answer shows the links the document has.
+    expect(cargosOf(patched.json)).toHaveLength(2);
     const relink = await apiJson(`/documents/${id}/relink`, { method: "POST", key: account.key });
     expect(relink.res.status).toBe(202);
     expect(relink.json).toEqual({ status: "accepted" });
@@ -227,6 +247,30 @@ describe("document links", () => {
     expect((await api(`/documents/${id}/relink`, { method: "POST", key: other.key })).status).toBe(404);
     expect((await api(`/documents/${id}/relink`, { method: "POST" })).status).toBe(401);
     expect((await api(`/documents/${id}/relink`, { method: "POST", key: "svc_test_nope" })).status).toBe(401);
+  });
+
+  it("POST /documents/{id}/relink: 503 when the run cannot be queued", async () => {
+    const account = await createAccount();
+    const id = await uploadPdf(account, await noticePdf());
+    const refusing = {
+      ...env,
+      DOCUMENT_EXTRACTIONS_QUEUE: {
+        send: async () => {
+          throw new Error("queue unavailable");
+        },
+      } as unknown as typeof env.DOCUMENT_EXTRACTIONS_QUEUE,
+    };
+    const res = await createApp().fetch(
+      new Request(`${BASE}/documents/${id}/relink`, {
+        method: "POST",
+        headers: { Authorization: `Token ${account.key}` },
+      }),
+      refusing,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { errors: { status: string; detail: string }[] };
+    expect(body.errors[0]).toMatchObject({ status: "503", detail: "The relink could not be queued; try again." });
   });
 
   it("deleting a document deletes its tokens and links", async () => {
