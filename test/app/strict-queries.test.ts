@@ -125,6 +125,8 @@ describe("unknown query parameters → 400 naming them", () => {
       "filter[event]": "container.transport.vessel_arrived",
       event: "container.transport.vessel_arrived",
       include: "",
+      // At least 3 characters (docs/api.md §Documents).
+      "filter[reference]": "MSKU123",
     };
     let checked = 0;
     for (const op of ops) {
