@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Context } from "hono";
+import { placeholder } from "../db/query-shapes";
 import { containers, documentLinks, documentReferences, documents, shipments } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
@@ -91,11 +92,13 @@ function referenceFilter(raw: string | null): ListFilter | undefined {
     );
   }
   return listFilter("reference", value, (v) => {
+    // The account as listPage binds it (its `accountId` placeholder), so each subquery runs once, not per document.
+    const account = placeholder("accountId");
     const upper = sql`${v} || char(1114111)`;
     const range = (column: SQLWrapper) => sql`(${column} >= ${v} AND ${column} < ${upper})`;
     const linked = (type: "shipment" | "container", target: typeof shipments | typeof containers, match: SQL) =>
-      sql`${documents.id} IN (SELECT ${documentLinks.documentId} FROM ${documentLinks} JOIN ${target} ON ${target.id} = ${documentLinks.targetId} WHERE ${documentLinks.accountId} = ${documents.accountId} AND ${documentLinks.targetType} = ${type} AND ${target.accountId} = ${documents.accountId} AND ${match})`;
-    return sql`(${documents.id} IN (SELECT ${documentReferences.documentId} FROM ${documentReferences} WHERE ${documentReferences.accountId} = ${documents.accountId} AND ${range(documentReferences.normalizedValue)})
+      sql`${documents.id} IN (SELECT ${documentLinks.documentId} FROM ${documentLinks} JOIN ${target} ON ${target.id} = ${documentLinks.targetId} WHERE ${documentLinks.accountId} = ${account} AND ${documentLinks.targetType} = ${type} AND ${target.accountId} = ${account} AND ${match})`;
+    return sql`(${documents.id} IN (SELECT ${documentReferences.documentId} FROM ${documentReferences} WHERE ${documentReferences.accountId} = ${account} AND ${range(documentReferences.normalizedValue)})
       OR ${linked("shipment", shipments, sql`(${range(normalizedSql(shipments.normalizedNumber))} OR ${range(normalizedSql(shipments.billOfLadingNumber))})`)}
       OR ${linked("container", containers, range(normalizedSql(containers.number)))})`;
   });
