@@ -61,6 +61,8 @@ const SPEC_TOOLS = [
   "list_shipments",
   "list_containers",
   "list_tracking_requests",
+  "list_documents",
+  "get_document",
 ];
 const SPEC_PROMPTS = ["track-shipment", "check-demurrage", "analyze-delays"];
 /** Checks a complete run records (a run that records fewer failed somewhere without saying so). */

@@ -1,8 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import { emailSubmissions } from "../db/schema";
 import type { AppEnv } from "../env";
-import { ApiError } from "../lib/errors";
 import { includeParam, loadContext, queryParams } from "../lib/http";
 import { listDocument, resourceDocument } from "../lib/jsonapi/document";
 import { parseInclude } from "../lib/jsonapi/include";
@@ -20,8 +18,8 @@ import {
   sendJsonApi,
   singleDocumentSchema,
 } from "../lib/openapi";
-import { ownedBy } from "../lib/tenant";
 import { emailSubmissionResource } from "./email-submission-serializer";
+import { getEmailSubmission } from "./service";
 
 const tags = ["Documents"];
 /** Included when the request names no `include`, as the reference does (docs/api.md §E-mail submissions). */
@@ -95,11 +93,6 @@ export const emailSubmissionRoutes = new OpenAPIHono<AppEnv>()
   .openapi(getDef, async (c) => {
     const include = parseInclude(includeParam(queryParams(c), DEFAULT_INCLUDE), emailSubmissionResource);
     const ctx = loadContext(c);
-    const [row] = await ctx.db
-      .select()
-      .from(emailSubmissions)
-      .where(and(ownedBy(emailSubmissions.accountId, ctx.accountId), eq(emailSubmissions.id, c.req.valid("param").id)))
-      .limit(1);
-    if (!row) throw ApiError.notFound("Couldn't find EmailSubmission");
+    const row = await getEmailSubmission(ctx.db, ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await resourceDocument(ctx, emailSubmissionResource, row, include, c.req.url));
   });

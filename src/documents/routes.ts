@@ -1,15 +1,11 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Context } from "hono";
-import { placeholder } from "../db/query-shapes";
-import { containers, documentLinks, documentReferences, documents, shipments } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { includeParam, loadContext, queryParams } from "../lib/http";
 import { listDocument, resourceDocument } from "../lib/jsonapi/document";
 import { type IncludeTree, parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
-import { type ListFilter, listFilter, listPage } from "../lib/list-query";
 import {
   bodyErrors,
   commonErrors,
@@ -26,9 +22,9 @@ import {
 } from "../lib/openapi";
 import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
-import { MAX_REFERENCE_LENGTH, normalizedSql, normalizeReference } from "./references";
+import { listDocuments, parseDocumentFilters } from "./list";
 import { documentSchemaResource } from "./schemas";
-import { type DocumentLinkageRow, documentLinkageQuery, documentResource, withDocumentLinkage } from "./serializer";
+import { documentLinkageQuery, documentResource, withDocumentLinkage } from "./serializer";
 import {
   createDocument,
   type DocumentDeps,
@@ -70,38 +66,6 @@ function documentInclude(params: URLSearchParams): IncludeTree {
     if (Object.hasOwn(documentResource.relationships, name)) kept.push(path.trim());
   }
   return parseInclude(kept.join(","), documentResource);
-}
-
-/** Fewest characters of a normalized `filter[reference]` token (a shorter prefix would match nearly everything). */
-export const MIN_REFERENCE_FILTER_LENGTH = 3;
-
-/**
- * The `filter[reference]` condition (docs/api.md §Documents): documents with a reference token starting with the
- * normalized value (an `(account_id, normalized_value)` index range), or linked to a shipment (`normalized_number`,
- * `bill_of_lading_number`) or container (`number`) whose normalized number starts with it (the account's links,
- * joined to their targets by id).
- * @throws ApiError 400 at `filter[reference]` when the value normalizes to fewer than 3 or more than 50 characters.
- */
-function referenceFilter(raw: string | null): ListFilter | undefined {
-  if (raw === null) return undefined;
-  const value = normalizeReference(raw.trim());
-  if (value.length < MIN_REFERENCE_FILTER_LENGTH || value.length > MAX_REFERENCE_LENGTH) {
-    throw ApiError.badParameter(
-      "filter[reference]",
-      `filter[reference] must have ${MIN_REFERENCE_FILTER_LENGTH} to ${MAX_REFERENCE_LENGTH} characters besides spaces, dashes, dots, slashes and underscores.`,
-    );
-  }
-  return listFilter("reference", value, (v) => {
-    // The account as listPage binds it (its `accountId` placeholder), so each subquery runs once, not per document.
-    const account = placeholder("accountId");
-    const upper = sql`${v} || char(1114111)`;
-    const range = (column: SQLWrapper) => sql`(${column} >= ${v} AND ${column} < ${upper})`;
-    const linked = (type: "shipment" | "container", target: typeof shipments | typeof containers, match: SQL) =>
-      sql`${documents.id} IN (SELECT ${documentLinks.documentId} FROM ${documentLinks} JOIN ${target} ON ${target.id} = ${documentLinks.targetId} WHERE ${documentLinks.accountId} = ${account} AND ${documentLinks.targetType} = ${type} AND ${target.accountId} = ${account} AND ${match})`;
-    return sql`(${documents.id} IN (SELECT ${documentReferences.documentId} FROM ${documentReferences} WHERE ${documentReferences.accountId} = ${account} AND ${range(documentReferences.normalizedValue)})
-      OR ${linked("shipment", shipments, sql`(${range(normalizedSql(shipments.normalizedNumber))} OR ${range(normalizedSql(shipments.billOfLadingNumber))})`)}
-      OR ${linked("container", containers, range(normalizedSql(containers.number)))})`;
-  });
 }
 
 const DocumentSchema = resourceSchema(
@@ -189,11 +153,16 @@ const listDef = createRoute({
   tags,
   summary: "List documents",
   description:
-    "Newest first. `filter[reference]`: documents that mention, or are linked to a shipment or container numbered, a reference token (BL, booking, container or reference / PO number), compared normalized (case, spaces, dashes, dots, slashes and underscores ignored) and by prefix: `MSKU123` finds `MSKU 123456-7`. At least 3 characters after normalization.",
+    "Newest first. `filter[filename]`: case-insensitive substring of the file name; `filter[document_types]`: comma-separated codes of `GET /documents/types`, matched against the manual type when set, else the extractor's; `filter[reference]`: documents that mention, or are linked to a shipment or container numbered, a reference token (BL, booking, container or reference / PO number), compared normalized (case, spaces, dashes, dots, slashes and underscores ignored) and by prefix: `MSKU123` finds `MSKU 123456-7`; 3 to 50 characters after normalization.",
   request: {
     query: z.object({
       ...listQuery,
       include: includeQuery(INCLUDES),
+      "filter[filename]": z.string().optional().openapi({ description: "Substring of the file name, any case." }),
+      "filter[document_types]": z
+        .string()
+        .optional()
+        .openapi({ description: "Comma-separated document type codes, e.g. `bill_of_lading,arrival_notice`." }),
       "filter[reference]": z
         .string()
         .optional()
@@ -359,22 +328,10 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const include = documentInclude(params);
     const page = parsePage(params, 25);
+    const filters = parseDocumentFilters(Object.fromEntries(params));
     const ctx = loadContext(c);
-    const reference = referenceFilter(params.get("filter[reference]"));
-    const { rows, total, companions } = await listPage(
-      ctx.db,
-      documents,
-      "document",
-      ctx.accountId,
-      [reference],
-      page,
-      {
-        key: "linkage",
-        build: (pageIds, account) => [documentLinkageQuery(ctx.db, account, pageIds)],
-      },
-    );
-    const views = withDocumentLinkage(rows, (companions[0] ?? []) as DocumentLinkageRow[]);
-    return sendJsonApi(c, await listDocument(ctx, documentResource, views, include, c.req.url, page, total));
+    const { rows, total } = await listDocuments(ctx.db, ctx.accountId, filters, page);
+    return sendJsonApi(c, await listDocument(ctx, documentResource, rows, include, c.req.url, page, total));
   })
   .openapi(typesDef, (c) => c.json({ document_types: DOCUMENT_TYPES.map((t) => ({ ...t })) }, 200))
   .openapi(getDef, async (c) => {

@@ -1,12 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { documentRepresentations, documents } from "../db/schema";
+import { documentRepresentations, documents, emailSubmissions } from "../db/schema";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { bumpCount } from "../lib/counts";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { ownedBy } from "../lib/tenant";
 import { type BlobRow, discardBlob, findBlob } from "./blobs";
+import type { EmailSubmissionRow } from "./email-submission-serializer";
 import { DOCUMENT_TYPES } from "./extraction";
 import type { DocumentExtractionMessage } from "./extraction-job";
 import { deleteDocumentLinksStatements } from "./links";
@@ -79,6 +80,20 @@ export async function getDocumentView(db: Database, accountId: string, id: strin
   ]);
   if (!row) throw ApiError.notFound(NOT_FOUND);
   return withDocumentLinkage([row], links)[0] as DocumentView;
+}
+
+/**
+ * One e-mail submission of the account (`GET /email_submissions/{id}`, docs/api.md §E-mail submissions).
+ * @throws ApiError 404 "Couldn't find EmailSubmission" when absent or another account's.
+ */
+export async function getEmailSubmission(db: Database, accountId: string, id: string): Promise<EmailSubmissionRow> {
+  const [row] = await db
+    .select()
+    .from(emailSubmissions)
+    .where(and(ownedBy(emailSubmissions.accountId, accountId), eq(emailSubmissions.id, id)))
+    .limit(1);
+  if (!row) throw ApiError.notFound("Couldn't find EmailSubmission");
+  return row;
 }
 
 /** The 409 `duplicate_document` of the reference (docs/api.md §Documents), pointing at the document already there. */

@@ -39,7 +39,7 @@ import { ApiError } from "../lib/errors";
 import { hydrated } from "../lib/jsonapi/document";
 import type { FilterValues } from "../lib/jsonapi/filters";
 import { type LoadContext, parseInclude } from "../lib/jsonapi/include";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from "../lib/jsonapi/pagination";
+import { MAX_PAGE_SIZE } from "../lib/jsonapi/pagination";
 import type { Resource } from "../lib/jsonapi/types";
 import type { PortAttributes } from "../ports/schemas";
 import { loadPortsByIds, portResource, serializePort } from "../ports/serializer";
@@ -73,6 +73,10 @@ import {
 } from "../transport-events/serializer";
 import { listContainerTransportEvents } from "../transport-events/service";
 import { mapErrors, routingNotEnabledError, TrackingApiError } from "./api-errors";
+import { type Page, type PageOptions, pageOf, pageRequest } from "./api-paging";
+import { DocumentsApi } from "./documents-api";
+
+export { type Page, type PageOptions, pageRequest };
 
 // ---------------------------------------------------------------------------------------------------------------
 // What the tools read: the serializers' resource objects, typed by the resources' zod schemas
@@ -144,21 +148,6 @@ export interface RankedSearchResult extends SearchResult {
   matches: Record<string, SearchMatch>;
 }
 
-/** One page of a list: `page` is 1-based, `page_size` the size used (clamped to 100), `total` the matching records. */
-export interface Page<T> {
-  items: T[];
-  page: number;
-  page_size: number;
-  total: number;
-  has_more: boolean;
-}
-
-/** Paging of a list call: `page` 1-based (default 1), `pageSize` default 30, larger than 100 is clamped to 100. */
-export interface PageOptions {
-  page?: number;
-  pageSize?: number;
-}
-
 /** Most transport events `getTransportEvents` reads for one container (10 pages of 100). */
 export const MAX_TRANSPORT_EVENTS = 1_000;
 
@@ -166,26 +155,6 @@ export const MAX_TRANSPORT_EVENTS = 1_000;
 const MAX_CONTAINER_NUMBER_LENGTH = 20;
 /** Longest BL/booking/request number the API accepts (src/tracking-requests/schemas.ts). */
 const MAX_NUMBER_LENGTH = 64;
-
-/**
- * The service page of `options`: `page` 1-based (default 1), size default 30, clamped to 1..100
- * (docs/decisions.md §Wire format).
- */
-export function pageRequest(options: PageOptions): PageRequest {
-  const number = Math.max(1, Math.floor(options.page ?? 1));
-  const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE)));
-  return { number, size, sizeGiven: true, offset: (number - 1) * size };
-}
-
-function pageOf<T>(items: T[], request: PageRequest, total: number): Page<T> {
-  return {
-    items,
-    page: request.number,
-    page_size: request.size,
-    total,
-    has_more: request.offset + items.length < total,
-  };
-}
 
 /**
  * What `searchContainers` looks up for `query`: the query trimmed; as a container number (spaces and dashes dropped)
@@ -240,9 +209,12 @@ export interface TrackingApiDeps {
  */
 export class TrackingApi {
   private readonly ctx: LoadContext;
+  /** The account's documents and their extraction results (src/mcp/documents-api.ts). */
+  readonly documents: DocumentsApi;
 
   constructor(private readonly deps: TrackingApiDeps) {
     this.ctx = { db: deps.db, accountId: deps.accountId };
+    this.documents = new DocumentsApi(this.ctx);
   }
 
   /**

@@ -51,6 +51,10 @@ const INTENTS: readonly [question: string, answer: string][] = [
     "list_containers (status, port, carrier, updated_after) or list_shipments (status, port, carrier, number); page with next_page. Columns to show: svc://docs/list-display-columns.",
   ],
   ["Did my tracking requests work?", "list_tracking_requests (status failed → failed_reason; created → shipment_id)."],
+  [
+    "What does the BL / arrival notice for this box say?",
+    "list_documents (document_types, file_name; each row has the BL, booking and container numbers read from it) → get_document: every field read with its confidence and source text, the e-mail it came in, the shipments/containers linked to it. Compare with get_container / get_shipment_details: a low confidence or a mismatch is worth a human look.",
+  ],
 ];
 
 /** The query-guidance markdown: intents mapped to tools, argument habits, and what errors mean. */
@@ -143,6 +147,14 @@ export function listDisplayColumns(): ListDisplayColumns {
         col("scac", "Carrier"),
         col("failed_reason", "Why it failed"),
         col("is_retrying", "Retrying"),
+      ],
+    },
+    list_documents: {
+      default: [
+        col("name", "Document"),
+        col("document_type", "Type"),
+        col("extraction_status", "Extraction"),
+        col("created_at", "Added"),
       ],
     },
   };

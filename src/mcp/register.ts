@@ -11,6 +11,7 @@ import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
 import type { ApiResolver, McpDeps } from "./tools/common";
 import { registerContainerTools } from "./tools/containers";
+import { registerDocumentTools } from "./tools/documents";
 import { registerMapTool } from "./tools/map";
 import { registerReferenceTools } from "./tools/reference";
 import { registerSearchTool } from "./tools/search";
@@ -33,6 +34,8 @@ export const TOOL_NAMES = [
   "list_shipments",
   "get_supported_shipping_lines",
   "list_tracking_requests",
+  "list_documents",
+  "get_document",
 ] as const;
 
 /** Names of the prompts (docs/mcp.md §Tools). */
@@ -46,7 +49,7 @@ export const SERVER_INSTRUCTIONS = `Ocean container tracking for one account: sh
 
 Only track_container writes (it creates a tracking request when the number is not tracked yet; it never duplicates one). Every other tool is read-only and sees only this account's data.
 
-Usual chain: search_container (by container, BL or booking number) → get_container (status, readiness, LFD, holds, fees) / get_shipment_details (ports, vessel, ETA vs original ETA) → get_container_transport_events (milestone timeline by journey phase) → get_container_route (vessels and legs, the vessel's position now; paid "routing" feature) → get_container_map (the journey as GeoJSON for a map; same feature). Use get_supported_shipping_lines to find a carrier's SCAC before track_container, and list_containers / list_shipments / list_tracking_requests for worklists (page with next_page). Container and shipment arguments accept an id or the number itself.
+Usual chain: search_container (by container, BL or booking number) → get_container (status, readiness, LFD, holds, fees) / get_shipment_details (ports, vessel, ETA vs original ETA) → get_container_transport_events (milestone timeline by journey phase) → get_container_route (vessels and legs, the vessel's position now; paid "routing" feature) → get_container_map (the journey as GeoJSON for a map; same feature). Use get_supported_shipping_lines to find a carrier's SCAC before track_container, and list_containers / list_shipments / list_tracking_requests for worklists (page with next_page). Container and shipment arguments accept an id or the number itself. Shipping documents (BLs, arrival notices …): list_documents (by type or file name; each row shows the BL, booking and container numbers read from it) → get_document (the fields read, each with a confidence; the shipments/containers it is linked to).
 
 Rules the tools apply: a container is ready for pickup only when available_for_pickup is true and no hold has status "hold"; LFD urgency is overdue / imminent (≤ 48 h) / upcoming, and "unknown" when tracking stopped or terminal data is over 7 days old; fee sums exclude the terminal's "total" line. Times are UTC with an IANA zone; tools add local times. Statuses are authoritative; do not infer "delivered" or "picked up" from missing data.
 
@@ -75,7 +78,7 @@ export interface RegisterOptions {
 }
 
 /**
- * Registers the 11 tools, 3 prompts, the `svc://container/{id}` template and the three guide documents on `server`
+ * Registers the 13 tools, 3 prompts, the `svc://container/{id}` template and the three guide documents on `server`
  * (an SDK v1 `McpServer` created with {@link SERVER_INFO}, {@link SERVER_INSTRUCTIONS} and the `logging`
  * capability). Call once per server instance.
  */
@@ -114,6 +117,7 @@ export function registerAll(server: McpServer, options: RegisterOptions): void {
   registerMapTool(server, deps);
   registerShipmentTools(server, deps);
   registerReferenceTools(server, deps);
+  registerDocumentTools(server, deps);
   registerPrompts(server, deps);
   registerResources(server, deps);
 }

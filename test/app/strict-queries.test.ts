@@ -124,6 +124,7 @@ describe("unknown query parameters → 400 naming them", () => {
       "page[size]": "5",
       "filter[event]": "container.transport.vessel_arrived",
       event: "container.transport.vessel_arrived",
+      "filter[document_types]": "bill_of_lading",
       include: "",
       // At least 3 characters (docs/api.md §Documents).
       "filter[reference]": "MSKU123",

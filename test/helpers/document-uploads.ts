@@ -52,9 +52,17 @@ export async function putBytes(blob: ReservedBlob, bytes: Uint8Array, headers?: 
   );
 }
 
-/** The whole flow: reserve, upload, `POST /v2/documents`; expects each step to succeed and returns the document. */
-export async function uploadDocument(account: TestAccount, bytes: Uint8Array, name = "bill of lading.pdf") {
-  const reserved = await reserve(account, bytes);
+/**
+ * The whole flow: reserve (as `filename`), upload, `POST /v2/documents` (as `name`); expects each step to succeed and
+ * returns the document.
+ */
+export async function uploadDocument(
+  account: TestAccount,
+  bytes: Uint8Array,
+  name = "bill of lading.pdf",
+  filename = "bill of lading.pdf",
+) {
+  const reserved = await reserve(account, bytes, { filename });
   expect(reserved.res.status).toBe(200);
   const put = await putBytes(reserved.json, bytes);
   expect(put.status).toBe(204);
