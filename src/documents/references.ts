@@ -69,8 +69,8 @@ const MANUAL_KEYS: readonly (readonly [string, ReferenceKind])[] = [
 ];
 
 /**
- * The reference tokens of a document: the BL number, booking number and container numbers of its extraction
- * payload (null when it has none), then those of its `extracted_data_manual` (see {@link MANUAL_KEYS}). Each
+ * The reference tokens of a document: the BL number, booking number, container numbers and reference / PO numbers
+ * of its extraction payload (null when it has none), then those of its `extracted_data_manual` (see {@link MANUAL_KEYS}). Each
  * (kind, normalized value) once, in that order; blank and over-long values are dropped; at most
  * {@link MAX_REFERENCES_PER_DOCUMENT}.
  */
@@ -83,6 +83,8 @@ export function referenceTokens(
     if (payload.bill_of_lading_number) raw.push(["bill_of_lading", payload.bill_of_lading_number.value]);
     if (payload.booking_number) raw.push(["booking", payload.booking_number.value]);
     for (const c of payload.container_numbers ?? []) raw.push(["container", c.value]);
+    // Payloads of schema 2026-11-28 have no reference numbers.
+    for (const r of payload.reference_numbers ?? []) raw.push(["reference", r.value]);
   }
   if (manual) {
     for (const [key, kind] of MANUAL_KEYS) for (const v of stringsOf(manual[key])) raw.push([kind, v]);

@@ -215,6 +215,24 @@ describe("document links", () => {
     expect(none.json.data).toEqual([]);
   });
 
+  it("a PO number printed in the document links the shipment whose ref_numbers hold it, at extraction", async () => {
+    const account = await createAccount();
+    const tracked = await trackSandboxShipment(account, { ref_numbers: ["4500-0123-45"] });
+    const id = await uploadPdf(account, await pdfWithText([[{ text: "PO No.: 4500012345", x: 50, y: 800 }]]));
+    await extracted(account, id);
+    const doc = await until(
+      async () => {
+        const d = await linkage(account, id);
+        return shipmentsOf(d).length === 1 ? d : undefined;
+      },
+      10_000,
+      "the shipment link",
+    );
+    expect(shipmentsOf(doc)).toEqual([{ type: "shipment", id: tracked.shipment.id }]);
+    expect(cargosOf(doc)).toEqual([]);
+    expect((await linkRows(id)).map((r) => r.matched_value)).toEqual(["4500012345"]);
+  });
+
   it("filter[reference]: 400 for a token too short or too long; another account's documents never match", async () => {
     const account = await createAccount();
     const other = await createAccount();

@@ -25,6 +25,7 @@ function payload(overrides: Partial<ExtractionPayload> = {}): ExtractionPayload 
     port_of_discharge: null,
     estimated_departure_date: null,
     estimated_arrival_date: null,
+    reference_numbers: [],
     ...overrides,
   };
 }
@@ -45,6 +46,7 @@ describe("referenceTokens", () => {
         bill_of_lading_number: field("MAEU241234567"),
         booking_number: field("241234567"),
         container_numbers: [field("MSKU1234565"), field("MRKU7654320")],
+        reference_numbers: [field("4500012345")],
       }),
       {
         bill_of_lading_number: "maeu-241234567",
@@ -59,6 +61,7 @@ describe("referenceTokens", () => {
       ["booking", "241234567"],
       ["container", "MSKU1234565"],
       ["container", "MRKU7654320"],
+      ["reference", "4500012345"],
       ["container", "TSTU1000006"],
       ["reference", "REF1"],
       ["reference", "PO4711"],
