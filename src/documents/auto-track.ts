@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { documentLinks, documentReferences, trackingRequests } from "../db/schema";
 import { inferNumber } from "../infer/service";
@@ -97,7 +97,8 @@ export async function autoTrackDocument(
     .from(trackingRequests)
     .where(
       and(
-        inArray(trackingRequests.compactNumber, [...new Set(candidates.map((r) => r.normalizedValue))]),
+        // One bound JSON array (D1 binds at most 100 parameters; a manifest may name hundreds of boxes).
+        sql`${trackingRequests.compactNumber} IN (SELECT value FROM json_each(${JSON.stringify([...new Set(candidates.map((r) => r.normalizedValue))])}))`,
         inArray(trackingRequests.status, LIVE),
         eq(trackingRequests.accountId, document.accountId),
       ),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, or, sql } from "drizzle-orm";
+import { and, eq, or, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client";
 import { containers, documentLinks, documentReferences, documents, shipments } from "../db/schema";
@@ -8,7 +8,7 @@ import type { ResourceObject } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
 import { batchWithNotifications, type NotificationDraft, type WebhookDeliveryMessage } from "../webhooks/outbox";
 import { normalizedSql, normalizeReference } from "./references";
-import { type DocumentView, serializeDocument } from "./serializer";
+import { type DocumentView, loadByIdsChunked, serializeDocument } from "./serializer";
 
 /**
  * Links between documents and the account's shipments and containers (docs/documents.md §Links): the document's
@@ -54,6 +54,10 @@ export interface LinkOutcome {
   /** Links removed because no token of the document supports them any more (relink only). */
   removed: number;
 }
+
+/** `column IN (…values)` with the values bound as one JSON array (any number of them, one parameter). */
+const inJsonArray = (column: SQLWrapper, values: readonly string[]) =>
+  sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
 
 const linkKey = (l: { documentId: string; targetType: string; targetId: string }) =>
   `${l.documentId}:${l.targetType}:${l.targetId}`;
@@ -181,16 +185,18 @@ async function serializedTargets(
   ids: string[],
 ): Promise<Map<string, ResourceObject>> {
   const resource = resourceTypeNamed(type);
-  if (ids.length === 0 || !resource.loadByIds) return new Map();
   const ctx = { db, accountId };
-  let rows = await resource.loadByIds(ctx, ids);
-  if (resource.hydrate) rows = await resource.hydrate(ctx, rows);
-  return new Map(
-    rows.map((row) => {
+  const out = new Map<string, ResourceObject>();
+  // In chunks, so that each read and its linkage stay within D1's 100 bound parameters.
+  for (let i = 0; i < ids.length; i += 90) {
+    let rows = await loadByIdsChunked(ctx, type, ids.slice(i, i + 90));
+    if (resource.hydrate) rows = await resource.hydrate(ctx, rows);
+    for (const row of rows) {
       const object = resource.serialize(row);
-      return [object.id, object];
-    }),
-  );
+      out.set(object.id, object);
+    }
+  }
+  return out;
 }
 
 /**
@@ -206,10 +212,11 @@ async function applyLinks(
   const { db } = deps;
   const documentIds = [...new Set([...candidates.map((c) => c.documentId), ...(prune ? [prune] : [])])];
   if (documentIds.length === 0) return { created: 0, removed: 0 };
+  // Ids as one bound JSON array: a shipment may be named by more documents than D1 binds parameters (100).
   const existing = await db
     .select()
     .from(documentLinks)
-    .where(and(ownedBy(documentLinks.accountId, accountId), inArray(documentLinks.documentId, documentIds)));
+    .where(and(eq(documentLinks.accountId, accountId), inJsonArray(documentLinks.documentId, documentIds)));
   const existingKeys = new Set(existing.map(linkKey));
   const supported = new Set(candidates.map(linkKey));
   const fresh = new Map<string, CandidateLink>();
@@ -240,7 +247,7 @@ async function applyLinks(
       db.delete(documentLinks).where(
         and(
           eq(documentLinks.accountId, accountId),
-          inArray(
+          inJsonArray(
             documentLinks.id,
             stale.map((l) => l.id),
           ),
@@ -276,7 +283,7 @@ async function linkCreatedDrafts(
     db
       .select()
       .from(documents)
-      .where(and(ownedBy(documents.accountId, accountId), inArray(documents.id, documentIds))),
+      .where(and(ownedBy(documents.accountId, accountId), inJsonArray(documents.id, documentIds))),
     serializedTargets(
       db,
       accountId,

@@ -68,9 +68,23 @@ async function withLinkage(ctx: LoadContext, rows: DocumentView[]): Promise<Docu
 async function linkedRows(ctx: LoadContext, parents: DocumentView[], type: "shipment" | "container") {
   const hydrated = await withLinkage(ctx, parents);
   const ids = [...new Set(hydrated.flatMap((d) => (type === "shipment" ? d.shipmentIds : d.containerIds) ?? []))];
+  return loadByIdsChunked(ctx, type, ids);
+}
+
+/** Ids per `loadByIds` call: D1 binds at most 100 parameters a statement (a manifest may name hundreds of boxes). */
+const IDS_PER_READ = 90;
+
+/**
+ * Rows of the registered type `type` with `ids` in the account (its `loadByIds`, in chunks of {@link IDS_PER_READ}),
+ * in no particular order; none when the type reads no rows by id.
+ */
+export async function loadByIdsChunked(ctx: LoadContext, type: string, ids: readonly string[]): Promise<unknown[]> {
   const target = resourceTypeNamed(type);
-  if (ids.length === 0 || !target.loadByIds) return [];
-  return target.loadByIds(ctx, ids);
+  const load = target.loadByIds;
+  if (ids.length === 0 || !load) return [];
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_READ) chunks.push(ids.slice(i, i + IDS_PER_READ));
+  return (await Promise.all(chunks.map((chunk) => load(ctx, chunk)))).flat();
 }
 
 /**
