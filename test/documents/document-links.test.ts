@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { SANDBOX_CONTAINER_NUMBERS } from "../../src/tracking/sources/sandbox";
-import { pdfWithText } from "../fixtures/documents";
+import { manifestPdf, pdfWithText } from "../fixtures/documents";
 import { api, apiJson, BASE, createAccount, type TestAccount } from "../helpers/api";
 import { putBytes, reserve } from "../helpers/document-uploads";
 import { insertWebhook, notificationsOf } from "../helpers/receiver";
@@ -231,6 +231,38 @@ describe("document links", () => {
     expect(shipmentsOf(doc)).toEqual([{ type: "shipment", id: tracked.shipment.id }]);
     expect(cargosOf(doc)).toEqual([]);
     expect((await linkRows(id)).map((r) => r.matched_value)).toEqual(["4500012345"]);
+  });
+
+  it("a manifest of 160 boxes links all 160 of the account's containers, with one link.created each (D1's 100 bound parameters respected)", async () => {
+    const account = await createAccount();
+    const subscriber = await insertWebhook(account, { events: ["link.created"] });
+    const { bytes, containers } = await manifestPdf(4);
+    const now = "2026-12-01T00:00:00Z";
+    await env.DB.batch([
+      env.DB.prepare(
+        `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, created_at,
+           updated_at) VALUES (?1, ?2, 'MANIFEST1', 'MANIFEST1', 'TEST', ?3, ?3)`,
+      ).bind(`ship-${account.accountId}`, account.accountId, now),
+      ...containers.map((number, i) =>
+        env.DB.prepare(
+          `INSERT INTO containers (id, account_id, shipment_id, number, scac, current_status, created_at, updated_at)
+           VALUES (?1, ?2, ?3, ?4, 'TEST', 'new', ?5, ?5)`,
+        ).bind(`box-${i}-${account.accountId}`, account.accountId, `ship-${account.accountId}`, number, now),
+      ),
+    ]);
+    const id = await uploadPdf(account, bytes, "manifest.pdf");
+    await until(
+      async () => ((await linkRows(id)).length === containers.length ? true : undefined),
+      20_000,
+      "160 links",
+    );
+    expect(await notificationsOf(subscriber.id)).toHaveLength(containers.length);
+    const { res, json } = await apiJson<One>(`/documents/${id}?include=cargos`, { key: account.key });
+    expect(res.status).toBe(200);
+    expect(cargosOf(json)).toHaveLength(containers.length);
+    expect(json.included?.filter((r) => r.type === "container")).toHaveLength(containers.length);
+    const found = await apiJson<Many>(`/documents?filter[reference]=${containers[150]}`, { key: account.key });
+    expect(found.json.data.map((d) => d.id)).toEqual([id]);
   });
 
   it("filter[reference]: 400 for a token too short or too long; another account's documents never match", async () => {
