@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { fetch as miniflareFetch } from "miniflare";
 import { configDefaults, defineConfig } from "vitest/config";
@@ -39,10 +40,12 @@ export default defineConfig(async () => {
           // Tests never reach the network: outbound requests go to an injected fetch or a local receiver, and
           // anything that slips through to the Worker's global fetch gets this answer instead of leaving the machine.
           // The one exception is the fake AIS server (test/fixtures/fake-ais-global-setup.ts) on 127.0.0.1: the AisFeed
-          // object's WebSocket reaches it through Miniflare's fetch, which carries the upgrade.
+          // object's WebSocket reaches it through Miniflare's fetch, which carries the upgrade; so are the local alert
+          // receivers (test/fixtures/alert-receivers-global-setup.ts), which the alert channels POST to.
           outboundService: (request: Request) => {
             const url = new URL(request.url);
-            if (url.hostname === "127.0.0.1" && (process.env.FAKE_AIS_PORTS ?? "").split(",").includes(url.port)) {
+            const local = [process.env.FAKE_AIS_PORTS, process.env.LOCAL_RECEIVER_PORTS].join(",").split(",");
+            if (url.hostname === "127.0.0.1" && url.port !== "" && local.includes(url.port)) {
               return miniflareFetch(request as never, {}) as unknown as Promise<Response>;
             }
             return new Response(`blocked in tests: outbound request to ${url.host}`, { status: 503 });
@@ -50,9 +53,14 @@ export default defineConfig(async () => {
         },
       }),
     ],
+    // date-holidays-parser requires moment-timezone, whose CommonJS `require("moment")` the Workers pool would resolve to
+    // moment's ES build (`jsnext:main`); the CommonJS file is what it expects (src/charges/holidays.ts).
+    resolve: {
+      alias: [{ find: /^moment$/, replacement: resolve("node_modules/moment/moment.js") }],
+    },
     test: {
       setupFiles: ["./test/setup.ts"],
-      globalSetup: ["./test/fixtures/fake-ais-global-setup.ts"],
+      globalSetup: ["./test/fixtures/fake-ais-global-setup.ts", "./test/fixtures/alert-receivers-global-setup.ts"],
       // Integration tests drive real D1, Durable Objects and queues in workerd; on a busy 2-core machine a long
       // simulated journey can take several seconds, so the 5 s default would fail them by chance.
       testTimeout: 30_000,

@@ -1,6 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { alertRoutes } from "./alerts/routes";
 import { callbackRoutes } from "./callbacks/routes";
+import { chargeRoutes } from "./charges/routes";
 import { containerMapRoutes } from "./containers/map-geojson-routes";
 import { containerRoutes } from "./containers/routes";
 import { customFieldDefinitionRoutes } from "./custom-fields/definition-routes";
@@ -27,6 +29,7 @@ import { portRoutes } from "./ports/routes";
 import { searchRoutes } from "./search/routes";
 import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
+import { tariffRoutes } from "./tariffs/routes";
 import { terminalRoutes } from "./terminals/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
 import { futurePositionRoutes } from "./vessels/future-positions-routes";
@@ -121,9 +124,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", customFieldDefinitionRoutes);
   v2.route("/", customFieldRoutes);
   v2.route("/", entityCustomFieldRoutes);
+  v2.route("/", tariffRoutes);
+  v2.route("/", chargeRoutes);
   // Each registers its fixed paths (/webhooks/events, /webhooks/trigger, /webhook_notifications/examples) before {id}.
   v2.route("/", webhookRoutes);
   v2.route("/", webhookNotificationRoutes);
+  v2.route("/", alertRoutes);
   v2.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "apiKey",
     in: "header",

@@ -48,6 +48,17 @@ interface WorkerSecrets {
    */
   DOCUMENT_SIGNING_KEY?: string;
   /**
+   * Worker secrets: the SMTP relay alert e-mails go through (src/alerts/channels.ts `smtpSettingsFromEnv`;
+   * docs/configuration.md §Alert e-mail). Unset `SMTP_HOST`: e-mail alerts are not sent (their rule shows why).
+   */
+  SMTP_HOST?: string;
+  SMTP_PORT?: string;
+  /** `starttls` (default), `tls` or `none`. */
+  SMTP_SECURITY?: string;
+  SMTP_USERNAME?: string;
+  SMTP_PASSWORD?: string;
+  ALERT_EMAIL_FROM?: string;
+  /**
    * Bench instrumentation of the poll path (`trace` or `noop`, src/tracking/bench-trace.ts), set only by
    * `npm run bench -- engine` (`--var`); unset everywhere else, where it changes nothing. Never in wrangler.toml.
    */

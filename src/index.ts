@@ -1,3 +1,4 @@
+import { runAlertsCron } from "./alerts/cron";
 import { createApp } from "./app";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
@@ -61,6 +62,8 @@ const worker = {
   },
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(runMaintenance(env));
+    // Alerts: date-driven conditions, the daily digests, the charges webhook events, the alert outbox sweep.
+    ctx.waitUntil(runAlertsCron(env));
     // Vessel positions: retention, and the AIS feed's subscription follows the vessels carrying tracked boxes.
     ctx.waitUntil(syncVesselPositions(env, Date.now()));
     // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4). The

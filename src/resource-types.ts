@@ -5,6 +5,7 @@
  * adds its serializer here.
  */
 
+import "./charges/serializer";
 import "./containers/serializer";
 import "./custom-fields/serializer";
 import "./documents/representation-serializer";
@@ -15,9 +16,11 @@ import "./parties/serializer";
 import "./ports/serializer";
 import "./raw-events/serializer";
 import "./shipments/serializer";
+import "./tariffs/serializer";
 import "./terminals/serializer";
 import "./tracking-requests/serializer";
 import "./transport-events/serializer";
 import "./vessels/serializer";
 import "./webhook-notifications/serializer";
 import "./webhooks/serializer";
+import "./alerts/serializer";

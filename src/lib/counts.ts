@@ -9,6 +9,7 @@ export type CountedResource =
   | "tracking_request"
   | "webhook"
   | "webhook_notification"
+  | "alert_rule"
   | "party"
   | "document"
   | "email_submission";

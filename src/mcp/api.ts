@@ -10,6 +10,7 @@
  * internal error with a reference.
  */
 
+import { type DemurrageReport, demurrageReportOf } from "../charges/report";
 import type { ContainerMap } from "../containers/map-geojson";
 import {
   type CurrentVesselPosition,
@@ -560,5 +561,10 @@ export class TrackingApi {
         throw err;
       }
     });
+  }
+
+  /** Charges (src/charges/report.ts): one container's with ledgers, or the portfolio's, as of now or `asOfDate`. */
+  async demurrageReport(containerId: string | null, asOfDate: string | null, withinDays = 3): Promise<DemurrageReport> {
+    return mapErrors(() => demurrageReportOf(this.deps, containerId, asOfDate, withinDays));
   }
 }

@@ -38,6 +38,10 @@ const INTENTS: readonly [question: string, answer: string][] = [
   ],
   ["Show it on a map", "get_container_map: GeoJSON of ports, legs and the vessel (paid `routing` feature)."],
   [
+    "Will I pay demurrage or detention? How much if it goes out tomorrow?",
+    "get_demurrage_report (id): under the account's tariffs, the LFD and its basis (terminal LFD or tariff), chargeable days, amount to date and if out tomorrow, and a ledger with the days not chargeable because the box could not be picked up. Without id: the boxes accruing or at risk, with totals per currency.",
+  ],
+  [
     "What is in this bill of lading / booking?",
     "search_container with the BL or booking number: the shipment comes with its containers (ids, numbers, statuses).",
   ],

@@ -95,7 +95,7 @@ export function registerPrompts(server: McpServer, deps: McpDeps): void {
     {
       title: "Check demurrage exposure",
       description:
-        "Last free day and days remaining, readiness for pickup, holds, terminal fees and a recommended action for one container (number or id).",
+        "Last free day and days remaining, what it costs under the account's tariffs (get_demurrage_report), readiness for pickup, holds, terminal fees and a recommended action for one container (number or id).",
       argsSchema: { container_id: containerArg(deps) },
     },
     async ({ container_id }) => {
@@ -105,8 +105,13 @@ export function registerPrompts(server: McpServer, deps: McpDeps): void {
           `Check the demurrage exposure of ${target.label}.`,
           "",
           target.firstStep,
+          target.id
+            ? `Then call get_demurrage_report with id "${target.id}" (its charges under the account's tariffs).`
+            : "Then call get_demurrage_report with that id (its charges under the account's tariffs).",
           "Then report:",
-          "- The last free day (pickup_lfd) in the terminal's local time and the days remaining; say plainly if it is overdue or due within 48 hours. If the urgency is unknown, give the reason from the tool's note.",
+          "- The last free day (pickup_lfd, and the report's last_free_day with its basis: the terminal's LFD or the tariff's free time) in the terminal's local time and the days remaining; say plainly if it is overdue or due within 48 hours. If the urgency is unknown, give the reason from the tool's note.",
+          "- What it costs: chargeable days and the amount to date, and the amount if picked up (or the empty returned) tomorrow, per charge, with its currency. If no tariff applies, say so and that the account can add one (POST /v2/tariffs).",
+          "- Days marked not chargeable in the ledger (the box could not be picked up) and why: they are what to check on an invoice.",
           "- Whether it is ready for pickup: available for pickup AND no hold with status `hold`. Name the active holds and who usually clears them (customs: the broker; freight: pay the shipping line; USDA/VACIS: inspection).",
           "- Terminal fees: each item and their sum, excluding the terminal's `total` line.",
           "- A recommended action: e.g. book a pickup appointment before the last free day, clear the named holds, or nothing if it was already picked up.",

@@ -9,6 +9,7 @@ import { type LoggingLevel, SetLevelRequestSchema } from "@modelcontextprotocol/
 import { type Clock, systemClock } from "../lib/clock";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
+import { registerChargeTools } from "./tools/charges";
 import type { ApiResolver, McpDeps } from "./tools/common";
 import { registerContainerTools } from "./tools/containers";
 import { registerDocumentTools } from "./tools/documents";
@@ -29,6 +30,7 @@ export const TOOL_NAMES = [
   "get_container_transport_events",
   "get_container_route",
   "get_container_map",
+  "get_demurrage_report",
   "list_containers",
   "get_shipment_details",
   "list_shipments",
@@ -115,6 +117,7 @@ export function registerAll(server: McpServer, options: RegisterOptions): void {
   registerTrackTool(server, deps);
   registerContainerTools(server, deps);
   registerMapTool(server, deps);
+  registerChargeTools(server, deps);
   registerShipmentTools(server, deps);
   registerReferenceTools(server, deps);
   registerDocumentTools(server, deps);

@@ -1,8 +1,12 @@
-import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { type BoxAlertContext, boxAlertRows } from "../alerts/box-alerts";
+import { activeAlertRulesQuery, alertSettingsQuery, customFieldsByContainer, needsCustomFields } from "../alerts/boxes";
+import { alertInserts, dueNow } from "../alerts/delivery";
 import type { ContainerRow } from "../containers/serializer";
 import type { Database } from "../db/client";
 import {
+  alertRules,
   containers,
   containerUpdatedEvents,
   estimatedEvents,
@@ -111,6 +115,8 @@ export function facilityAttemptColumns(attempts: FacilityAttempts) {
  */
 export interface BoxWebhookContext {
   targets: WebhookTarget[];
+  /** The accounts' active alert rules and settings (issue 27 §2), evaluated on the same before/after rows. */
+  alerts?: BoxAlertContext;
   containers: Map<string, ContainerRow>;
   shipments: Map<string, ShipmentView>;
 }
@@ -126,13 +132,21 @@ export async function loadBoxWebhookContext(db: Database, subs: Subscription[]):
   const accountIds = [...new Set(subs.map((s) => s.accountId))];
   // The row reads only run when some account has an active webhook (an uncorrelated EXISTS, evaluated once), so a
   // box whose accounts have none pays one indexed lookup.
-  const anyWebhook = exists(
-    db
-      .select({ one: sql`1` })
-      .from(webhooks)
-      .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, true))),
+  const anyWebhook = or(
+    exists(
+      db
+        .select({ one: sql`1` })
+        .from(webhooks)
+        .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, true))),
+    ),
+    exists(
+      db
+        .select({ one: sql`1` })
+        .from(alertRules)
+        .where(and(inArray(alertRules.accountId, accountIds), eq(alertRules.active, true))),
+    ),
   );
-  const [targets, containerRows, shipmentRows, siblings, customers] = await db.batch([
+  const [targets, containerRows, shipmentRows, siblings, customers, rules, settings] = await db.batch([
     activeWebhooksQuery(db, accountIds),
     db
       .select()
@@ -159,6 +173,8 @@ export async function loadBoxWebhookContext(db: Database, subs: Subscription[]):
           anyWebhook,
         ),
       ),
+    activeAlertRulesQuery(db, accountIds),
+    alertSettingsQuery(db, accountIds),
   ]);
   const names = new Map(customers.map((p) => [p.id, p.companyName]));
   const views = new Map<string, ShipmentView>();
@@ -169,7 +185,14 @@ export async function loadBoxWebhookContext(db: Database, subs: Subscription[]):
       customerName: row.customerId ? (names.get(row.customerId) ?? null) : null,
     });
   }
-  return { targets, containers: new Map(containerRows.map((c) => [c.id, c])), shipments: views };
+  // Only a rule scoped by custom field values costs one more read.
+  const customFields = needsCustomFields(rules) ? await customFieldsByContainer(db, containerRows) : new Map();
+  return {
+    targets,
+    containers: new Map(containerRows.map((c) => [c.id, c])),
+    shipments: views,
+    alerts: { rules, settings, customFields },
+  };
 }
 
 /**
@@ -186,13 +209,15 @@ export async function loadBoxWebhookContext(db: Database, subs: Subscription[]):
  * `container.updated` (its changeset), `shipment.estimated.arrival` (once per shipment),
  * `container.pod_terminal_changed` — and `container.created` for each joining row. A joining row's history events
  * are written but not announced.
- * @returns the statements, how many raw events they number, and the ids of the notifications they write (to enqueue
- *   once the batch committed).
+ * With alert rules in `update.webhooks.alerts`, the batch also writes the alerts of the event-driven conditions (a hold
+ * placed or released, available for pickup, ETA moved; src/alerts/box-alerts.ts), once per (rule, box, episode).
+ * @returns the statements, how many raw events they number, and the ids of the notifications and of the alerts due
+ *   now they write (to enqueue once the batch committed).
  */
 export async function boxUpdateStatements(
   db: Database,
   update: BoxUpdate,
-): Promise<{ statements: BatchItem<"sqlite">[]; rawCount: number; notificationIds: string[] }> {
+): Promise<{ statements: BatchItem<"sqlite">[]; rawCount: number; notificationIds: string[]; alertIds: string[] }> {
   const statements: BatchItem<"sqlite">[] = [];
   const all = [...update.subscriptions, ...update.joining];
   const { state, shipment, nowIso } = update;
@@ -478,6 +503,22 @@ export async function boxUpdateStatements(
     ? await notificationInserts(db, hooks.targets, drafts, nowIso)
     : { statements: [], ids: [] as string[] };
   statements.push(...outbox.statements);
+  // Alerts of the event-driven conditions, in the same batch as the change (issue 27 §2).
+  const nowMs = Date.parse(nowIso);
+  const alertRows = hooks?.alerts
+    ? await boxAlertRows(
+        hooks.alerts,
+        update.subscriptions.map((sub) => ({
+          before: hooks.containers.get(sub.containerId),
+          after: containerAfter(sub.containerId),
+          shipmentBefore: hooks.shipments.get(sub.shipmentId),
+          shipmentAfter: shipmentAfter(sub.shipmentId),
+        })),
+        nowMs,
+        nowIso,
+      )
+    : [];
+  statements.push(...alertInserts(db, alertRows));
   statements.push(
     db
       .update(trackedEquipment)
@@ -488,5 +529,10 @@ export async function boxUpdateStatements(
       })
       .where(inArray(trackedEquipment.id, [update.trackedEquipmentId])),
   );
-  return { statements, rawCount: rawIndex - update.rawIndexStart, notificationIds: outbox.ids };
+  return {
+    statements,
+    rawCount: rawIndex - update.rawIndexStart,
+    notificationIds: outbox.ids,
+    alertIds: dueNow(alertRows, nowMs),
+  };
 }

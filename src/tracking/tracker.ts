@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { enqueueAlerts } from "../alerts/delivery";
 import { createDatabase } from "../db/client";
 import { containers, shipments, trackedEquipment } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
@@ -333,7 +334,7 @@ export class Tracker extends DurableObject<Env> {
     // trip: an unchanged poll stays at one D1 batch, a changed one at two.
     const announcing = (events.length > 0 && snap.subscriptions.length > 0) || joining.length > 0;
     const webhooks = announcing ? await loadBoxWebhookContext(db, [...snap.subscriptions, ...joining]) : null;
-    const { statements, rawCount, notificationIds } = await boxUpdateStatements(db, {
+    const { statements, rawCount, notificationIds, alertIds } = await boxUpdateStatements(db, {
       trackedEquipmentId: snap.box.trackedEquipmentId,
       subscriptions: snap.subscriptions,
       joining,
@@ -355,6 +356,7 @@ export class Tracker extends DurableObject<Env> {
     if (statements.length > 0) await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     // After the commit; a failed send is left to the cron's outbox sweep (enqueueNotifications never throws).
     if (notificationIds.length > 0) await enqueueNotifications(this.env.WEBHOOK_DELIVERIES_QUEUE, notificationIds);
+    await enqueueAlerts(this.env.WEBHOOK_DELIVERIES_QUEUE, alertIds);
     const next: TrackerSnapshot = { ...t.next, rawCount: snap.rawCount + rawCount };
     await this.save(next);
     if (t.delayMs === null) await this.ctx.storage.deleteAlarm();

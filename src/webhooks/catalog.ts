@@ -220,7 +220,13 @@ export function isWebhookEvent(name: string): boolean {
  * {@link WEBHOOK_EVENTS}, so a client that subscribes to the whole reference catalog never receives an event it does
  * not know.
  */
-export const EXTENSION_WEBHOOK_EVENTS = ["source_outage.started", "source_outage.resolved", "link.created"] as const;
+export const EXTENSION_WEBHOOK_EVENTS = [
+  "source_outage.started",
+  "source_outage.resolved",
+  "container.free_time.ending_soon",
+  "container.charges.started",
+  "link.created",
+] as const;
 
 /** One of {@link EXTENSION_WEBHOOK_EVENTS}. */
 export type ExtensionWebhookEvent = (typeof EXTENSION_WEBHOOK_EVENTS)[number];

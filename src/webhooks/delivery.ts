@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { type AlertDeliveryMessage, consumeAlertMessages } from "../alerts/delivery";
 import { createDatabase, type Database } from "../db/client";
 import { webhookDeliveries, webhookNotifications, webhooks } from "../db/schema";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
@@ -441,6 +442,11 @@ export async function deliverNotifications(
   return outcomes;
 }
 
+function isAlertMessage(body: unknown): boolean {
+  const id = (body as { alertId?: unknown } | null)?.alertId;
+  return typeof id === "string" && id !== "";
+}
+
 /**
  * Handles one notification: {@link deliverNotifications} for a single id.
  */
@@ -462,10 +468,16 @@ export async function consumeWebhookDeliveries(
   env: Env,
   deps: Omit<DeliveryDeps, "env"> = {},
 ): Promise<void> {
+  // Alerts share the queue (src/alerts/delivery.ts): their messages carry `alertId` instead of `notificationId`.
+  const alertMessages = batch.messages.filter((m) =>
+    isAlertMessage(m.body),
+  ) as unknown as Message<AlertDeliveryMessage>[];
   const valid = batch.messages.filter(
     (m) => typeof m.body?.notificationId === "string" && m.body.notificationId !== "",
   );
-  for (const m of batch.messages) if (!valid.includes(m)) m.ack();
+  for (const m of batch.messages) if (!valid.includes(m) && !isAlertMessage(m.body)) m.ack();
+  await consumeAlertMessages(alertMessages, env);
+  if (valid.length === 0) return;
   let outcomes: Map<string, DeliveryOutcome>;
   try {
     outcomes = await deliverNotifications(

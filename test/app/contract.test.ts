@@ -370,6 +370,33 @@ describe("contract with the reference service (issue 15)", () => {
     );
   });
 
+  it("tariffs and charges (docs/api.md §Tariffs, §Charges; extensions, checked as JSON:API documents)", async () => {
+    // An account of its own: the shared one's rate bucket is spent by the other cases of this file.
+    const mine = await createAccount("Charges");
+    const boxId = (await trackSandboxShipment(mine)).containerIds[0] ?? "";
+    const tariff = await call(mine, "POST", "/tariffs", 201, "single", {
+      data: {
+        type: "tariff",
+        attributes: {
+          kind: "demurrage",
+          free_days: 4,
+          clock_starts_at: "discharged",
+          tiers: [{ from_day: 1, to_day: null, rate_per_day: "100.00", currency_code: "USD" }],
+        },
+      },
+    });
+    await call(mine, "GET", "/tariffs", 200, "list");
+    await call(mine, "GET", `/tariffs/${tariff.data.id}`, 200, "single");
+    await call(mine, "PATCH", `/tariffs/${tariff.data.id}`, 200, "single", {
+      data: { type: "tariff", attributes: { free_days: 5 } },
+    });
+    await call(mine, "GET", `/containers/${boxId}/charges?as_of=2026-11-29`, 200, "single");
+    await call(mine, "GET", "/charges?filter[status]=any", 200, "list");
+    await call(other, "GET", `/tariffs/${tariff.data.id}`, 404, "error");
+    await call(other, "GET", `/containers/${boxId}/charges`, 404, "error");
+    await call(mine, "POST", "/tariffs", 422, "error", { data: { type: "tariff", attributes: { kind: "x" } } });
+  });
+
   it("errors (docs/api.md §Errors): 400, 401, 404 (another account's id too), 422", async () => {
     await call(null, "GET", "/containers", 401, "error");
     await call(account, "GET", "/containers?include=nope", 400, "error");

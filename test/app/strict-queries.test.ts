@@ -128,6 +128,9 @@ describe("unknown query parameters → 400 naming them", () => {
       include: "",
       // At least 3 characters (docs/api.md §Documents).
       "filter[reference]": "MSKU123",
+      // GET /charges (issue 27): a date and a number of days.
+      as_of: "2026-01-01",
+      "filter[within_days]": "3",
     };
     let checked = 0;
     for (const op of ops) {

@@ -3,11 +3,13 @@
  * it.
  */
 export * from "./accounts";
+export * from "./alerts";
 export * from "./custom-fields";
 export * from "./documents";
 export * from "./outages";
 export * from "./reference";
 export * from "./search";
+export * from "./tariffs";
 export * from "./tracking";
 export * from "./upstream";
 export * from "./vessels";

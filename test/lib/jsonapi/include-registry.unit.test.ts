@@ -14,6 +14,7 @@ describe("include registry", () => {
   it("src/resource-types.ts registers every JSON:API resource type that `include` can reach", () => {
     expect([...registeredResourceTypes().keys()].sort()).toEqual([
       "container",
+      "container_charges",
       "custom_field",
       "custom_field_definition",
       "custom_field_option",
@@ -26,6 +27,7 @@ describe("include registry", () => {
       "raw_event",
       "reference_object",
       "shipment",
+      "tariff",
       "terminal",
       "tracking_request",
       "transport_event",

@@ -1,0 +1,128 @@
+import { inArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { serializeContainer } from "../containers/serializer";
+import { createDatabase } from "../db/client";
+import { containers, webhookNotifications } from "../db/schema";
+import { toIsoSeconds } from "../lib/clock";
+import { wallClockToUtcMs } from "../lib/time-zones";
+import {
+  enqueueNotifications,
+  loadActiveWebhooks,
+  type NotificationDraft,
+  notificationInserts,
+} from "../webhooks/outbox";
+import { boxZone, freeTimeEndFor, isOut } from "./conditions";
+
+/**
+ * The charges extension webhook events (issue 27 §1; docs/webhooks.md §Extension events), sent by the cron to
+ * webhooks that list them:
+ * - `container.free_time.ending_soon`: the free time of a box still at the terminal ends within 24 hours (the end of
+ *   its last free day, local midnight where it is picked up);
+ * - `container.charges.started`: that moment has passed and the box is still not out: demurrage accrues.
+ * Reference object: the container (in `included`, as it stands). Once per box, event and LFD value: the
+ * notification's dedup key carries the LFD, so a new LFD is news again.
+ */
+export const CHARGES_WEBHOOK_EVENTS = ["container.free_time.ending_soon", "container.charges.started"] as const;
+
+/** Boxes the cron looks at per run for these events (the rest wait a minute). */
+const BOXES_PER_RUN = 200;
+
+/** The instant the free time of a box ends (ms): local midnight after its last free day; null without an LFD. */
+export function freeTimeEndsAtMs(c: Parameters<typeof freeTimeEndFor>[0]): number | null {
+  const lfd = freeTimeEndFor(c, "demurrage");
+  if (!lfd) return null;
+  const nextDay = Date.parse(`${lfd}T00:00:00Z`) + 86_400_000;
+  try {
+    return wallClockToUtcMs(nextDay, boxZone(c) ?? "UTC");
+  } catch {
+    return nextDay;
+  }
+}
+
+/** Which of {@link CHARGES_WEBHOOK_EVENTS} a box is in at `nowMs`, or null. Pure. */
+export function chargesEventOf(
+  c: Parameters<typeof freeTimeEndFor>[0],
+  nowMs: number,
+): (typeof CHARGES_WEBHOOK_EVENTS)[number] | null {
+  if (isOut(c) || c.emptyTerminatedAt) return null;
+  const ends = freeTimeEndsAtMs(c);
+  if (ends === null) return null;
+  if (nowMs >= ends) return "container.charges.started";
+  return ends - nowMs <= 86_400_000 ? "container.free_time.ending_soon" : null;
+}
+
+/**
+ * Writes the charges events due now for webhooks subscribed to them (at most {@link BOXES_PER_RUN} boxes a run,
+ * those not yet announced for their LFD first), and enqueues them.
+ * @returns how many notifications were written.
+ */
+export async function chargesWebhookEvents(
+  env: Pick<Env, "DB"> & Partial<Pick<Env, "WEBHOOK_DELIVERIES_QUEUE">>,
+  nowMs: number,
+): Promise<number> {
+  const today = toIsoSeconds(nowMs).slice(0, 10);
+  const { results } = await env.DB.prepare(
+    `SELECT DISTINCT c.id AS id FROM webhooks w JOIN containers c ON c.account_id = w.account_id
+      WHERE w.active = 1
+        AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value IN ('container.free_time.ending_soon', 'container.charges.started'))
+        AND c.pickup_lfd IS NOT NULL AND c.pod_full_out_at IS NULL AND c.final_destination_full_out_at IS NULL
+        AND c.empty_terminated_at IS NULL
+        AND date(c.pickup_lfd) <= date(?1, '+2 days')
+        AND NOT EXISTS (SELECT 1 FROM webhook_notifications n WHERE n.webhook_id = w.id
+          AND n.event = 'container.charges.started' AND n.reference_object_id = c.id
+          AND instr(n.payload, '"pickup_lfd":"' || c.pickup_lfd || '"') > 0)
+      ORDER BY c.pickup_lfd DESC LIMIT ?2`,
+  )
+    .bind(today, BOXES_PER_RUN)
+    .all<{ id: string }>();
+  if (results.length === 0) return 0;
+  const db = createDatabase(env.DB);
+  const rows = [];
+  for (let i = 0; i < results.length; i += 80) {
+    rows.push(
+      ...(await db
+        .select()
+        .from(containers)
+        .where(
+          inArray(
+            containers.id,
+            results.slice(i, i + 80).map((r) => r.id),
+          ),
+        )),
+    );
+  }
+  const nowIso = toIsoSeconds(nowMs);
+  const drafts: NotificationDraft[] = rows.flatMap((c) => {
+    const event = chargesEventOf(c, nowMs);
+    if (!event) return [];
+    return [
+      {
+        accountId: c.accountId,
+        event,
+        reference: { id: c.id, type: "container" },
+        dedupKey: `${event}:${c.id}:${c.pickupLfd}`,
+        createdAt: nowIso,
+        included: () => [serializeContainer(c)],
+      },
+    ];
+  });
+  if (drafts.length === 0) return 0;
+  const targets = await loadActiveWebhooks(db, [...new Set(drafts.map((d) => d.accountId))]);
+  const { statements, ids } = await notificationInserts(db, targets, drafts, nowIso);
+  // A box stays in the window for up to a day after its `ending_soon`: only notifications not written yet are news.
+  const existing = new Set<string>();
+  for (let i = 0; i < ids.length; i += 80) {
+    const chunk = ids.slice(i, i + 80);
+    for (const r of await db
+      .select({ id: webhookNotifications.id })
+      .from(webhookNotifications)
+      .where(inArray(webhookNotifications.id, chunk))) {
+      existing.add(r.id);
+    }
+  }
+  const fresh = ids.filter((id) => !existing.has(id));
+  if (fresh.length === 0) return 0;
+  await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  if (env.WEBHOOK_DELIVERIES_QUEUE) await enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, fresh);
+  return fresh.length;
+}
