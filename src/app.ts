@@ -10,6 +10,7 @@ import { customFieldRoutes, entityCustomFieldRoutes } from "./custom-fields/valu
 import { docsPage } from "./docs/page";
 import { emailSubmissionRoutes } from "./documents/email-submission-routes";
 import { documentRoutes } from "./documents/routes";
+import { documentSettingsRoutes } from "./documents/settings-routes";
 import { uploadRoutes } from "./documents/upload-routes";
 import type { AppEnv } from "./env";
 import { inferRoutes } from "./infer/routes";
@@ -115,6 +116,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Registers /documents/types before /documents/{id}.
   v2.route("/", documentRoutes);
   v2.route("/", emailSubmissionRoutes);
+  v2.route("/", documentSettingsRoutes);
   v2.route("/", vesselRoutes);
   // /vessels/{id}/future_positions…: literal last segments, so no clash with /vessels/{key} in any order.
   v2.route("/", futurePositionRoutes);

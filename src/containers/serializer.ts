@@ -175,19 +175,25 @@ export const containerResource = registerResourceType<ContainerView>({
   hydrate: async (ctx, rows) => {
     if (rows.length === 0 || rows.every((r) => r.transportEventIds && r.rawEventIds)) return rows;
     const ids = rows.map((r) => r.id);
-    let read: ReadItem[];
-    if (ids.length > MAX_SHAPED_IDS) read = [...containerLinkageQueries(ctx.db, ids)];
-    else {
-      const list = idList("id", ids);
-      read = [
-        shaped(
-          ctx.db,
-          `container.linkage:${list.key}`,
-          () => containerLinkageQueries(ctx.db, list.placeholders),
-          list.values,
-        ),
-      ];
+    if (ids.length > MAX_SHAPED_IDS) {
+      // Chunks of 90 ids (each chunk's two queries in the same round trip): D1 binds at most 100 parameters a
+      // statement, and a shipment or a document may name hundreds of boxes.
+      const read: ReadItem[] = [];
+      for (let i = 0; i < ids.length; i += 90) read.push(...containerLinkageQueries(ctx.db, ids.slice(i, i + 90)));
+      const results = await readMany(ctx.db, read);
+      const events = results.filter((_, i) => i % 2 === 0).flat();
+      const raws = results.filter((_, i) => i % 2 === 1).flat();
+      return withContainerLinkage(rows, events, raws);
     }
+    const list = idList("id", ids);
+    const read: ReadItem[] = [
+      shaped(
+        ctx.db,
+        `container.linkage:${list.key}`,
+        () => containerLinkageQueries(ctx.db, list.placeholders),
+        list.values,
+      ),
+    ];
     const [events = [], raws = []] = await readMany(ctx.db, read);
     return withContainerLinkage(rows, events, raws);
   },

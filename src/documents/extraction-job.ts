@@ -4,10 +4,20 @@ import { documentRepresentations, documents } from "../db/schema";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
 import type { ResourceObject } from "../lib/jsonapi/types";
+import { sourcesFor } from "../tracking/sources";
 import { batchWithNotifications, type WebhookDeliveryMessage } from "../webhooks/outbox";
-import { extractDocument } from "./extraction";
+import { type AutoTrackDeps, autoTrackDocument } from "./auto-track";
+import { type ExtractionPayload, extractDocument } from "./extraction";
+import { linkDocument } from "./links";
+import { referenceTokens, replaceReferencesStatements } from "./references";
 import { type DocumentRepresentationRow, serializeDocumentRepresentation } from "./representation-serializer";
-import { type DocumentRow, serializeDocument } from "./serializer";
+import {
+  type DocumentRow,
+  type DocumentView,
+  documentLinkageQuery,
+  serializeDocument,
+  withDocumentLinkage,
+} from "./serializer";
 
 /**
  * Background extraction of uploaded documents (docs/api.md §Documents "Extraction"): `POST /documents` (and each
@@ -17,12 +27,18 @@ import { type DocumentRow, serializeDocument } from "./serializer";
  * `document.extraction_failed` notifications of the account's webhooks (the outbox, src/webhooks/outbox.ts).
  */
 
-/** Message on `document-extractions`: extract this document. `runId` makes a redelivered message idempotent. */
+/**
+ * Message on `document-extractions`: extract this document (`kind` absent or `extract`), or only link it again from
+ * its stored extraction and manual data (`relink`, `POST /documents/{id}/relink`). `runId` makes a redelivered
+ * message idempotent.
+ */
 export interface DocumentExtractionMessage {
   documentId: string;
   accountId: string;
   /** One id per requested extraction: the representation's and the notifications' ids derive from it. */
   runId: string;
+  /** What to do; absent (messages queued before links existed) is `extract`. */
+  kind?: "extract" | "relink";
 }
 
 /** What an extraction run needs. */
@@ -32,10 +48,12 @@ export interface ExtractionDeps {
   clock: Clock;
   /** The `webhook-deliveries` producer; without one notifications wait for the cron sweep. */
   webhookQueue?: Queue<WebhookDeliveryMessage>;
+  /** What the account's `auto_track` needs (src/documents/auto-track.ts); without it no tracking request is made. */
+  autoTrack?: Omit<AutoTrackDeps, "db" | "clock">;
 }
 
 /** Result of one run, for logs and tests. */
-export type ExtractionRunResult = "extracted" | "failed" | "gone";
+export type ExtractionRunResult = "extracted" | "failed" | "gone" | "relinked";
 
 /**
  * Extracts one document and records the outcome (see the module comment). A document deleted meanwhile (or its file
@@ -52,6 +70,10 @@ export async function runExtraction(
     .where(and(eq(documents.accountId, message.accountId), eq(documents.id, message.documentId)))
     .limit(1);
   if (!document) return "gone";
+  if (message.kind === "relink") {
+    await relink(deps, document);
+    return "relinked";
+  }
   const object = await deps.bucket.get(document.storageKey);
   if (!object) return "gone";
   const bytes = new Uint8Array(await object.arrayBuffer());
@@ -75,11 +97,13 @@ export async function runExtraction(
       extractionError: null,
       updatedAt: nowIso,
     };
+    const tokens = referenceTokens(outcome.payload, document.extractedDataManual);
     await batchWithNotifications(
       db,
       deps.webhookQueue,
       [
         db.insert(documentRepresentations).values(representation).onConflictDoNothing(),
+        ...replaceReferencesStatements(db, document, tokens, nowIso),
         db
           .update(documents)
           .set({
@@ -93,11 +117,13 @@ export async function runExtraction(
       { accountId: document.accountId, events: ["document.extracted"], nowIso },
       async () => [
         draft(updated, "document.extracted", message.runId, nowIso, [
-          serializeDocument(updated),
+          serializeDocument(await withLinks(db, updated)),
           serializeDocumentRepresentation(representation),
         ]),
       ],
     );
+    // After the tokens are committed (docs/documents.md §Links: each side reads after its own write).
+    await linkAndTrack(deps, updated, outcome.payload, nowIso);
     return "extracted";
   }
   const updated: DocumentRow = { ...document, extractionError: outcome.reason, updatedAt: nowIso };
@@ -109,6 +135,64 @@ export async function runExtraction(
     async () => [draft(updated, "document.extraction_failed", message.runId, nowIso, [serializeDocument(updated)])],
   );
   return "failed";
+}
+
+/** The document with the links it has now (as the notification's `included` shows it). */
+async function withLinks(db: Database, row: DocumentRow): Promise<DocumentView> {
+  const [view] = withDocumentLinkage([row], await documentLinkageQuery(db, row.accountId, [row.id]));
+  return view ?? row;
+}
+
+/**
+ * `POST /documents/{id}/relink` (docs/documents.md §Links): the document's tokens are read again from its newest
+ * extraction payload and its `extracted_data_manual`, replaced, and linking runs again (new links are announced;
+ * links no token supports any more are removed).
+ */
+async function relink(deps: ExtractionDeps, document: DocumentRow): Promise<void> {
+  const { db } = deps;
+  const nowIso = toIsoSeconds(deps.clock.now());
+  let payload: ExtractionPayload | null = null;
+  if (document.lastDocumentRepresentationId) {
+    const [representation] = await db
+      .select({ payload: documentRepresentations.payload })
+      .from(documentRepresentations)
+      .where(
+        and(
+          eq(documentRepresentations.accountId, document.accountId),
+          eq(documentRepresentations.id, document.lastDocumentRepresentationId),
+        ),
+      )
+      .limit(1);
+    payload = (representation?.payload as unknown as ExtractionPayload | undefined) ?? null;
+  }
+  const tokens = referenceTokens(payload, document.extractedDataManual);
+  await db.batch(replaceReferencesStatements(db, document, tokens, nowIso));
+  await linkAndTrack(deps, document, payload, nowIso);
+}
+
+/**
+ * Links the document (its tokens are committed), then, when the account's `auto_track` is on, makes the tracking
+ * requests of its numbers not tracked yet, with the document's SCAC (`shipping_line_scac` of the manual data, else the
+ * payload's), else `infer_number`'s (docs/documents.md §Tracking from documents).
+ */
+async function linkAndTrack(
+  deps: ExtractionDeps,
+  document: DocumentRow,
+  payload: ExtractionPayload | null,
+  nowIso: string,
+): Promise<void> {
+  const { db } = deps;
+  await linkDocument({ db, nowIso, webhookQueue: deps.webhookQueue }, document.accountId, document.id);
+  if (!deps.autoTrack) return;
+  const manualScac = document.extractedDataManual?.shipping_line_scac;
+  const scac =
+    (typeof manualScac === "string" && manualScac.trim() ? manualScac : null) ??
+    payload?.shipping_line_scac?.value ??
+    null;
+  const outcome = await autoTrackDocument({ ...deps.autoTrack, db, clock: deps.clock }, document, scac);
+  if (outcome.created.length > 0 || outcome.skipped.length > 0) {
+    console.log("documents: auto_track", document.id, JSON.stringify(outcome));
+  }
 }
 
 function draft(document: DocumentRow, event: string, runId: string, nowIso: string, included: ResourceObject[]) {
@@ -135,6 +219,7 @@ export async function consumeDocumentExtractions(
     bucket: env.DOCUMENTS_BUCKET,
     clock: systemClock,
     webhookQueue: env.WEBHOOK_DELIVERIES_QUEUE,
+    autoTrack: { trackingQueue: env.TRACKING_REQUESTS_QUEUE, supportedScacs: sourcesFor(env).supportedScacs },
   };
   for (const message of batch.messages) {
     try {

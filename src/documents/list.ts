@@ -1,21 +1,29 @@
-import { sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { documents } from "../db/schema";
+import { placeholder } from "../db/query-shapes";
+import { containers, documentLinks, documentReferences, documents, shipments } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { type FilterValues, parseStringFilter } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listFilter, listPage } from "../lib/list-query";
 import { DOCUMENT_TYPES } from "./extraction";
-import type { DocumentRow } from "./serializer";
+import { MAX_REFERENCE_LENGTH, normalizedSql, normalizeReference } from "./references";
+import {
+  type DocumentLinkageRow,
+  type DocumentRow,
+  type DocumentView,
+  documentLinkageQuery,
+  withDocumentLinkage,
+} from "./serializer";
 
 /**
  * The list of `GET /v2/documents` (docs/api.md §Documents "Listing"), shared by the REST route and the MCP
- * `list_documents` tool (src/mcp/documents-api.ts): the reference's `filter[filename]` and `filter[document_types]`
- * (REFERENCE-SERVICE-MORE.md §7.7), parsed once here.
+ * `list_documents` tool (src/mcp/documents-api.ts): the reference's `filter[filename]`, `filter[document_types]` and
+ * `filter[reference]` (REFERENCE-SERVICE-MORE.md §7.7), parsed once here.
  */
 
 /** Parameters of the documents list's filters. */
-export type DocumentFilterParameter = "filter[filename]" | "filter[document_types]";
+export type DocumentFilterParameter = "filter[filename]" | "filter[document_types]" | "filter[reference]";
 
 /** The parsed filters of the documents list; an absent key is not filtered on. */
 export interface DocumentFilters {
@@ -23,7 +31,15 @@ export interface DocumentFilters {
   fileName?: string;
   /** Codes of `GET /documents/types`, matched against the effective type (the manual override, else the extractor's). */
   documentTypes?: string[];
+  /**
+   * A reference token, normalized (src/documents/references.ts): documents with a token starting with it, or linked
+   * to a shipment or container whose normalized number starts with it (docs/documents.md §Links).
+   */
+  reference?: string;
 }
+
+/** Fewest characters of a normalized `filter[reference]` token (a shorter prefix would match nearly everything). */
+export const MIN_REFERENCE_FILTER_LENGTH = 3;
 
 /** Longest `filter[filename]` accepted (a direct upload takes file names of up to 1000, src/documents/upload-routes.ts). */
 const MAX_FILENAME_FILTER = 1000;
@@ -31,7 +47,8 @@ const MAX_FILENAME_FILTER = 1000;
 /**
  * Reads the documents list's filters from their raw values.
  * @throws ApiError 400 with `source.parameter`: a file name longer than 1000 characters; a document type that is not
- *   a code of `GET /documents/types` (named in the detail).
+ *   a code of `GET /documents/types` (named in the detail); a reference that normalizes to fewer than 3 or more than
+ *   50 characters.
  */
 export function parseDocumentFilters(values: FilterValues<DocumentFilterParameter>): DocumentFilters {
   const filters: DocumentFilters = {};
@@ -49,6 +66,17 @@ export function parseDocumentFilters(values: FilterValues<DocumentFilterParamete
     }
     if (codes.length > 0) filters.documentTypes = codes;
   }
+  const rawReference = parseStringFilter(values["filter[reference]"], "filter[reference]", 200);
+  if (rawReference !== undefined) {
+    const reference = normalizeReference(rawReference);
+    if (reference.length < MIN_REFERENCE_FILTER_LENGTH || reference.length > MAX_REFERENCE_LENGTH) {
+      throw ApiError.badParameter(
+        "filter[reference]",
+        `filter[reference] must have ${MIN_REFERENCE_FILTER_LENGTH} to ${MAX_REFERENCE_LENGTH} characters besides spaces, dashes, dots, slashes and underscores.`,
+      );
+    }
+    filters.reference = reference;
+  }
   return filters;
 }
 
@@ -58,17 +86,35 @@ export function effectiveDocumentType(row: Pick<DocumentRow, "documentType" | "d
 }
 
 /**
- * One page of the account's documents matching `filters`, newest first, with the number matching (`listPage`: the
- * page and its count in one D1 round trip over the `(account_id, created_at, id)` index).
+ * The `filter[reference]` condition: documents with a reference token starting with `v` (an `(account_id,
+ * normalized_value)` index range), or linked to a shipment (`normalized_number`, `bill_of_lading_number`) or
+ * container (`number`) whose normalized number starts with it (the account's links, joined to their targets by id).
+ * The account is listPage's own `accountId` placeholder, so each subquery runs once, not once per document.
+ */
+function referenceCondition(v: SQLWrapper): SQL {
+  const account = placeholder("accountId");
+  const upper = sql`${v} || char(1114111)`;
+  const range = (column: SQLWrapper) => sql`(${column} >= ${v} AND ${column} < ${upper})`;
+  const linked = (type: "shipment" | "container", target: typeof shipments | typeof containers, match: SQL) =>
+    sql`${documents.id} IN (SELECT ${documentLinks.documentId} FROM ${documentLinks} JOIN ${target} ON ${target.id} = ${documentLinks.targetId} WHERE ${documentLinks.accountId} = ${account} AND ${documentLinks.targetType} = ${type} AND ${target.accountId} = ${account} AND ${match})`;
+  return sql`(${documents.id} IN (SELECT ${documentReferences.documentId} FROM ${documentReferences} WHERE ${documentReferences.accountId} = ${account} AND ${range(documentReferences.normalizedValue)})
+    OR ${linked("shipment", shipments, sql`(${range(normalizedSql(shipments.normalizedNumber))} OR ${range(normalizedSql(shipments.billOfLadingNumber))})`)}
+    OR ${linked("container", containers, range(normalizedSql(containers.number)))})`;
+}
+
+/**
+ * One page of the account's documents matching `filters`, newest first, with the number matching and each
+ * document's links (`shipments`, `cargos`): `listPage`, the page, its count and the links in one D1 round trip over
+ * the `(account_id, created_at, id)` index.
  */
 export async function listDocuments(
   db: Database,
   accountId: string,
   filters: DocumentFilters,
   page: PageRequest,
-): Promise<{ rows: DocumentRow[]; total: number }> {
+): Promise<{ rows: DocumentView[]; total: number }> {
   const escaped = filters.fileName?.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-  const { rows, total } = await listPage(
+  const { rows, total, companions } = await listPage(
     db,
     documents,
     "document",
@@ -85,8 +131,10 @@ export async function listDocuments(
         (v) =>
           sql`coalesce(${documents.documentTypeManual}, ${documents.documentType}) IN (SELECT value FROM json_each(${v}))`,
       ),
+      listFilter("reference", filters.reference, referenceCondition),
     ],
     page,
+    { key: "linkage", build: (pageIds, account) => [documentLinkageQuery(db, account, pageIds)] },
   );
-  return { rows, total };
+  return { rows: withDocumentLinkage(rows, (companions[0] ?? []) as DocumentLinkageRow[]), total };
 }

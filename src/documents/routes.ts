@@ -24,13 +24,14 @@ import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
 import { listDocuments, parseDocumentFilters } from "./list";
 import { documentSchemaResource } from "./schemas";
-import { documentResource } from "./serializer";
+import { documentLinkageQuery, documentResource, withDocumentLinkage } from "./serializer";
 import {
   createDocument,
   type DocumentDeps,
   deleteDocument,
   documentDownloadUrl,
   getDocument,
+  getDocumentView,
   requestExtraction,
   updateDocument,
 } from "./service";
@@ -39,8 +40,9 @@ const tags = ["Documents"];
 
 /**
  * `include` names the reference allows on documents (docs/api.md §Documents). `last_document_representation` and its
- * alias `current_extraction` include the extraction result; the others are accepted and include nothing yet (no
- * links, users or e-mail submissions exist for documents here); anything else is the reference's 400.
+ * alias `current_extraction` include the extraction result, `shipments` and `cargos` the linked shipments and
+ * containers (docs/documents.md §Links); the others are accepted and include nothing (no users, and e-mail
+ * submissions are read at `/email_submissions`); anything else is the reference's 400.
  */
 const INCLUDES = [
   "shipments",
@@ -116,14 +118,15 @@ function deps(c: Context<AppEnv>): DocumentDeps {
 }
 
 /**
- * Queues a new extraction of the account's document (reextract, reclassify): 202 `{"status":"accepted"}`.
+ * Queues a new extraction of the account's document (reextract, reclassify), or a new linking run (relink): 202
+ * `{"status":"accepted"}`.
  * @throws ApiError 404 unknown or another account's; 503 when the queue refuses the message.
  */
-async function rerun(c: Context<AppEnv>, id: string) {
+async function rerun(c: Context<AppEnv>, id: string, kind: "extract" | "relink" = "extract") {
   const { db, accountId } = loadContext(c);
   const row = await getDocument(db, accountId, id);
-  if (!(await requestExtraction(c.env.DOCUMENT_EXTRACTIONS_QUEUE, row))) {
-    throw new ApiError(503, "The extraction could not be queued; try again.");
+  if (!(await requestExtraction(c.env.DOCUMENT_EXTRACTIONS_QUEUE, row, kind))) {
+    throw new ApiError(503, `The ${kind === "relink" ? "relink" : "extraction"} could not be queued; try again.`);
   }
   return c.json({ status: "accepted" as const }, 202);
 }
@@ -150,7 +153,7 @@ const listDef = createRoute({
   tags,
   summary: "List documents",
   description:
-    "Newest first. `filter[filename]`: case-insensitive substring of the file name; `filter[document_types]`: comma-separated codes of `GET /documents/types`, matched against the manual type when set, else the extractor's.",
+    "Newest first. `filter[filename]`: case-insensitive substring of the file name; `filter[document_types]`: comma-separated codes of `GET /documents/types`, matched against the manual type when set, else the extractor's; `filter[reference]`: documents that mention, or are linked to a shipment or container numbered, a reference token (BL, booking, container or reference / PO number), compared normalized (case, spaces, dashes, dots, slashes and underscores ignored) and by prefix: `MSKU123` finds `MSKU 123456-7`; 3 to 50 characters after normalization.",
   request: {
     query: z.object({
       ...listQuery,
@@ -160,6 +163,10 @@ const listDef = createRoute({
         .string()
         .optional()
         .openapi({ description: "Comma-separated document type codes, e.g. `bill_of_lading,arrival_notice`." }),
+      "filter[reference]": z
+        .string()
+        .optional()
+        .openapi({ description: "A reference token (BL, booking, container, PO); prefix match, normalized." }),
     }),
   },
   responses: {
@@ -264,6 +271,24 @@ function rerunDef(action: "reextract" | "reclassify", summary: string) {
 }
 
 const reextractDef = rerunDef("reextract", "Extract the document again");
+
+const relinkDef = createRoute({
+  method: "post",
+  path: "/documents/{id}/relink",
+  tags,
+  summary: "Link the document to shipments and containers again",
+  description:
+    "Queues a new linking run: the reference tokens are read again from the newest extraction and `extracted_data_manual` (`reference_numbers`, `po_numbers` … for PO numbers), matched against the account's shipments and containers; each new link sends `link.created`, links no token supports any more are removed. 503 when the run cannot be queued.",
+  request: { params: idParam },
+  responses: {
+    202: {
+      description: "Accepted.",
+      content: { "application/json": { schema: z.object({ status: z.literal("accepted") }) } },
+    },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
 const reclassifyDef = rerunDef("reclassify", "Classify the document again");
 
 const schemaDef = createRoute({
@@ -285,7 +310,7 @@ const schemaDef = createRoute({
 
 /**
  * Routes of `/documents` (docs/api.md §Documents): create, list, types, get, update, delete, download_url, reextract,
- * and `/document_schemas/{id}`.
+ * reclassify, relink, and `/document_schemas/{id}`.
  */
 export const documentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createDef, async (c) => {
@@ -312,7 +337,7 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(getDef, async (c) => {
     const include = documentInclude(queryParams(c));
     const ctx = loadContext(c);
-    const row = await getDocument(ctx.db, ctx.accountId, c.req.valid("param").id);
+    const row = await getDocumentView(ctx.db, ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await resourceDocument(ctx, documentResource, row, include, c.req.url));
   })
   .openapi(patchDef, async (c) => {
@@ -322,7 +347,8 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
       documentTypeManual: attributes.document_type_manual,
       extractedDataManual: attributes.extracted_data_manual,
     });
-    return sendJsonApi(c, { data: documentResource.serialize(row), links: { self: c.req.url } });
+    const [view] = withDocumentLinkage([row], await documentLinkageQuery(c.get("db"), accountId, [row.id]));
+    return sendJsonApi(c, { data: documentResource.serialize(view ?? row), links: { self: c.req.url } });
   })
   .openapi(deleteDef, async (c) => {
     await deleteDocument(deps(c), c.get("principal").accountId, c.req.valid("param").id);
@@ -340,6 +366,7 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(reextractDef, (c) => rerun(c, c.req.valid("param").id))
   .openapi(reclassifyDef, (c) => rerun(c, c.req.valid("param").id))
+  .openapi(relinkDef, (c) => rerun(c, c.req.valid("param").id, "relink"))
   .openapi(schemaDef, (c) => {
     const id = c.req.valid("param").id;
     const schema = documentSchemaResource(id);

@@ -10,7 +10,8 @@ import { type BlobRow, discardBlob, findBlob } from "./blobs";
 import type { EmailSubmissionRow } from "./email-submission-serializer";
 import { DOCUMENT_TYPES } from "./extraction";
 import type { DocumentExtractionMessage } from "./extraction-job";
-import type { DocumentRow } from "./serializer";
+import { deleteDocumentLinksStatements } from "./links";
+import { type DocumentRow, type DocumentView, documentLinkageQuery, withDocumentLinkage } from "./serializer";
 import { signToken, verifyToken } from "./signing";
 
 /** What the document services need: D1, the clock, the bucket and the signing key. */
@@ -30,18 +31,19 @@ function isDocumentType(code: string): boolean {
 }
 
 /**
- * Asks for the document to be extracted in the background (the `document-extractions` queue,
- * src/documents/extraction-job.ts). Never throws: a failed send is logged, and the document stays without a
+ * Asks for the document to be extracted (or, with `kind` `relink`, only linked again) in the background (the
+ * `document-extractions` queue, src/documents/extraction-job.ts). Never throws: a failed send is logged, and the document stays without a
  * representation until `POST /documents/{id}/reextract`.
  * @returns whether the message was queued.
  */
 export async function requestExtraction(
   queue: Queue<DocumentExtractionMessage> | undefined,
   document: Pick<DocumentRow, "id" | "accountId">,
+  kind: "extract" | "relink" = "extract",
 ): Promise<boolean> {
   if (!queue) return false;
   try {
-    await queue.send({ documentId: document.id, accountId: document.accountId, runId: newId() });
+    await queue.send({ documentId: document.id, accountId: document.accountId, runId: newId(), kind });
     return true;
   } catch (err) {
     console.error("document extraction: enqueue failed", document.id, String(err));
@@ -61,6 +63,23 @@ export async function getDocument(db: Database, accountId: string, id: string): 
     .limit(1);
   if (!row) throw ApiError.notFound(NOT_FOUND);
   return row;
+}
+
+/**
+ * One document of the account with its links (`GET /documents/{id}`), in one D1 round trip.
+ * @throws ApiError 404 "Couldn't find Document" when absent or another account's.
+ */
+export async function getDocumentView(db: Database, accountId: string, id: string): Promise<DocumentView> {
+  const [[row], links] = await db.batch([
+    db
+      .select()
+      .from(documents)
+      .where(and(ownedBy(documents.accountId, accountId), eq(documents.id, id)))
+      .limit(1),
+    documentLinkageQuery(db, accountId, [id]),
+  ]);
+  if (!row) throw ApiError.notFound(NOT_FOUND);
+  return withDocumentLinkage([row], links)[0] as DocumentView;
 }
 
 /**
@@ -223,8 +242,8 @@ export async function updateDocument(
 }
 
 /**
- * `DELETE /documents/{id}` (docs/api.md §Documents): removes the document, its representations, its blob row and its
- * file from R2 (a
+ * `DELETE /documents/{id}` (docs/api.md §Documents): removes the document, its representations, its reference tokens
+ * and links, its blob row and its file from R2 (a
  * deleted document answers 404 afterwards and its download URLs stop working).
  * @throws ApiError 404 unknown or another account's.
  */
@@ -237,6 +256,7 @@ export async function deleteDocument(deps: DocumentDeps, accountId: string, id: 
   await deps.db.batch([
     bumpCount(deps.db, accountId, "document", -1),
     deps.db.delete(documentRepresentations).where(eq(documentRepresentations.documentId, row.id)),
+    ...deleteDocumentLinksStatements(deps.db, accountId, row.id),
   ]);
   const blob = await findBlob(deps.db, accountId, row.blobId);
   if (blob) await discardBlob(deps, blob);

@@ -3,6 +3,7 @@ import { subscribeTrackedBoxes } from "../callbacks/lifecycle";
 import { subscribePortOfVirginiaBoxes } from "../callbacks/port-of-virginia";
 import { createDatabase, type Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
+import { linkShipmentDocuments } from "../documents/links";
 import { inferNumber } from "../infer/service";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import type { TrackingRequestMessage } from "../tracking-requests/queue-message";
@@ -92,6 +93,17 @@ async function attachTrackers(
 ): Promise<string> {
   const now = toIsoSeconds(nowMs);
   const rows = await writeLookupRows(db, request, facts, now);
+  // Documents of the account naming the new shipment or its boxes are linked to them (docs/documents.md §Links),
+  // after the rows are committed and on every delivery (a no-op once done). Never fails the lookup: a relink redoes it.
+  try {
+    await linkShipmentDocuments(
+      { db, nowIso: now, webhookQueue: deps.env.WEBHOOK_DELIVERIES_QUEUE },
+      request.accountId,
+      rows.shipmentId,
+    );
+  } catch (err) {
+    console.error("tracking-requests: linking documents failed", request.id, String(err));
+  }
   const scac = request.lineScac ?? request.scac ?? "";
   for (const box of rows.containers) {
     const container = facts.containers.find((c) => c.number === box.number) as ContainerFacts;

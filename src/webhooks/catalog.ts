@@ -214,7 +214,9 @@ export function isWebhookEvent(name: string): boolean {
  * Extension events (not in the reference service's catalog, docs/webhooks.md §Events), delivered only to webhooks that
  * list them explicitly: a tracking source (a shipping line's API, a terminal's) refused our credentials, and later
  * accepted them again (issue 13 §1; src/tracking/source-outages.ts). An account is told once per outage, whatever the
- * number of its boxes and polls, with a `source_outage` reference object. Kept out of `GET /webhooks/events` and of
+ * number of its boxes and polls, with a `source_outage` reference object. `link.created`: a document was linked to a
+ * shipment or container (announced by the reference's changelog but absent from its catalog, REFERENCE-SERVICE-MORE
+ * §7.10; src/documents/links.ts), once per link, with the document as reference object. Kept out of `GET /webhooks/events` and of
  * {@link WEBHOOK_EVENTS}, so a client that subscribes to the whole reference catalog never receives an event it does
  * not know.
  */
@@ -223,6 +225,7 @@ export const EXTENSION_WEBHOOK_EVENTS = [
   "source_outage.resolved",
   "container.free_time.ending_soon",
   "container.charges.started",
+  "link.created",
 ] as const;
 
 /** One of {@link EXTENSION_WEBHOOK_EVENTS}. */

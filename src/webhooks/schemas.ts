@@ -27,7 +27,7 @@ const eventsInput = z
   .max(RAW_LIST_MAX)
   .openapi({
     description:
-      "At least one event of the catalog (`GET /webhooks/events`); duplicates are ignored. Also accepted, as extensions delivered only to webhooks that list them: `source_outage.started` and `source_outage.resolved` (a shipping line or terminal refused our credentials / accepts them again; once per outage per account, reference object `source_outage`); `container.free_time.ending_soon` and `container.charges.started` (a box's free time ends within 24 hours / has ended while it is still at the terminal; once per box and LFD, reference object `container`).",
+      "At least one event of the catalog (`GET /webhooks/events`); duplicates are ignored. Also accepted, as extensions delivered only to webhooks that list them: `source_outage.started` and `source_outage.resolved` (a shipping line or terminal refused our credentials / accepts them again; once per outage per account, reference object `source_outage`); `container.free_time.ending_soon` and `container.charges.started` (a box's free time ends within 24 hours / has ended while it is still at the terminal; once per box and LFD, reference object `container`); `link.created` (a document was linked to a shipment or container; once per link, reference object the document).",
     example: ["tracking_request.succeeded", "container.transport.vessel_arrived"],
   });
 

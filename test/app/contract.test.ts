@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { billOfLadingPdf } from "../fixtures/documents";
+import { SANDBOX_CONTAINER_NUMBERS } from "../../src/tracking/sources/sandbox";
+import { billOfLadingPdf, pdfWithText } from "../fixtures/documents";
 import { apiJson, createAccount, type TestAccount, trackingRequestBody } from "../helpers/api";
 import { uploadDocument } from "../helpers/document-uploads";
 import { type Resource, toOne, trackSandboxShipment } from "../helpers/tracking";
@@ -326,6 +327,47 @@ describe("contract with the reference service (issue 15)", () => {
     });
     await call(account, "GET", "/email_submissions", 200, "list");
     await call(other, "GET", `/documents/${uploaded.id}`, 404, "error");
+
+    // A document linked to the sandbox shipment (by a manual BL number) and its boxes (named in the text): the
+    // `shipments` / `cargos` linkage and their includes checked against the reference's schema. An account of its
+    // own, so its calls leave the shared account's rate bucket to the other checks.
+    const linker = await createAccount("Linker");
+    await trackSandboxShipment(linker);
+    const lines = ["ARRIVAL NOTICE", ...SANDBOX_CONTAINER_NUMBERS.map((n) => `Container: ${n}`)];
+    const linked = await uploadDocument(
+      linker,
+      await pdfWithText([lines.map((text, i) => ({ text, x: 50, y: 800 - i * 18 }))]),
+      "contract notice.pdf",
+    );
+    // Polled in D1, not through the API (a rate-limited bucket).
+    const links = (type: string) => async () => {
+      const row = await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM document_links WHERE document_id = ?1 AND target_type = ?2",
+      )
+        .bind(linked.id, type)
+        .first<{ n: number }>();
+      return row?.n;
+    };
+    await until(async () => (await links("container")()) === 2, 20_000);
+    await call(linker, "PATCH", `/documents/${linked.id}`, 200, "single", {
+      data: { type: "document", attributes: { extracted_data_manual: { bill_of_lading_number: "TEST-TR-SUCCEEDED" } } },
+    });
+    await call(linker, "POST", `/documents/${linked.id}/relink`, 202, "none");
+    const linkedPath = `/documents/${linked.id}?include=shipments,cargos`;
+    await until(async () => (await links("shipment")()) === 1, 20_000);
+    const withLinks = await call(linker, "GET", linkedPath, 200, "single");
+    expect((withLinks.included as Resource[]).map((r) => r.type).sort()).toEqual([
+      "container",
+      "container",
+      "shipment",
+    ]);
+    await call(
+      linker,
+      "GET",
+      `/documents?filter[reference]=${SANDBOX_CONTAINER_NUMBERS[0]}&include=cargos`,
+      200,
+      "list",
+    );
   });
 
   it("tariffs and charges (docs/api.md §Tariffs, §Charges; extensions, checked as JSON:API documents)", async () => {

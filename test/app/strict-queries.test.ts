@@ -126,6 +126,8 @@ describe("unknown query parameters → 400 naming them", () => {
       event: "container.transport.vessel_arrived",
       "filter[document_types]": "bill_of_lading",
       include: "",
+      // At least 3 characters (docs/api.md §Documents).
+      "filter[reference]": "MSKU123",
       // GET /charges (issue 27): a date and a number of days.
       as_of: "2026-01-01",
       "filter[within_days]": "3",

@@ -137,3 +137,75 @@ export const emailSubmissions = sqliteTable(
   },
   (t) => [index("email_submissions_account_created_idx").on(t.accountId, t.createdAt, t.id)],
 );
+
+/**
+ * Reference tokens a document mentions (docs/documents.md §Links): each BL, booking and container number its
+ * extraction found, and the reference / PO numbers of its `extracted_data_manual`, once per (document, kind,
+ * normalized value). `normalized_value` is the token upper-cased without spaces, dashes, dots, slashes and
+ * underscores (src/documents/references.ts `normalizeReference`). Kept so that linking works both ways in time: a
+ * document is linked at extraction to the shipments and containers that exist, and a lookup that creates a shipment
+ * later finds the documents naming it through `(account_id, normalized_value)`. Replaced at each extraction and
+ * relink; deleted with the document. `tracking_request_id` / `auto_track_skipped_reason` record what the account's
+ * `auto_track` setting did with the number (null when it did nothing).
+ */
+export const documentReferences = sqliteTable(
+  "document_references",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    documentId: text("document_id").notNull(),
+    /** `bill_of_lading`, `booking`, `container` or `reference` (a PO / customer reference number). */
+    kind: text("kind").notNull(),
+    /** The token as the document (or the manual data) gives it. */
+    value: text("value").notNull(),
+    normalizedValue: text("normalized_value").notNull(),
+    /** The tracking request `auto_track` created for this number, else null. */
+    trackingRequestId: text("tracking_request_id"),
+    /** Why `auto_track` did not track this number (e.g. `shipping_line_undetermined`), else null. */
+    autoTrackSkippedReason: text("auto_track_skipped_reason"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("document_references_document_kind_value_idx").on(t.documentId, t.kind, t.normalizedValue),
+    index("document_references_account_value_idx").on(t.accountId, t.normalizedValue),
+  ],
+);
+
+/**
+ * Links between a document and the account's shipments and containers (the document's `shipments` and `cargos`
+ * relationships, docs/documents.md §Links). `target_type` is `shipment` or `container`; `matched_value` the
+ * normalized reference token that made the link. One row per (document, target); always within one account. Deleted
+ * with the document; a relink deletes the links no token supports any more.
+ */
+export const documentLinks = sqliteTable(
+  "document_links",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    documentId: text("document_id").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    matchedValue: text("matched_value").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("document_links_document_target_idx").on(t.documentId, t.targetType, t.targetId),
+    index("document_links_account_target_idx").on(t.accountId, t.targetType, t.targetId),
+  ],
+);
+
+/**
+ * Document settings of an account (`GET`/`PATCH /v2/document_settings`, an extension): `auto_track` makes an
+ * extracted document whose BL / booking / container numbers are not tracked yet create their tracking requests
+ * (docs/documents.md §Tracking from documents). No row: the defaults (`auto_track` off).
+ */
+export const documentSettings = sqliteTable("document_settings", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id),
+  autoTrack: integer("auto_track", { mode: "boolean" }).notNull().default(false),
+  updatedAt: text("updated_at").notNull(),
+});

@@ -19,7 +19,8 @@ export type LabelKey =
   | "port_of_discharge"
   | "eta"
   | "etd"
-  | "container";
+  | "container"
+  | "reference";
 
 /**
  * Label patterns by field, most specific first (`vessel_voyage` before `vessel`). Case-insensitive; matched at a word
@@ -42,6 +43,15 @@ const LABELS: readonly (readonly [LabelKey, RegExp])[] = [
   ["eta", /\b(?:eta|estimated\s+(?:time\s+of\s+)?arrival(?:\s+date)?)\b/i],
   ["etd", /\b(?:etd|estimated\s+(?:time\s+of\s+)?departure(?:\s+date)?)\b/i],
   ["container", new RegExp(String.raw`\bcontainer(?:s)?${NO}`, "i")],
+  // Purchase order and customer / shipper / consignee references; never a bare `Order` (`TO ORDER` on BLs) or `Ref`
+  // (`Booking Ref` is the booking's), and `PO` only as a word (not `POL`, `POD`, `Port`).
+  [
+    "reference",
+    new RegExp(
+      String.raw`\b(?:purchase\s+order|p\.?\s?o\.?(?![a-z0-9-])|(?:customer|shipper'?s?|consignee'?s?)\s+ref(?:erence)?|order\s*(?:no\.?|number|#))${NO}`,
+      "i",
+    ),
+  ],
 ];
 
 /** Any label, to cut a value where the next label begins. */

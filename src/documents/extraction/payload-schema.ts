@@ -35,6 +35,7 @@ export const extractionPayloadSchema = z
     port_of_discharge: extractedField.nullable().describe("UN/LOCODE"),
     estimated_departure_date: extractedField.nullable().describe("YYYY-MM-DD"),
     estimated_arrival_date: extractedField.nullable().describe("YYYY-MM-DD"),
+    reference_numbers: z.array(extractedField).describe("purchase order and customer / shipper references"),
   })
   .strict();
 

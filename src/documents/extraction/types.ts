@@ -64,6 +64,8 @@ export interface ExtractionPayload {
   estimated_departure_date: ExtractedField | null;
   /** Estimated time of arrival, `YYYY-MM-DD`. */
   estimated_arrival_date: ExtractedField | null;
+  /** Reference / PO numbers (purchase order, customer, shipper or consignee references), each once, in order. */
+  reference_numbers: ExtractedField[];
 }
 
 /** A successful extraction (docs/documents.md §Document extraction). */
@@ -112,7 +114,7 @@ export interface ExtractionFailure {
 export type ExtractionOutcome = ExtractionSuccess | ExtractionFailure;
 
 /** `document_representation.schema_version` of payloads this extractor writes (docs/documents.md §Payload). */
-export const EXTRACTION_SCHEMA_VERSION = "2026-11-28";
+export const EXTRACTION_SCHEMA_VERSION = "2026-12-01";
 
 /** Largest document read, in bytes (25 MiB); larger → `too_large`. */
 export const MAX_BYTES = 25 * 1024 * 1024;

@@ -27,10 +27,10 @@ const DOCUMENT_TYPE_CODES = DOCUMENT_TYPES.map((t) => t.code) as [string, ...str
 
 /**
  * The payload keys that hold one field (`ExtractedField | null`), in the payload schema's order: every key of
- * `extractionPayloadSchema` (src/documents/extraction/payload-schema.ts) but the type guess and the container list.
+ * `extractionPayloadSchema` (src/documents/extraction/payload-schema.ts) but the type guess and the two lists.
  */
 const SINGLE_FIELDS = Object.keys(extractionPayloadSchema.shape).filter(
-  (k) => k !== "document_type" && k !== "container_numbers",
+  (k) => k !== "document_type" && k !== "container_numbers" && k !== "reference_numbers",
 );
 
 /** One extracted value (docs/documents.md §Payload, §Confidence). */

@@ -7,7 +7,11 @@ import { carrierByName, recogniseScac } from "../../../src/documents/extraction/
 import { recogniseContainerNumbers } from "../../../src/documents/extraction/rules/containers.ts";
 import { parseDate, recogniseDates } from "../../../src/documents/extraction/rules/dates.ts";
 import { recognisePorts, resolvePort } from "../../../src/documents/extraction/rules/ports.ts";
-import { recogniseBillOfLading, recogniseBookingNumber } from "../../../src/documents/extraction/rules/references.ts";
+import {
+  recogniseBillOfLading,
+  recogniseBookingNumber,
+  recogniseReferenceNumbers,
+} from "../../../src/documents/extraction/rules/references.ts";
 import { recogniseVesselVoyage } from "../../../src/documents/extraction/rules/vessel.ts";
 import { plainTextLine } from "../../../src/documents/extraction/text-layer.ts";
 import { withCheckDigit } from "../../../src/infer/iso6346.ts";
@@ -206,5 +210,33 @@ describe("guessDocumentType", () => {
     const below = [...Array.from({ length: 8 }, () => "text"), "Commercial Invoice"];
     expect(guessDocumentType(below)).toEqual({ value: "commercial_invoice", confidence: 0.6 });
     expect(guessDocumentType(["Dear customer"])).toEqual({ value: "other", confidence: 0.3 });
+  });
+});
+
+describe("recogniseReferenceNumbers", () => {
+  it("reads PO and customer / shipper references after their labels, each once, dashes dropped", () => {
+    const lines = L(
+      "PO No.: 4500012345",
+      "Purchase Order: PO-88231",
+      "Customer Ref: ACME-2026-0042    Shipper's Reference: SR 99812",
+      "Order No. 4500012345",
+    );
+    expect(recogniseReferenceNumbers(lines).map((f) => [f.value, f.confidence])).toEqual([
+      ["4500012345", 0.8],
+      ["PO88231", 0.8],
+      ["ACME20260042", 0.8],
+    ]);
+  });
+
+  it("not a bare Order or Ref, not POL / POD, not a P.O. Box, not a container, BL or booking number", () => {
+    const lines = L(
+      "Consignee: TO ORDER",
+      "Booking Ref: 241234567",
+      "POL: Shanghai  POD: Rotterdam",
+      "Consignee: PACIFIC IMPORTS INC, P.O. Box 4411, Long Beach",
+      `PO: ${valid}`,
+      "Shipper Ref: MAEU241234567",
+    );
+    expect(recogniseReferenceNumbers(lines, ["MAEU241234567", "241234567"])).toEqual([]);
   });
 });

@@ -35,6 +35,7 @@ describe("extractionPayloadSchema", () => {
       port_of_discharge: null,
       estimated_departure_date: null,
       estimated_arrival_date: null,
+      reference_numbers: [],
     };
     expect(extractionPayloadSchema.safeParse(payload).success).toBe(true);
     const { booking_number: _, ...missing } = payload;

@@ -62,3 +62,29 @@ export function recogniseBookingNumber(lines: readonly TextLine[]): ExtractedFie
   }
   return null;
 }
+
+/** Confidence of a labelled reference / PO number (there is no check for them). */
+export const REFERENCE_CONFIDENCE = { sameLine: 0.8, nextLine: 0.75 } as const;
+
+/**
+ * Reference / PO numbers: each value after a purchase-order or customer / shipper / consignee reference label
+ * (`PO No.`, `Purchase Order`, `Customer Ref`, `Shipper's Reference`, `Order No.`), same token shape as a BL
+ * number, each once in order of appearance. A container number, and the document's BL and booking numbers, are not
+ * taken for one. What links a document to a shipment's or container's `ref_numbers` (docs/documents.md §Links).
+ */
+export function recogniseReferenceNumbers(
+  lines: readonly TextLine[],
+  exclude: readonly (string | null | undefined)[] = [],
+): ExtractedField[] {
+  const found: ExtractedField[] = [];
+  const seen = new Set(exclude.filter((v): v is string => !!v));
+  for (const { value, sameLine, sourceText } of labelledValues(lines, "reference")) {
+    const token = referenceToken(value);
+    if (!token || hasValidCheckDigit(token.number) || seen.has(token.number)) continue;
+    seen.add(token.number);
+    found.push(
+      field(token.number, sameLine ? REFERENCE_CONFIDENCE.sameLine : REFERENCE_CONFIDENCE.nextLine, sourceText),
+    );
+  }
+  return found;
+}
