@@ -24,6 +24,8 @@ import {
 } from "../lib/openapi";
 import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
+import { documentListFilters, documentListOrder } from "./list-params";
+import { documentListQuery } from "./list-schemas";
 import { documentSchemaResource } from "./schemas";
 import { documentResource } from "./serializer";
 import {
@@ -150,7 +152,9 @@ const listDef = createRoute({
   path: "/documents",
   tags,
   summary: "List documents",
-  request: { query: z.object({ ...listQuery, include: includeQuery(INCLUDES) }) },
+  description:
+    "Newest first unless `sort` says otherwise. Filters combine with AND; `meta.total` counts the documents that match.",
+  request: { query: z.object({ ...listQuery, include: includeQuery(INCLUDES), ...documentListQuery }) },
   responses: {
     200: {
       description: "A page of documents.",
@@ -292,8 +296,19 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const include = documentInclude(params);
     const page = parsePage(params, 25);
+    const filters = documentListFilters(params);
+    const order = documentListOrder(params);
     const ctx = loadContext(c);
-    const { rows, total } = await listPage(ctx.db, documents, "document", ctx.accountId, [], page);
+    const { rows, total } = await listPage(
+      ctx.db,
+      documents,
+      "document",
+      ctx.accountId,
+      filters,
+      page,
+      undefined,
+      order,
+    );
     return sendJsonApi(c, await listDocument(ctx, documentResource, rows, include, c.req.url, page, total));
   })
   .openapi(typesDef, (c) => c.json({ document_types: DOCUMENT_TYPES.map((t) => ({ ...t })) }, 200))
