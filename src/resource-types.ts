@@ -7,6 +7,7 @@
 
 import "./containers/serializer";
 import "./custom-fields/serializer";
+import "./documents/compact-serializers";
 import "./documents/representation-serializer";
 import "./documents/email-submission-serializer";
 import "./documents/serializer";

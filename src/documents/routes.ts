@@ -42,8 +42,9 @@ const tags = ["Documents"];
 
 /**
  * `include` names the reference allows on documents (docs/api.md §Documents). `last_document_representation` and its
- * alias `current_extraction` include the extraction result; the others are accepted and include nothing yet (no
- * links, users or e-mail submissions exist for documents here); anything else is the reference's 400.
+ * alias `current_extraction` include the extraction result, `email_submission` the submission in its compact form;
+ * `account` and `user` are accepted and include nothing (no account or user resource is served: docs/api.md
+ * §Documents "Includes"); anything else is the reference's 400.
  */
 const INCLUDES = [
   "shipments",

@@ -45,7 +45,7 @@ export function serializeDocument(row: DocumentRow): ResourceObject {
   };
 }
 
-/** JSON:API type `document`. */
+/** JSON:API type `document`; `email_submission` includes the submission in its compact form. */
 export const documentResource = registerResourceType<DocumentRow>({
   type: "document",
   serializerName: "V2::DocumentSerializer",
@@ -57,5 +57,7 @@ export const documentResource = registerResourceType<DocumentRow>({
       idOf: (row) => row.lastDocumentRepresentationId,
     },
     current_extraction: { target: "document_representation", idOf: (row) => row.lastDocumentRepresentationId },
+    // The submission in its compact form (`body_preview`, no relationships), src/documents/compact-serializers.ts.
+    email_submission: { target: "document_email_submission", idOf: (row) => row.emailSubmissionId },
   },
 });
