@@ -26,6 +26,7 @@ import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
 import { documentListFilters, documentListOrder } from "./list-params";
 import { documentListQuery } from "./list-schemas";
+import { requestRotation } from "./rotation-job";
 import { documentSchemaResource } from "./schemas";
 import { documentResource } from "./serializer";
 import {
@@ -260,6 +261,39 @@ function rerunDef(action: "reextract" | "reclassify", summary: string) {
 const reextractDef = rerunDef("reextract", "Extract the document again");
 const reclassifyDef = rerunDef("reclassify", "Classify the document again");
 
+/**
+ * `POST /documents/{id}/rotate`'s body, plain JSON `{"degrees": 90 | 180 | 270}`. Declared loosely (any JSON) so that
+ * a missing or wrong angle gets the reference's own 422 `Invalid rotation` from the handler rather than the generic
+ * validation error; the OpenAPI schema shows the real shape.
+ */
+const RotateBody = z.any().openapi("RotateDocument", {
+  type: "object",
+  required: ["degrees"],
+  properties: { degrees: { type: "integer", enum: [90, 180, 270], description: "Clockwise turn, degrees." } },
+});
+
+const rotateDef = createRoute({
+  method: "post",
+  path: "/documents/{id}/rotate",
+  tags,
+  summary: "Rotate an image document",
+  description:
+    "Turns the stored PNG or JPEG clockwise by `degrees`, in the background: the file in R2 is replaced by the rotated image (new `file_size_bytes`; fetch `download_url` again). PDFs, spreadsheets and TIFF images are not rotated (422).",
+  request: { params: idParam, body: { content: { "application/json": { schema: RotateBody } }, required: false } },
+  responses: {
+    202: {
+      description: "Accepted.",
+      content: { "application/json": { schema: z.object({ status: z.literal("accepted") }) } },
+    },
+    422: {
+      description:
+        "`Invalid rotation` (degrees must be one of: 90, 180, 270), `Not an image`, `Not rotatable` (TIFF), `Image too large` or `No document attached`.",
+    },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
 const schemaDef = createRoute({
   method: "get",
   path: "/document_schemas/{id}",
@@ -279,7 +313,7 @@ const schemaDef = createRoute({
 
 /**
  * Routes of `/documents` (docs/api.md §Documents): create, list, types, get, update, delete, download_url, reextract,
- * and `/document_schemas/{id}`.
+ * reclassify, rotate, and `/document_schemas/{id}`.
  */
 export const documentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createDef, async (c) => {
@@ -344,6 +378,14 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
   })
   .openapi(reextractDef, (c) => rerun(c, c.req.valid("param").id))
   .openapi(reclassifyDef, (c) => rerun(c, c.req.valid("param").id))
+  .openapi(rotateDef, async (c) => {
+    const { db, accountId } = loadContext(c);
+    const row = await getDocument(db, accountId, c.req.valid("param").id);
+    const body: unknown = c.req.header("content-type") ? await c.req.json().catch(() => undefined) : undefined;
+    const degrees = typeof body === "object" && body !== null ? (body as { degrees?: unknown }).degrees : undefined;
+    await requestRotation({ bucket: c.env.DOCUMENTS_BUCKET, queue: c.env.DOCUMENT_EXTRACTIONS_QUEUE }, row, degrees);
+    return c.json({ status: "accepted" as const }, 202);
+  })
   .openapi(schemaDef, (c) => {
     const id = c.req.valid("param").id;
     const schema = documentSchemaResource(id);
