@@ -28,6 +28,8 @@ export const documentBlobs = sqliteTable(
     index("document_blobs_account_idx").on(t.accountId, t.createdAt, t.id),
     // The cron's sweep of blobs never made a document (src/documents/orphans.ts): oldest first, across accounts.
     index("document_blobs_created_idx").on(t.createdAt, t.id),
+    // The same sweep's check of R2 objects against their rows.
+    index("document_blobs_storage_key_idx").on(t.storageKey),
   ],
 );
 
@@ -83,6 +85,8 @@ export const documents = sqliteTable(
     ),
     // `sort=added_by` (the source).
     index("documents_account_source_idx").on(t.accountId, t.source, t.createdAt, t.id),
+    // The orphan sweep's check of R2 objects against their rows (src/documents/orphans.ts).
+    index("documents_storage_key_idx").on(t.storageKey),
   ],
 );
 
