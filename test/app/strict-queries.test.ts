@@ -125,6 +125,9 @@ describe("unknown query parameters → 400 naming them", () => {
       "filter[event]": "container.transport.vessel_arrived",
       event: "container.transport.vessel_arrived",
       include: "",
+      // GET /documents: codes of GET /documents/types and its sort keys.
+      "filter[document_types]": "bill_of_lading",
+      sort: "-created_at",
     };
     let checked = 0;
     for (const op of ops) {
