@@ -177,7 +177,8 @@ describe("GET /documents filters and sort", () => {
       const built = db
         .select()
         .from(documents)
-        .where(and(eq(documents.accountId, "acc"), ...filters.map((f) => f.where(sql`${f.value}`))))
+        // The value bound in place of the filter's placeholder, as the list's query shape binds it.
+        .where(and(eq(documents.accountId, "acc"), ...filters.map((f) => f.where(sql`${f.value}` as never))))
         .orderBy(...(order?.by ?? [desc(documents.createdAt), desc(documents.id)]))
         .limit(25)
         .toSQL();
