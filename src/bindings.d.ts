@@ -75,7 +75,7 @@ declare namespace Cloudflare {
     TRACKING_REQUESTS_QUEUE: Queue<import("./tracking-requests/queue-message").TrackingRequestMessage>;
     TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
     WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
-    DOCUMENT_EXTRACTIONS_QUEUE: Queue<import("./documents/extraction-job").DocumentExtractionMessage>;
+    DOCUMENT_EXTRACTIONS_QUEUE: Queue<import("./documents/extraction-job").DocumentQueueMessage>;
   }
 }
 
@@ -83,5 +83,5 @@ interface Env extends WorkerSecrets {
   TRACKING_REQUESTS_QUEUE: Queue<import("./tracking-requests/queue-message").TrackingRequestMessage>;
   TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
   WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
-  DOCUMENT_EXTRACTIONS_QUEUE: Queue<import("./documents/extraction-job").DocumentExtractionMessage>;
+  DOCUMENT_EXTRACTIONS_QUEUE: Queue<import("./documents/extraction-job").DocumentQueueMessage>;
 }

@@ -3,7 +3,7 @@ import { createApp } from "./app";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
 import { handleEmail } from "./documents/email-intake";
-import { consumeDocumentExtractions, type DocumentExtractionMessage } from "./documents/extraction-job";
+import { consumeDocumentExtractions, type DocumentQueueMessage } from "./documents/extraction-job";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 // Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
 import "./resource-types";
@@ -45,7 +45,7 @@ const worker = {
         await consumeWebhookDeliveries(batch as MessageBatch<WebhookDeliveryMessage>, env);
         return;
       case "document-extractions":
-        await consumeDocumentExtractions(batch as MessageBatch<DocumentExtractionMessage>, env);
+        await consumeDocumentExtractions(batch as MessageBatch<DocumentQueueMessage>, env);
         return;
       case "webhook-deliveries-dlq":
         await consumeWebhookDeliveriesDlq(batch as MessageBatch<WebhookDeliveryMessage>, env);

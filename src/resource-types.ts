@@ -8,6 +8,7 @@
 import "./charges/serializer";
 import "./containers/serializer";
 import "./custom-fields/serializer";
+import "./documents/compact-serializers";
 import "./documents/representation-serializer";
 import "./documents/email-submission-serializer";
 import "./documents/serializer";

@@ -4,6 +4,7 @@ import { documentBlobs } from "../db/schema";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
+import { BODY_TOO_LARGE, declaredLength, readBodyUpTo } from "../lib/request-body";
 import { ownedBy } from "../lib/tenant";
 import { isAcceptedContentType, MAX_DOCUMENT_BYTES, mediaTypeOf } from "./limits";
 
@@ -102,10 +103,12 @@ function base64ToHex(base64: string): string {
 }
 
 /**
- * Streams the body of a signed upload into R2 (docs/api.md §Documents, step 2): the bytes must be exactly the
- * reserved `byte_size` (a `FixedLengthStream` of that length fails on more or fewer, so no more than that is ever
- * read) and their MD5 must be the reserved checksum (R2 verifies it on `put` and we compare its digest again). On any
- * failure the object is deleted and the blob stays unuploaded. A blob is uploaded once.
+ * Stores the body of a signed upload in R2 (docs/api.md §Documents, step 2): the bytes must be exactly the reserved
+ * `byte_size` and their MD5 the reserved checksum (R2 verifies it on `put` and we compare its digest again). A declared
+ * `Content-Length` other than `byte_size` is refused before R2 is asked for anything; a body of exactly that declared
+ * length is streamed through a `FixedLengthStream` of that length (which fails should the declaration lie); a body
+ * without `Content-Length` is read into memory up to `byte_size` and checked first. On any failure the object is
+ * deleted and the blob stays unuploaded. A blob is uploaded once.
  * @throws ApiError 409 already uploaded; 413 a declared length over the reserved size; 422 the bytes do not match the
  *   size or checksum; 415 a `Content-Type` other than the reserved one.
  */
@@ -120,23 +123,46 @@ export async function storeBlobBytes(
     await request.body?.cancel().catch(() => undefined);
     throw new ApiError(415, `Content-Type must be ${blob.contentType}, as reserved.`);
   }
-  const declared = request.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > blob.byteSize) {
-    await request.body?.cancel().catch(() => undefined);
-    throw new ApiError(413, `The body is larger than the reserved byte_size of ${blob.byteSize} bytes.`);
-  }
   const mismatch = () =>
     new ApiError(422, [
       { detail: "The uploaded bytes do not match the reserved byte_size and checksum; nothing was stored." },
     ]);
+  const declared = declaredLength(request.headers) ?? null;
+  if (declared !== null && declared > blob.byteSize) {
+    await request.body?.cancel().catch(() => undefined);
+    throw new ApiError(413, `The body is larger than the reserved byte_size of ${blob.byteSize} bytes.`);
+  }
+  // A declared length short of the reservation cannot match: refused before R2 is asked to store anything (a put fed a
+  // stream that ends early fails mid-transfer, which the local R2 reports as uncaught "Network connection lost").
+  if (declared !== null && declared < blob.byteSize) {
+    await request.body?.cancel().catch(() => undefined);
+    throw mismatch();
+  }
+
   const body = request.body;
   if (!body) throw mismatch();
   const md5 = base64ToHex(blob.checksum);
-  const { readable, writable } = new FixedLengthStream(blob.byteSize);
-  const piping = body.pipeTo(writable).catch(() => undefined);
+  let source: ReadableStream | Uint8Array;
+  let piping: Promise<unknown> = Promise.resolve();
+  if (declared === null) {
+    // No Content-Length (chunked): read into memory, at most byte_size (≤ 25 MiB), and check the length before R2 sees
+    // a byte, so no put is ever cut off mid-transfer.
+    const bytes = await readBodyUpTo(request, blob.byteSize).catch(() => null);
+    if (bytes === null) throw mismatch();
+    if (bytes === BODY_TOO_LARGE) {
+      throw new ApiError(413, `The body is larger than the reserved byte_size of ${blob.byteSize} bytes.`);
+    }
+    if (bytes.byteLength !== blob.byteSize) throw mismatch();
+    source = bytes;
+  } else {
+    // Declared exactly byte_size: streamed, through a stream of that length in case the declaration lies.
+    const { readable, writable } = new FixedLengthStream(blob.byteSize);
+    piping = body.pipeTo(writable).catch(() => undefined);
+    source = readable;
+  }
   let stored: R2Object | null = null;
   try {
-    stored = await deps.bucket.put(blob.storageKey, readable, {
+    stored = await deps.bucket.put(blob.storageKey, source, {
       md5,
       httpMetadata: { contentType: blob.contentType },
     });

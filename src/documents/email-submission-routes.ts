@@ -24,7 +24,21 @@ import { getEmailSubmission } from "./service";
 const tags = ["Documents"];
 /** Included when the request names no `include`, as the reference does (docs/api.md §E-mail submissions). */
 const DEFAULT_INCLUDE = "documents,documents.last_document_representation";
-const INCLUDES = ["documents", "documents.last_document_representation"];
+const INCLUDES = ["account", "user", "documents", "documents.last_document_representation"];
+
+/**
+ * The include tree of an e-mail submissions request: `documents` (compact documents) and
+ * `documents.last_document_representation`; `account` and `user` are the reference's names too and include nothing
+ * (no such resources are served, docs/api.md §Documents "Includes"). No `include`: {@link DEFAULT_INCLUDE}.
+ * @throws ApiError 400 for another name.
+ */
+function submissionInclude(params: URLSearchParams) {
+  const kept = includeParam(params, DEFAULT_INCLUDE)
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "account" && p !== "user");
+  return parseInclude(kept.join(","), emailSubmissionResource);
+}
 
 const EmailSubmissionSchema = resourceSchema(
   "email_submission",
@@ -84,14 +98,14 @@ const getDef = createRoute({
 export const emailSubmissionRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listDef, async (c) => {
     const params = queryParams(c);
-    const include = parseInclude(includeParam(params, DEFAULT_INCLUDE), emailSubmissionResource);
+    const include = submissionInclude(params);
     const page = parsePage(params, 25);
     const ctx = loadContext(c);
     const { rows, total } = await listPage(ctx.db, emailSubmissions, "email_submission", ctx.accountId, [], page);
     return sendJsonApi(c, await listDocument(ctx, emailSubmissionResource, rows, include, c.req.url, page, total));
   })
   .openapi(getDef, async (c) => {
-    const include = parseInclude(includeParam(queryParams(c), DEFAULT_INCLUDE), emailSubmissionResource);
+    const include = submissionInclude(queryParams(c));
     const ctx = loadContext(c);
     const row = await getEmailSubmission(ctx.db, ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await resourceDocument(ctx, emailSubmissionResource, row, include, c.req.url));

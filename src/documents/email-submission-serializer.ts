@@ -39,7 +39,10 @@ export function serializeEmailSubmission(row: EmailSubmissionRow): ResourceObjec
   };
 }
 
-/** JSON:API type `email_submission`; `documents` reads the account's documents of the submissions. */
+/**
+ * JSON:API type `email_submission`; `documents` reads the account's documents of the submissions, included in the
+ * reference's compact document form (`email_submission_document`, src/documents/compact-serializers.ts).
+ */
 export const emailSubmissionResource = registerResourceType<EmailSubmissionRow>({
   type: "email_submission",
   serializerName: "V2::EmailSubmissionSerializer",
@@ -56,7 +59,7 @@ export const emailSubmissionResource = registerResourceType<EmailSubmissionRow>(
   },
   relationships: {
     documents: {
-      target: "document",
+      target: "email_submission_document",
       load: async (ctx, parents) => {
         const ids = parents.map((p) => p.id);
         if (ids.length === 0) return [];

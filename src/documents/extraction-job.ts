@@ -11,6 +11,7 @@ import { type ExtractionPayload, extractDocument } from "./extraction";
 import { linkDocument } from "./links";
 import { referenceTokens, replaceReferencesStatements } from "./references";
 import { type DocumentRepresentationRow, serializeDocumentRepresentation } from "./representation-serializer";
+import { type DocumentRotationMessage, isRotationMessage, runRotation } from "./rotation-job";
 import {
   type DocumentRow,
   type DocumentView,
@@ -206,14 +207,14 @@ function draft(document: DocumentRow, event: string, runId: string, nowIso: stri
   };
 }
 
+/** What the `document-extractions` queue carries: extractions and rotations (src/documents/rotation-job.ts). */
+export type DocumentQueueMessage = DocumentExtractionMessage | DocumentRotationMessage;
+
 /**
- * The `document-extractions` consumer: each message is run on its own; one that throws (D1 or R2 unavailable) is
- * retried after 30 s, the others are acknowledged.
+ * The `document-extractions` consumer: each message is run on its own (an extraction, or a rotation when
+ * `kind` is `rotate`); one that throws (D1 or R2 unavailable) is retried after 30 s, the others are acknowledged.
  */
-export async function consumeDocumentExtractions(
-  batch: MessageBatch<DocumentExtractionMessage>,
-  env: Env,
-): Promise<void> {
+export async function consumeDocumentExtractions(batch: MessageBatch<DocumentQueueMessage>, env: Env): Promise<void> {
   const deps: ExtractionDeps = {
     db: createDatabase(env.DB),
     bucket: env.DOCUMENTS_BUCKET,
@@ -223,7 +224,9 @@ export async function consumeDocumentExtractions(
   };
   for (const message of batch.messages) {
     try {
-      await runExtraction(deps, message.body);
+      const body = message.body;
+      if (isRotationMessage(body)) await runRotation(deps, body);
+      else await runExtraction(deps, body);
       message.ack();
     } catch (err) {
       console.error("document extraction failed; retrying", message.body.documentId, String(err));

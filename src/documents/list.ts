@@ -1,11 +1,11 @@
-import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { asc, desc, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { placeholder } from "../db/query-shapes";
 import { containers, documentLinks, documentReferences, documents, shipments } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { type FilterValues, parseStringFilter } from "../lib/jsonapi/filters";
 import type { PageRequest } from "../lib/jsonapi/pagination";
-import { listFilter, listPage } from "../lib/list-query";
+import { type ListFilter, type ListOrder, listFilter, listPage } from "../lib/list-query";
 import { DOCUMENT_TYPES } from "./extraction";
 import { MAX_REFERENCE_LENGTH, normalizedSql, normalizeReference } from "./references";
 import {
@@ -18,8 +18,8 @@ import {
 
 /**
  * The list of `GET /v2/documents` (docs/api.md §Documents "Listing"), shared by the REST route and the MCP
- * `list_documents` tool (src/mcp/documents-api.ts): the reference's `filter[filename]`, `filter[document_types]` and
- * `filter[reference]` (REFERENCE-SERVICE-MORE.md §7.7), parsed once here.
+ * `list_documents` tool (src/mcp/documents-api.ts): the reference's `filter[filename]`, `filter[document_types]`,
+ * `filter[reference]` and `sort` (REFERENCE-SERVICE-MORE.md §7.7), parsed once here.
  */
 
 /** Parameters of the documents list's filters. */
@@ -102,39 +102,87 @@ function referenceCondition(v: SQLWrapper): SQL {
     OR ${linked("container", containers, range(normalizedSql(containers.number)))})`;
 }
 
+/** The effective document type in SQL: the manual override if set, else the extractor's (also the index expression). */
+export const effectiveDocumentTypeSql: SQL = sql`coalesce(${documents.documentTypeManual}, ${documents.documentType})`;
+
+/** The sort keys of `GET /documents` (REFERENCE-SERVICE-MORE.md §7.7). */
+export const DOCUMENT_SORT_KEYS = ["document_type", "added_by", "created_at"] as const;
+
 /**
- * One page of the account's documents matching `filters`, newest first, with the number matching and each
- * document's links (`shipments`, `cargos`): `listPage`, the page, its count and the links in one D1 round trip over
- * the `(account_id, created_at, id)` index.
+ * The order of the list's `sort`, or undefined for the default newest first: comma-separated keys `document_type`
+ * (the effective type, no type first when ascending), `added_by` (the document's `source`: no users are served, and
+ * the source is who added it: `api`, `email`, `upload`) and `created_at`, each with `-` for descending; ties go by
+ * `created_at` then `id` in the first key's direction, so pages never overlap and one index serves each key.
+ * @throws ApiError 400 at `sort` for an unknown key or a key given twice.
+ */
+export function parseDocumentSort(raw: string | null | undefined): ListOrder | undefined {
+  if (raw === null || raw === undefined || raw.trim() === "") return undefined;
+  const keys = raw.split(",").map((k) => k.trim());
+  const by: SQL[] = [];
+  const seen = new Set<string>();
+  let descending: boolean | undefined;
+  for (const key of keys) {
+    const isDescending = key.startsWith("-");
+    const name = isDescending ? key.slice(1) : key;
+    if (!(DOCUMENT_SORT_KEYS as readonly string[]).includes(name)) {
+      throw ApiError.badParameter(
+        "sort",
+        `${name === "" ? "(empty)" : name.slice(0, 40)} is not a sort key of documents: ${DOCUMENT_SORT_KEYS.join(", ")}, each with - for descending.`,
+      );
+    }
+    if (seen.has(name)) throw ApiError.badParameter("sort", `${name} is given twice in sort.`);
+    seen.add(name);
+    descending ??= isDescending;
+    const direction = isDescending ? desc : asc;
+    if (name === "document_type") by.push(direction(effectiveDocumentTypeSql));
+    else if (name === "added_by") by.push(direction(documents.source));
+    else by.push(direction(documents.createdAt));
+  }
+  const tie = descending ? desc : asc;
+  if (!seen.has("created_at")) by.push(tie(documents.createdAt));
+  by.push(tie(documents.id));
+  return { key: keys.join(","), by };
+}
+
+/** The list conditions of `filters` (absent filters undefined), as `listPage` takes them. */
+export function documentListConditions(filters: DocumentFilters): (ListFilter | undefined)[] {
+  const escaped = filters.fileName?.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+  return [
+    listFilter(
+      "filename",
+      escaped === undefined ? undefined : `%${escaped}%`,
+      (v) => sql`${documents.fileName} LIKE ${v} ESCAPE '\\'`,
+    ),
+    listFilter(
+      "document_types",
+      filters.documentTypes ? JSON.stringify(filters.documentTypes) : undefined,
+      (v) => sql`${effectiveDocumentTypeSql} IN (SELECT value FROM json_each(${v}))`,
+    ),
+    listFilter("reference", filters.reference, referenceCondition),
+  ];
+}
+
+/**
+ * One page of the account's documents matching `filters`, in `order` ({@link parseDocumentSort}; newest first when
+ * undefined), with the number matching and each document's links (`shipments`, `cargos`): `listPage`, the page, its
+ * count and the links in one D1 round trip over the account's indexes.
  */
 export async function listDocuments(
   db: Database,
   accountId: string,
   filters: DocumentFilters,
   page: PageRequest,
+  order?: ListOrder,
 ): Promise<{ rows: DocumentView[]; total: number }> {
-  const escaped = filters.fileName?.replace(/[\\%_]/g, (ch) => `\\${ch}`);
   const { rows, total, companions } = await listPage(
     db,
     documents,
     "document",
     accountId,
-    [
-      listFilter(
-        "filename",
-        escaped === undefined ? undefined : `%${escaped}%`,
-        (v) => sql`${documents.fileName} LIKE ${v} ESCAPE '\\'`,
-      ),
-      listFilter(
-        "document_types",
-        filters.documentTypes ? JSON.stringify(filters.documentTypes) : undefined,
-        (v) =>
-          sql`coalesce(${documents.documentTypeManual}, ${documents.documentType}) IN (SELECT value FROM json_each(${v}))`,
-      ),
-      listFilter("reference", filters.reference, referenceCondition),
-    ],
+    documentListConditions(filters),
     page,
     { key: "linkage", build: (pageIds, account) => [documentLinkageQuery(db, account, pageIds)] },
+    order,
   );
   return { rows: withDocumentLinkage(rows, (companions[0] ?? []) as DocumentLinkageRow[]), total };
 }

@@ -22,7 +22,9 @@ import {
 } from "../lib/openapi";
 import { DOCUMENT_TYPES } from "./extraction";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits";
-import { listDocuments, parseDocumentFilters } from "./list";
+import { listDocuments, parseDocumentFilters, parseDocumentSort } from "./list";
+import { documentListQuery } from "./list-schemas";
+import { requestRotation } from "./rotation-job";
 import { documentSchemaResource } from "./schemas";
 import { documentLinkageQuery, documentResource, withDocumentLinkage } from "./serializer";
 import {
@@ -41,8 +43,9 @@ const tags = ["Documents"];
 /**
  * `include` names the reference allows on documents (docs/api.md §Documents). `last_document_representation` and its
  * alias `current_extraction` include the extraction result, `shipments` and `cargos` the linked shipments and
- * containers (docs/documents.md §Links); the others are accepted and include nothing (no users, and e-mail
- * submissions are read at `/email_submissions`); anything else is the reference's 400.
+ * containers (docs/documents.md §Links), `email_submission` the submission in its compact form; `account` and `user`
+ * are accepted and include nothing (no account or user resource is served: docs/api.md §Documents "Includes");
+ * anything else is the reference's 400.
  */
 const INCLUDES = [
   "shipments",
@@ -153,22 +156,8 @@ const listDef = createRoute({
   tags,
   summary: "List documents",
   description:
-    "Newest first. `filter[filename]`: case-insensitive substring of the file name; `filter[document_types]`: comma-separated codes of `GET /documents/types`, matched against the manual type when set, else the extractor's; `filter[reference]`: documents that mention, or are linked to a shipment or container numbered, a reference token (BL, booking, container or reference / PO number), compared normalized (case, spaces, dashes, dots, slashes and underscores ignored) and by prefix: `MSKU123` finds `MSKU 123456-7`; 3 to 50 characters after normalization.",
-  request: {
-    query: z.object({
-      ...listQuery,
-      include: includeQuery(INCLUDES),
-      "filter[filename]": z.string().optional().openapi({ description: "Substring of the file name, any case." }),
-      "filter[document_types]": z
-        .string()
-        .optional()
-        .openapi({ description: "Comma-separated document type codes, e.g. `bill_of_lading,arrival_notice`." }),
-      "filter[reference]": z
-        .string()
-        .optional()
-        .openapi({ description: "A reference token (BL, booking, container, PO); prefix match, normalized." }),
-    }),
-  },
+    "Newest first unless `sort` says otherwise. Filters combine with AND; `meta.total` counts the documents that match.",
+  request: { query: z.object({ ...listQuery, include: includeQuery(INCLUDES), ...documentListQuery }) },
   responses: {
     200: {
       description: "A page of documents.",
@@ -291,6 +280,39 @@ const relinkDef = createRoute({
 });
 const reclassifyDef = rerunDef("reclassify", "Classify the document again");
 
+/**
+ * `POST /documents/{id}/rotate`'s body, plain JSON `{"degrees": 90 | 180 | 270}`. Declared loosely (any JSON) so that
+ * a missing or wrong angle gets the reference's own 422 `Invalid rotation` from the handler rather than the generic
+ * validation error; the OpenAPI schema shows the real shape.
+ */
+const RotateBody = z.any().openapi("RotateDocument", {
+  type: "object",
+  required: ["degrees"],
+  properties: { degrees: { type: "integer", enum: [90, 180, 270], description: "Clockwise turn, degrees." } },
+});
+
+const rotateDef = createRoute({
+  method: "post",
+  path: "/documents/{id}/rotate",
+  tags,
+  summary: "Rotate an image document",
+  description:
+    "Turns the stored PNG or JPEG clockwise by `degrees`, in the background: the file in R2 is replaced by the rotated image (new `file_size_bytes`; fetch `download_url` again). PDFs, spreadsheets and TIFF images are not rotated (422).",
+  request: { params: idParam, body: { content: { "application/json": { schema: RotateBody } }, required: false } },
+  responses: {
+    202: {
+      description: "Accepted.",
+      content: { "application/json": { schema: z.object({ status: z.literal("accepted") }) } },
+    },
+    422: {
+      description:
+        "`Invalid rotation` (degrees must be one of: 90, 180, 270), `Not an image`, `Not rotatable` (TIFF), `Image too large` or `No document attached`.",
+    },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
 const schemaDef = createRoute({
   method: "get",
   path: "/document_schemas/{id}",
@@ -310,7 +332,7 @@ const schemaDef = createRoute({
 
 /**
  * Routes of `/documents` (docs/api.md §Documents): create, list, types, get, update, delete, download_url, reextract,
- * reclassify, relink, and `/document_schemas/{id}`.
+ * reclassify, relink, rotate, and `/document_schemas/{id}`.
  */
 export const documentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createDef, async (c) => {
@@ -329,8 +351,9 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
     const include = documentInclude(params);
     const page = parsePage(params, 25);
     const filters = parseDocumentFilters(Object.fromEntries(params));
+    const order = parseDocumentSort(params.get("sort"));
     const ctx = loadContext(c);
-    const { rows, total } = await listDocuments(ctx.db, ctx.accountId, filters, page);
+    const { rows, total } = await listDocuments(ctx.db, ctx.accountId, filters, page, order);
     return sendJsonApi(c, await listDocument(ctx, documentResource, rows, include, c.req.url, page, total));
   })
   .openapi(typesDef, (c) => c.json({ document_types: DOCUMENT_TYPES.map((t) => ({ ...t })) }, 200))
@@ -367,6 +390,14 @@ export const documentRoutes = new OpenAPIHono<AppEnv>()
   .openapi(reextractDef, (c) => rerun(c, c.req.valid("param").id))
   .openapi(reclassifyDef, (c) => rerun(c, c.req.valid("param").id))
   .openapi(relinkDef, (c) => rerun(c, c.req.valid("param").id, "relink"))
+  .openapi(rotateDef, async (c) => {
+    const { db, accountId } = loadContext(c);
+    const row = await getDocument(db, accountId, c.req.valid("param").id);
+    const body: unknown = c.req.header("content-type") ? await c.req.json().catch(() => undefined) : undefined;
+    const degrees = typeof body === "object" && body !== null ? (body as { degrees?: unknown }).degrees : undefined;
+    await requestRotation({ bucket: c.env.DOCUMENTS_BUCKET, queue: c.env.DOCUMENT_EXTRACTIONS_QUEUE }, row, degrees);
+    return c.json({ status: "accepted" as const }, 202);
+  })
   .openapi(schemaDef, (c) => {
     const id = c.req.valid("param").id;
     const schema = documentSchemaResource(id);

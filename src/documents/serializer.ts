@@ -131,7 +131,7 @@ export function serializeDocument(row: DocumentView): ResourceObject {
 /**
  * JSON:API type `document`. `hydrate` reads the links of rows that lack them (one query). Includable:
  * `last_document_representation` (and its alias `current_extraction`), `shipments` and `cargos` (the linked
- * shipments and containers, read by their own types).
+ * shipments and containers, read by their own types), and `email_submission` (the submission in its compact form).
  */
 export const documentResource = registerResourceType<DocumentView>({
   type: "document",
@@ -147,5 +147,7 @@ export const documentResource = registerResourceType<DocumentView>({
     current_extraction: { target: "document_representation", idOf: (row) => row.lastDocumentRepresentationId },
     shipments: { target: "shipment", load: (ctx, parents) => linkedRows(ctx, parents, "shipment") },
     cargos: { target: "container", load: (ctx, parents) => linkedRows(ctx, parents, "container") },
+    // The submission in its compact form (`body_preview`, no relationships), src/documents/compact-serializers.ts.
+    email_submission: { target: "document_email_submission", idOf: (row) => row.emailSubmissionId },
   },
 });

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { createDatabase, type Database } from "../db/client";
 import { containers, shipments, trackedEquipment, trackingRequests } from "../db/schema";
+import { type OrphanSweepReport, sweepOrphanDocumentFiles } from "../documents/orphans";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { ownedBy } from "../lib/tenant";
 import { loadShipmentViews } from "../shipments/serializer";
@@ -47,6 +48,8 @@ export interface MaintenanceReport {
   shipmentsStopped: number;
   /** Webhook notifications whose message was lost, put back on `webhook-deliveries`. */
   notificationsRequeued: number;
+  /** Document blobs never made a document, and R2 objects without a row, deleted (src/documents/orphans.ts). */
+  orphanDocumentFiles?: OrphanSweepReport;
 }
 
 /**
@@ -141,7 +144,8 @@ export async function stopShipmentTracking(
  * manifest for more than 7 days, and stops tracking shipments whose containers were all returned empty, that
  * arrived 56 days ago with a container never picked up, or that had no update for 56 days, and re-queues webhook
  * notifications whose queue message was lost (`sweepWebhookOutbox`), and clears rotated-away webhook secrets whose
- * grace period ended (`dropExpiredWebhookSecrets`).
+ * grace period ended (`dropExpiredWebhookSecrets`), and deletes document files nobody can reach after 24 hours
+ * (`sweepOrphanDocumentFiles`, src/documents/orphans.ts).
  */
 export async function runMaintenance(env: Env, clock: Clock = systemClock): Promise<MaintenanceReport> {
   const db = createDatabase(env.DB);
@@ -225,6 +229,9 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
 
   report.notificationsRequeued = await sweepWebhookOutbox(env, nowMs);
   await dropExpiredWebhookSecrets(env, nowMs);
+  if (env.DOCUMENTS_BUCKET) {
+    report.orphanDocumentFiles = await sweepOrphanDocumentFiles({ db, bucket: env.DOCUMENTS_BUCKET }, nowMs);
+  }
   return report;
 }
 

@@ -62,10 +62,12 @@ interface QueryParameter {
 
 describe("unknown query parameters → 400 naming them", () => {
   it("every operation of the OpenAPI document refuses an undeclared parameter before doing anything", async () => {
-    const { key } = await createAccount();
     const ops = await operations();
     expect(ops.length).toBeGreaterThan(20);
-    for (const op of ops) {
+    let key = "";
+    for (const [i, op] of ops.entries()) {
+      // A fresh account every 50 operations: a key's default budget is 100 requests a minute.
+      if (i % 50 === 0) key = (await createAccount()).key;
       const path = op.path.replaceAll(/\{[^}]+\}/g, crypto.randomUUID());
       const res = await api(`${path}?bogus=1`, { key, method: op.method });
       const errors = await expectError(res, 400, `${op.method} ${op.path}`);
@@ -132,12 +134,18 @@ describe("unknown query parameters → 400 naming them", () => {
       as_of: "2026-01-01",
       "filter[within_days]": "3",
     };
+    // Parameters whose valid values differ between endpoints.
+    const byPath: Record<string, Record<string, string>> = {
+      "/documents": { sort: "-created_at" },
+      "/charges": { sort: "-amount" },
+    };
     let checked = 0;
     for (const op of ops) {
       if (op.parameters.length === 0) continue;
       const query = new URLSearchParams();
       for (const { name, schema } of op.parameters) {
         const value =
+          byPath[op.path]?.[name] ??
           values[name] ??
           schema?.enum?.[0] ??
           (name.endsWith("[start]") || name.endsWith("[end]") ? "2026-01-01" : "x");

@@ -138,14 +138,57 @@ describe("email() handler", () => {
       documents_count: 1,
     });
     expect(String(submission?.attributes.body)).toContain("Please find the BL attached.");
+    // Included documents are in the reference's compact form (schema email_submission_document, §7.5).
     const documents = list.json.included.filter((r) => r.type === "document");
     expect(documents.map((d) => d.attributes)).toEqual([
-      expect.objectContaining({ name: "bl.pdf", source: "email", file_content_type: "application/pdf" }),
+      {
+        name: "bl.pdf",
+        source: "email",
+        document_type: null,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
     ]);
-    expect(documents[0]?.relationships?.email_submission?.data).toEqual({
+    expect(Object.keys(documents[0]?.relationships ?? {})).toEqual(["last_document_representation"]);
+    // The document's own GET links back to the submission, and include=email_submission gives its compact form.
+    const full = await apiJson<{ data: Resource; included: Resource[] }>(
+      `/documents/${documents[0]?.id}?include=email_submission,account,user`,
+      { key: account.key },
+    );
+    expect(full.res.status).toBe(200);
+    expect(full.json.data.relationships?.email_submission?.data).toEqual({
       type: "email_submission",
       id: submission?.id,
     });
+    expect(full.json.included).toEqual([
+      {
+        id: submission?.id,
+        type: "email_submission",
+        attributes: {
+          subject: "BL MAEU241234567",
+          body_preview: "Please find the BL attached.",
+          from: ["desk@carrier.example"],
+          to: [address],
+          cc: ["ops@acme-imports.com"],
+          message_id: "<abc123@carrier.example>",
+          sent_at: "2026-11-28T08:14:11Z",
+          created_at: submission?.attributes.created_at,
+          updated_at: submission?.attributes.updated_at,
+        },
+      },
+    ]);
+    // The same in the list, and account / user (no such resources) add nothing, on submissions too.
+    const listed = await apiJson<{ included: Resource[] }>("/documents?include=email_submission", { key: account.key });
+    expect(listed.json.included.map((r) => [r.type, r.id])).toEqual([["email_submission", submission?.id]]);
+    const accountOnly = await apiJson<{ included?: Resource[] }>("/email_submissions?include=account,user", {
+      key: account.key,
+    });
+    expect(accountOnly.res.status).toBe(200);
+    expect(accountOnly.json.included ?? []).toEqual([]);
+    // Another account cannot include this submission through a document it cannot see either.
+    const other = await createAccount();
+    const theirs = await apiJson(`/documents/${documents[0]?.id}?include=email_submission`, { key: other.key });
+    expect(theirs.res.status).toBe(404);
     // The attachment's bytes are in R2, and it gets extracted like an upload.
     const documentId = documents[0]?.id ?? "";
     const representation = await until(

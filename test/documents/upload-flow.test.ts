@@ -162,6 +162,30 @@ describe("upload flow", () => {
     expect(await r2Keys(`${account.accountId}/`)).toEqual([]);
   });
 
+  it("a body without Content-Length (chunked) is stored when it is exactly byte_size, refused when short", async () => {
+    const account = await createAccount();
+    const bytes = pdfBytes("chunked upload");
+    const reserved = await reserve(account, bytes);
+    const chunked = (parts: Uint8Array[]) =>
+      exports.default.fetch(
+        new Request(reserved.json.direct_upload.url, {
+          method: "PUT",
+          headers: { "Content-Type": "application/pdf" },
+          body: new ReadableStream({
+            start(controller) {
+              for (const part of parts) controller.enqueue(part);
+              controller.close();
+            },
+          }),
+        }),
+      );
+    expect((await chunked([bytes.slice(0, 10)])).status).toBe(422);
+    expect(await r2Keys(`${account.accountId}/`)).toEqual([]);
+    expect((await chunked([bytes.slice(0, 10), bytes.slice(10)])).status).toBe(204);
+    const stored = await env.DOCUMENTS_BUCKET.get(`${account.accountId}/${reserved.json.id}`);
+    expect(new Uint8Array((await stored?.arrayBuffer()) ?? new ArrayBuffer(0))).toEqual(bytes);
+  });
+
   it("bad declarations are 422s pointing at the field, nothing reserved", async () => {
     const account = await createAccount();
     const bytes = pdfBytes("bad");

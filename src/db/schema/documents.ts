@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
@@ -23,7 +24,13 @@ export const documentBlobs = sqliteTable(
     createdAt: text("created_at").notNull(),
     uploadedAt: text("uploaded_at"),
   },
-  (t) => [index("document_blobs_account_idx").on(t.accountId, t.createdAt, t.id)],
+  (t) => [
+    index("document_blobs_account_idx").on(t.accountId, t.createdAt, t.id),
+    // The cron's sweep of blobs never made a document (src/documents/orphans.ts): oldest first, across accounts.
+    index("document_blobs_created_idx").on(t.createdAt, t.id),
+    // The same sweep's check of R2 objects against their rows.
+    index("document_blobs_storage_key_idx").on(t.storageKey),
+  ],
 );
 
 /**
@@ -68,6 +75,18 @@ export const documents = sqliteTable(
     uniqueIndex("documents_account_checksum_idx").on(t.accountId, t.checksum),
     uniqueIndex("documents_blob_idx").on(t.blobId),
     index("documents_email_submission_idx").on(t.emailSubmissionId),
+    // `GET /documents?filter[document_types]=…` and `sort=document_type` (src/documents/list.ts): the effective
+    // type, the manual override if set, else the extractor's, in the list's own (account, type, created_at, id) order.
+    index("documents_account_effective_type_idx").on(
+      t.accountId,
+      sql`coalesce(${t.documentTypeManual}, ${t.documentType})`,
+      t.createdAt,
+      t.id,
+    ),
+    // `sort=added_by` (the source).
+    index("documents_account_source_idx").on(t.accountId, t.source, t.createdAt, t.id),
+    // The orphan sweep's check of R2 objects against their rows (src/documents/orphans.ts).
+    index("documents_storage_key_idx").on(t.storageKey),
   ],
 );
 

@@ -77,7 +77,10 @@ export type Relationship<Row> = ToOneRelationship<Row> | LoadedRelationship<Row>
  * come from.
  */
 export interface ResourceType<Row> {
-  /** The JSON:API `type`: the name the type is registered under. */
+  /**
+   * The name the type is registered under: the JSON:API `type` its `serialize` emits, or for another form of a
+   * resource the reference's schema name of that form (`document_email_submission`, a compact `email_submission`).
+   */
   type: string;
   /** Name used in the reference service's 400 text: `<name> is not specified as a relationship on <serializerName>`. */
   serializerName: string;
