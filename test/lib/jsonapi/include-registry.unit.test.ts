@@ -13,6 +13,7 @@ import "../../../src/resource-types";
 describe("include registry", () => {
   it("src/resource-types.ts registers every JSON:API resource type that `include` can reach", () => {
     expect([...registeredResourceTypes().keys()].sort()).toEqual([
+      "alert_rule",
       "container",
       "container_charges",
       "custom_field",
