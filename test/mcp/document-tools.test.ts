@@ -156,6 +156,19 @@ describe("list_documents", () => {
     expect((await ok("list_documents", { file_name: "nothing like it" })).text).toBe("No documents match.");
   });
 
+  it("finds documents by a number they name (BL, container), normalized and by prefix", async () => {
+    const byBl = await ok("list_documents", { reference: "maeu 2412-34567" });
+    expect(byBl.structured.items?.map((d) => d.id)).toEqual([blId]);
+    const byBox = await ok("list_documents", { reference: FIXTURE_CONTAINERS.maersk2.slice(0, 7) });
+    expect(byBox.structured.items?.map((d) => d.id)).toEqual([blId]);
+    const aliased = await ok("list_documents", { "filter[reference]": "MAEU241234567" });
+    expect(aliased.structured.items?.map((d) => d.id)).toEqual([blId]);
+    expect((await ok("list_documents", { reference: "ZZZU0000000" })).text).toBe("No documents match.");
+    // Another account names the same number: not found there.
+    const other = (await callOn(otherClient, "list_documents", { reference: "MAEU241234567" })).structuredContent;
+    expect((other as Structured).total).toBe(0);
+  });
+
   it("pages with page / next_page", async () => {
     const first = await ok("list_documents", { page_size: 2 });
     expect(first.structured).toMatchObject({ page: 1, page_size: 2, total: 3, has_more: true, next_page: 2 });

@@ -218,21 +218,29 @@ export function registerDocumentTools(server: McpServer, deps: McpDeps): void {
     name: "list_documents",
     title: "List documents",
     description:
-      "The account's shipping documents (BL, arrival notice, invoice …), newest first, by type (manual if set, else extracted) or file name; each with the BL, booking and container numbers read from it.",
+      "The account's shipping documents (BL, arrival notice, invoice …), newest first, by type (manual if set, else extracted), file name or a number they name or are linked to; each with the BL, booking and container numbers read from it.",
     input: {
       document_types: z.array(z.enum(DOCUMENT_TYPE_CODES)).min(1).max(DOCUMENT_TYPE_CODES.length).optional(),
       file_name: z.string().min(1).max(255).optional().describe("Part of the file name."),
+      reference: z
+        .string()
+        .min(3)
+        .max(200)
+        .optional()
+        .describe("A BL, booking, container or PO number, or its start (spaces and dashes ignored)."),
       ...pagingInput,
     },
     aliases: {
       ...pagingAliases,
       "filter[filename]": (v) => ({ file_name: v }),
+      "filter[reference]": (v) => ({ reference: v }),
       "filter[document_types]": (v) => ({
         document_types: typeof v === "string" ? v.split(",").map((t) => t.trim()) : v,
       }),
     },
     fields: {
       "filter[filename]": "file_name",
+      "filter[reference]": "reference",
       "filter[document_types]": "document_types",
       "page[size]": "page_size",
       "page[number]": "page",
@@ -243,6 +251,7 @@ export function registerDocumentTools(server: McpServer, deps: McpDeps): void {
       const page = await api.documents.list(
         {
           "filter[filename]": args.file_name,
+          "filter[reference]": args.reference,
           "filter[document_types]": args.document_types?.join(","),
         },
         pageOptions(args),
