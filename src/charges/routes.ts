@@ -44,7 +44,7 @@ const portfolioRoute = createRoute({
   tags,
   summary: "The account's charges portfolio",
   description:
-    "Every box with a charge, as of now or `as_of`: `status` `accruing` (a chargeable day today), `at_risk` (free time ends within `filter[within_days]` days, default 3), `free` or `stopped`. `filter[status]` selects (`attention`, the default, is accruing or at risk; `any` is every box with a charge); `sort` is `-amount` (default), `amount`, `free_time_ends_at` or `-free_time_ends_at`; `meta.totals` sums every selected box per currency. Rows carry no ledger (get it from `/containers/{id}/charges`). `format=csv` answers the same rows, all of them (no paging), as `text/csv`, one line per box and kind of charge.",
+    "Every box with a charge, as of now or `as_of`: `status` `accruing` (a chargeable day today), `at_risk` (free time ends within `filter[within_days]` days, default 3), `free`, `not_started` (the clock has not started) or `stopped`. `filter[status]` selects (`attention`, the default, is accruing or at risk; `any` is every box with a charge); `sort` is `-amount` (default), `amount`, `free_time_ends_at` or `-free_time_ends_at`; `meta.totals` sums every selected box per currency. Rows carry no ledger (get it from `/containers/{id}/charges`). `format=csv` answers the same rows, all of them (no paging), as `text/csv`, one line per box and kind of charge.",
   request: {
     query: z.object({
       ...listQuery,

@@ -68,7 +68,7 @@ export const PortfolioDocument = z
         type: z.literal("container_charges"),
         attributes: z.object({
           ...chargeAttributes,
-          status: z.enum(["accruing", "at_risk", "free", "stopped"]),
+          status: z.enum(["accruing", "at_risk", "free", "not_started", "stopped"]),
           free_time_ends_at: z.string().nullable(),
         }),
       }),

@@ -129,8 +129,12 @@ export async function getContainerCharges(
   return { containerId: row.id, containerNumber: row.number, asOfDate, charges };
 }
 
-/** Where a box stands in the portfolio. */
-export type PortfolioStatus = "accruing" | "at_risk" | "free" | "stopped";
+/**
+ * Where a box stands in the portfolio: `accruing` (a chargeable day as of now), `at_risk` (free time ends within the
+ * window), `free` (in free time), `not_started` (a charge applies but its clock has not started: not yet discharged,
+ * available or out, as the tariff counts), `stopped` (every charge has stopped: out, or the empty is back).
+ */
+export type PortfolioStatus = "accruing" | "at_risk" | "free" | "not_started" | "stopped";
 
 /** A box of the portfolio: its charges, its standing and its figures for sorting. */
 export interface PortfolioRow extends ContainerCharges {
@@ -166,7 +170,8 @@ function statusOf(charges: BoxCharges, asOfDate: string, withinDays: number): Po
   if (lines.some((l) => isAccruing(l))) return "accruing";
   const running = lines.filter((l) => l.stoppedAt === null && l.lastFreeDay !== null);
   if (running.some((l) => l.lastFreeDay && daysBetween(asOfDate, l.lastFreeDay) <= withinDays)) return "at_risk";
-  return running.length > 0 ? "free" : "stopped";
+  if (running.length > 0) return "free";
+  return lines.some((l) => l.clockStartedAt === null) ? "not_started" : "stopped";
 }
 
 /**

@@ -238,6 +238,19 @@ describe("GET /charges: the portfolio", () => {
     expect(any.json.data.map((r) => [r.id, r.attributes?.status])).toContainEqual([first, "stopped"]);
   });
 
+  it("a box whose clock has not started (still on the water) is not_started, not stopped", async () => {
+    const { a, first, second } = await setUp();
+    await tariff(a, {});
+    await atLosAngeles(a, first, { discharged: "2026-11-19T18:00:00Z", fullOut: "2026-11-25T19:00:00Z" });
+    const any = await apiJson<Many>("/charges?as_of=2026-11-29&filter[status]=any", { key: a.key });
+    const statuses = Object.fromEntries(any.json.data.map((r) => [r.id, r.attributes?.status]));
+    expect(statuses[second]).toBe("not_started");
+    expect(statuses[first]).toBe("stopped");
+    const csv = await (await api("/charges?as_of=2026-11-29&format=csv&filter[status]=any", { key: a.key })).text();
+    expect(csv).toContain(`${second},`);
+    expect(csv.split("\r\n").find((l) => l.startsWith(`${second},`))).toContain(",not_started,");
+  });
+
   it("refuses bad filters, needs a key and never shows another account's boxes", async () => {
     const { a, first } = await setUp();
     await tariff(a, {});

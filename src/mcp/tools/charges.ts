@@ -22,7 +22,7 @@ const Box = z.object({
   container_id: z.string(),
   container_number: z.string(),
   as_of: z.string().describe("Local date at the POD the figures are for."),
-  status: orNull(z.string()).describe("Portfolio only: accruing, at_risk, free or stopped."),
+  status: orNull(z.string()).describe("Portfolio only: accruing, at_risk, free, not_started or stopped."),
   demurrage: Line,
   detention: Line,
   terminal_storage: Line,
