@@ -21,12 +21,13 @@ export const DIGEST_MAX_ALERTS = 500;
 /**
  * The (rule, box) pairs worth evaluating now for the date-driven conditions: a cheap superset of what
  * `evaluateTimeDriven` decides exactly with the calculator's dates (docs/api.md §Alert rules).
- * - A box with a terminal LFD (`pickup_lfd_terminal`, a local date): in the date window of its condition (the local
- *   today may differ from the UTC date by a day) and not alerted for that LFD yet.
+ * - A box with a terminal LFD (`pickup_lfd_terminal`): in the date window of its condition (the local today and
+ *   the LFD's local date may each differ from their UTC dates by a day).
  * - A box without one, discharged, of an account with a demurrage or combined tariff: its calculated LFD is no earlier
  *   than the discharge date plus the fewest free days of those tariffs (business days and days it could not be picked
- *   up only push it later), so boxes whose free time cannot end within the window are left out; and a box alerted
- *   for the condition since its row and its account's tariffs last changed is left out (its LFD is the same).
+ *   up only push it later), so boxes whose free time cannot end within the window are left out.
+ * - Either way, a pair alerted for its condition since the box, the rule and the account's tariffs last changed is
+ *   left out: its LFD in force is the same, so its episode too (a box's new LFD changes its row).
  * - Empty return: a box out and not back, of an account with a detention or combined tariff, bounded the same way
  *   from its full-out (there is no known due date without such a tariff).
  * Terminal-LFD pairs come first; at most {@link CRON_CANDIDATES} pairs.
@@ -40,10 +41,15 @@ async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: 
   const base = "FROM alert_rules r JOIN containers c ON c.account_id = r.account_id";
   const kinds = (k: string) => `t.account_id = c.account_id AND t.kind IN (${k})`;
   const fewestFreeDays = (k: string) => `(SELECT MIN(t.free_days) FROM tariffs t WHERE ${kinds(k)})`;
-  /** Not alerted for the condition since the box or its account's tariffs last changed (so its dates are the same). */
+  /**
+   * Not alerted for the condition since the box, the rule or its account's tariffs last changed: the LFD in force,
+   * and so the episode, is then the same (the terminal's LFD is a datetime, its episode its local date: not SQL's).
+   * Strictly after: an alert written in the same second as a change is evaluated again (its id makes that harmless).
+   */
   const unchangedSinceAlert = (k: string) => `NOT EXISTS (SELECT 1 FROM alerts a WHERE a.rule_id = r.id
-          AND a.container_id = c.id AND a.condition = r.condition AND a.created_at >= c.updated_at
-          AND a.created_at >= COALESCE((SELECT MAX(t.updated_at) FROM tariffs t WHERE ${kinds(k)}), ''))`;
+          AND a.container_id = c.id AND a.condition = r.condition AND a.created_at > c.updated_at
+          AND a.created_at > r.updated_at
+          AND a.created_at > COALESCE((SELECT MAX(t.updated_at) FROM tariffs t WHERE ${kinds(k)}), ''))`;
   const pickupKinds = "'demurrage', 'combined'";
   const returnKinds = "'detention', 'combined'";
   const query = `
@@ -51,12 +57,12 @@ async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: 
       WHERE r.active = 1 AND r.condition = 'free_time_ending' AND c.pickup_lfd_terminal IS NOT NULL AND ${notOut}
         AND date(c.pickup_lfd_terminal) >= date(?1, '-2 days')
         AND date(c.pickup_lfd_terminal) <= date(?1, (COALESCE(r.threshold_days, 0) + 2) || ' days')
-        AND ${none("'free_time:' || c.pickup_lfd_terminal")}
+        AND ${unchangedSinceAlert(pickupKinds)}
     UNION ALL
     SELECT r.id, c.id ${base}
       WHERE r.active = 1 AND r.condition = 'charges_accruing' AND c.pickup_lfd_terminal IS NOT NULL AND ${notOut}
         AND date(c.pickup_lfd_terminal) <= date(?1, '+1 days')
-        AND ${none("'charges:' || c.pickup_lfd_terminal")}
+        AND ${unchangedSinceAlert(pickupKinds)}
     UNION ALL
     SELECT r.id, c.id ${base} JOIN shipments s ON s.id = c.shipment_id
       WHERE r.active = 1 AND r.condition = 'tracking_failed' AND c.empty_terminated_at IS NULL
@@ -134,7 +140,14 @@ export async function evaluateTimeDrivenAlerts(
     const box = boxes.get(p.containerId);
     return rule && box && box.container.accountId === rule.accountId ? evaluateTimeDriven(rule, box) : [];
   });
-  const rows = await rowsOfCandidates(candidates, rules, boxes, settings, nowMs, toIsoSeconds(nowMs));
+  const all = await rowsOfCandidates(candidates, rules, boxes, settings, nowMs, toIsoSeconds(nowMs));
+  // A pair may be evaluated again after its alert (see `candidatePairs`): only alerts not written yet are news.
+  const existing = new Set<string>();
+  for (let i = 0; i < all.length; i += 80) {
+    const chunk = all.slice(i, i + 80).map((r) => r.id);
+    for (const r of await db.select({ id: alerts.id }).from(alerts).where(inArray(alerts.id, chunk))) existing.add(r.id);
+  }
+  const rows = all.filter((r) => !existing.has(r.id));
   const statements = alertInserts(db, rows);
   if (statements.length === 0) return 0;
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
