@@ -161,12 +161,22 @@ export function alertChargesOf(container: ContainerRow, inputs: ChargeInputs, no
   return { today: localDateOf(nowMs, facts.timeZone), demurrage, emptyReturn };
 }
 
-/** The calculator's charges of each of `boxes` as of `nowMs`, by container id, read in one round trip. */
+/**
+ * The calculator's charges of each of `boxes` as of `nowMs`, by container id, read in one round trip. `pending`:
+ * availability changes not in D1 yet (a box update's own events, written in its batch), added to what is read.
+ */
 export async function chargesOfBoxes(
   db: Database,
   boxes: readonly ContainerRow[],
   nowMs: number,
+  pending: readonly (AvailabilityChange & { containerId: string })[] = [],
 ): Promise<Map<string, AlertCharges>> {
   const inputs = await loadChargeInputs(db, boxes);
+  for (const c of pending) {
+    if (!(AVAILABILITY_EVENTS as readonly string[]).includes(c.event)) continue;
+    const list = inputs.changesByBox.get(c.containerId) ?? [];
+    if (!list.some((x) => x.event === c.event && x.timestamp === c.timestamp)) list.push(c);
+    inputs.changesByBox.set(c.containerId, list);
+  }
   return new Map(boxes.map((b) => [b.id, alertChargesOf(b, inputs, nowMs)]));
 }

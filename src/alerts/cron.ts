@@ -145,7 +145,8 @@ export async function evaluateTimeDrivenAlerts(
   const existing = new Set<string>();
   for (let i = 0; i < all.length; i += 80) {
     const chunk = all.slice(i, i + 80).map((r) => r.id);
-    for (const r of await db.select({ id: alerts.id }).from(alerts).where(inArray(alerts.id, chunk))) existing.add(r.id);
+    for (const r of await db.select({ id: alerts.id }).from(alerts).where(inArray(alerts.id, chunk)))
+      existing.add(r.id);
   }
   const rows = all.filter((r) => !existing.has(r.id));
   const statements = alertInserts(db, rows);

@@ -2,12 +2,14 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { buildDigests, evaluateTimeDrivenAlerts, runAlertsCron } from "../../src/alerts/cron";
 import { createAlertRule, updateAlertRule, updateAlertSettings } from "../../src/alerts/rule-service";
+import { chargesWebhookEvents } from "../../src/alerts/webhook-events";
 import { createDatabase } from "../../src/db/client";
-import { createTariff, updateTariff } from "../../src/tariffs/service";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
+import { createTariff, updateTariff } from "../../src/tariffs/service";
 import { createAccount, type TestAccount } from "../helpers/api";
 import { recordingQueue } from "../helpers/engine";
+import { insertWebhook, notificationsOf } from "../helpers/receiver";
 
 // The cron's date-driven alerts on rows written straight into D1: the candidate queries (free time, charges, empty
 // return, tracking failed) across time zones, once per episode, bounded and enqueued; the digest hour in the
@@ -216,7 +218,11 @@ describe("the alerts cron", () => {
     const lfds = (await alertKeys(account.accountId)).filter((k) => k.container_id === lax).map((k) => k.episode_key);
     expect(lfds).toEqual(["free_time:2030-03-05", "free_time:2030-03-07"]);
     const moved = (await alertKeys(account.accountId)).filter((k) => k.container_id === calculated);
-    expect(moved.map((k) => k.episode_key)).toEqual(["charges:2030-03-04", "free_time:2030-03-04", "free_time:2030-03-06"]);
+    expect(moved.map((k) => k.episode_key)).toEqual([
+      "charges:2030-03-04",
+      "free_time:2030-03-04",
+      "free_time:2030-03-06",
+    ]);
     clock.set(Date.UTC(2030, 2, 5, 17, 3, 0));
     expect(await evaluateTimeDrivenAlerts({ DB: env.DB }, clock.now())).toBe(0);
     expect((await alertKeys(account.accountId)).filter((k) => k.container_id === calculated)).toHaveLength(3);
@@ -255,6 +261,49 @@ describe("the alerts cron", () => {
       expect(facts.alerts).toHaveLength(2);
     }
     expect(await buildDigests({ DB: env.DB }, clock.now() + 3600_000)).toBe(0);
+  });
+});
+
+describe("the charges webhook events", () => {
+  it("announce a calculated LFD once per event and LFD; without a tariff or terminal LFD, nothing", async () => {
+    const account = await createAccount();
+    const bare = await createAccount("No tariffs");
+    const clock = new FakeClock(Date.UTC(2030, 2, 4, 17, 0, 0));
+    const deps = { db: db(), clock, allowInsecureHosts: [] };
+    const events = ["container.free_time.ending_soon", "container.charges.started"];
+    const hook = await insertWebhook(account, { events });
+    const bareHook = await insertWebhook(bare, { events });
+    await createTariff(deps, account.accountId, {
+      kind: "demurrage",
+      free_days: 4,
+      clock_starts_at: "discharged",
+      tiers: [{ from_day: 1, to_day: null, rate_per_day: "150.00", currency_code: "USD" }],
+    });
+    // Discharged 02-28 local in Los Angeles: free time ends at 03-05 00:00 local (08:00Z), within 24 h.
+    const columns = { pod_timezone: "America/Los_Angeles", pod_discharged_at: "2030-02-28T18:00:00Z" };
+    const id = await box(account, columns);
+    await box(bare, columns);
+    expect(await chargesWebhookEvents({ DB: env.DB }, clock.now())).toBe(1);
+    expect(await chargesWebhookEvents({ DB: env.DB }, clock.now())).toBe(0);
+    clock.set(Date.UTC(2030, 2, 5, 17, 0, 0));
+    expect(await chargesWebhookEvents({ DB: env.DB }, clock.now())).toBe(1);
+    clock.set(Date.UTC(2030, 2, 5, 17, 5, 0));
+    expect(await chargesWebhookEvents({ DB: env.DB }, clock.now())).toBe(0);
+    const notices = await notificationsOf(hook.id);
+    expect(notices.map((n) => [n.event, n.reference_object_id])).toEqual([
+      ["container.free_time.ending_soon", id],
+      ["container.charges.started", id],
+    ]);
+    expect(await notificationsOf(bareHook.id)).toEqual([]);
+    // No detention tariff: an empty out for weeks has no known due date, so no empty_return_due alert.
+    await createAlertRule(deps, bare.accountId, {
+      condition: "empty_return_due",
+      threshold_days: 3,
+      channel: { type: "email", address: "ops@example.com" },
+    });
+    await box(bare, { pod_timezone: "America/Los_Angeles", pod_full_out_at: "2030-02-01T20:00:00Z" });
+    await evaluateTimeDrivenAlerts({ DB: env.DB }, clock.now());
+    expect(await alertKeys(bare.accountId)).toEqual([]);
   });
 });
 

@@ -93,7 +93,9 @@ describe("alert channels over their real protocols, at local receivers", () => {
       title: "Basis",
       value: 'free time calculated from tariff "MSC USLAX" (tar_1)',
     });
-    expect(slackBody.blocks[1].text.text).toContain("*Cost:* USD 150.00 in demurrage to date; USD 300.00 if out tomorrow");
+    expect(slackBody.blocks[1].text.text).toContain(
+      "*Cost:* USD 150.00 in demurrage to date; USD 300.00 if out tomorrow",
+    );
   });
 
   it("refuses a URL the SSRF rules refuse, and reports a failing receiver", async () => {

@@ -8,7 +8,7 @@ import {
   type RuleForEvaluation,
 } from "../../src/alerts/conditions";
 import { quietUntil } from "../../src/alerts/delivery";
-import { alertFacts, alertEmail } from "../../src/alerts/messages";
+import { alertEmail, alertFacts } from "../../src/alerts/messages";
 import { chargesEventOf } from "../../src/alerts/webhook-events";
 import type { Tariff } from "../../src/charges/tariff-match";
 import type { ContainerRow } from "../../src/containers/serializer";
@@ -177,7 +177,8 @@ describe("free time ending / charges accruing, in the POD's local dates", () => 
   });
 
   it("the charges webhook events: within 24 h of the end of the LFD, then once accruing", () => {
-    const ev = (c: ContainerRow, iso: string) => chargesEventOf(c, box(c, {}, Date.parse(iso)).charges, Date.parse(iso));
+    const ev = (c: ContainerRow, iso: string) =>
+      chargesEventOf(c, box(c, {}, Date.parse(iso)).charges, Date.parse(iso));
     expect(ev(lax, "2026-12-03T07:00:00Z")).toBeNull();
     expect(ev(lax, "2026-12-03T09:00:00Z")).toBe("container.free_time.ending_soon");
     // The free time ends at local midnight after the LFD: 2026-12-04 00:00 PST = 08:00Z.
@@ -199,9 +200,7 @@ describe("empty return due and tracking failed", () => {
     expect(a?.episodeKey).toBe("empty_return:2026-12-05");
     expect(at(r, c, "2026-12-04T20:00:00Z")).toEqual([]);
     expect(at(r, c, "2026-12-04T20:00:00Z", [tariff()])).toEqual([]);
-    expect(at(r, { ...c, emptyTerminatedAt: "2026-12-04T00:00:00Z" }, "2026-12-04T20:00:00Z", [detention])).toEqual(
-      [],
-    );
+    expect(at(r, { ...c, emptyTerminatedAt: "2026-12-04T00:00:00Z" }, "2026-12-04T20:00:00Z", [detention])).toEqual([]);
     // The message prices the detention line.
     const b = box(c, {}, Date.parse("2026-12-07T20:00:00Z"), [detention]);
     const [late] = evaluateTimeDriven(r, b);
