@@ -15,12 +15,12 @@ import type { AlertCharges } from "./charges";
  * | `available_for_pickup` | the box becomes available for pickup | `available:<update time>` |
  * | `eta_changed` | the POD ETA moves by more than `threshold_hours` in one update | `eta:<new ETA>` |
  * | `empty_return_due` | the empty return is due within `threshold_days` local days and the box is not back | `empty_return:<due date>` |
+ * | `tracking_failed` | the shipping line or the POD terminal stops answering for the box | `tracking_failed:<source>:<last success or never>` (one per failure run) |
  *
  * The last free day, `accruing` and the empty return's due date are the tariff calculator's (src/charges/, read
  * through src/alerts/charges.ts into `BoxContext.charges`): the terminal's LFD when reported, else the account's
  * matching tariff's calculated one; the due date is the detention (or combined) tariff's, and with no such tariff there
  * is no known due date, so no `empty_return_due`.
- * | `tracking_failed` | the shipping line or the POD terminal stops answering for the box | `tracking_failed:<source>:<last success or never>` (one per failure run) |
  *
  * "Update time" is the time of the box update that saw the change (the Tracker's `nowIso`): a replayed update has the
  * same time, so it writes the same episode. The first four event-driven conditions are evaluated in the box update's
@@ -107,11 +107,6 @@ export function localDate(ms: number, timeZone: string | null | undefined): stri
 /** Whole days from local date `from` to local date `to` (both YYYY-MM-DD); negative when `to` is earlier. */
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}
-
-/** The time zone of the place the box is picked up: the inland facility's for a rail move, else the POD's. */
-export function boxZone(c: ContainerRow): string | null {
-  return c.pickupFacilityId ? c.finalDestinationTimezone : c.podTimezone;
 }
 
 /** Whether the full box has left the terminal (POD or inland ramp). */
