@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -22,6 +23,10 @@ export default defineConfig(async () => {
         },
       }),
     ],
+    // As vitest.config.ts: moment-timezone (date-holidays, src/charges/holidays.ts) needs moment's CommonJS file.
+    resolve: {
+      alias: [{ find: /^moment$/, replacement: resolve("node_modules/moment/moment.js") }],
+    },
     test: {
       setupFiles: ["./test/setup.ts"],
       include: ["bench/engine/terminal-batching.bench.ts"],

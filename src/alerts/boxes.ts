@@ -128,7 +128,7 @@ export async function rowsOfCandidates(
     const box = boxes.get(candidate.containerId);
     if (!rule || !box) continue;
     const id = await alertId(rule.id, candidate.containerId, candidate.episodeKey);
-    const facts = alertFacts(id, candidate, box.container, box.shipment, nowIso);
+    const facts = alertFacts(id, candidate, box.container, box.shipment, nowIso, box.charges);
     rows.push(alertRow(rule, candidate, id, facts, settingsOf(settings, rule.accountId), nowMs));
   }
   return rows;

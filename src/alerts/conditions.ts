@@ -1,6 +1,7 @@
 import type { ContainerRow } from "../containers/serializer";
 import type { AlertScope, TerminalHold } from "../db/schema";
 import type { ShipmentView } from "../shipments/serializer";
+import type { AlertCharges } from "./charges";
 
 /**
  * Alert conditions and their episodes (issue 27 §2). Pure: no I/O, time passed in. A rule alerts once per
@@ -8,13 +9,18 @@ import type { ShipmentView } from "../shipments/serializer";
  *
  * | condition | fires when | episode key |
  * | --- | --- | --- |
- * | `free_time_ending` | the free time ends within `threshold_days` local days and the box is not out | `free_time:<pickup_lfd as served>` (one per LFD value) |
- * | `charges_accruing` | the free time has ended and the box is not out | `charges:<pickup_lfd as served>` |
+ * | `free_time_ending` | the free time ends within `threshold_days` local days and the box is not out | `free_time:<last free day>` (one per LFD value in force) |
+ * | `charges_accruing` | the calculator says demurrage is accruing (free time ended, the day chargeable) | `charges:<last free day>` |
  * | `hold_changed` | a terminal hold is placed, or released | `hold:<name>:placed\|released:<update time>` (one placed→released cycle gives two alerts) |
  * | `available_for_pickup` | the box becomes available for pickup | `available:<update time>` |
  * | `eta_changed` | the POD ETA moves by more than `threshold_hours` in one update | `eta:<new ETA>` |
  * | `empty_return_due` | the empty return is due within `threshold_days` local days and the box is not back | `empty_return:<due date>` |
  * | `tracking_failed` | the shipping line or the POD terminal stops answering for the box | `tracking_failed:<source>:<last success or never>` (one per failure run) |
+ *
+ * The last free day, `accruing` and the empty return's due date are the tariff calculator's (src/charges/, read
+ * through src/alerts/charges.ts into `BoxContext.charges`): the terminal's LFD when reported, else the account's
+ * matching tariff's calculated one; the due date is the detention (or combined) tariff's, and with no such tariff there
+ * is no known due date, so no `empty_return_due`.
  *
  * "Update time" is the time of the box update that saw the change (the Tracker's `nowIso`): a replayed update has the
  * same time, so it writes the same episode. The first four event-driven conditions are evaluated in the box update's
@@ -46,12 +52,6 @@ export const TIME_DRIVEN_CONDITIONS: readonly AlertCondition[] = [
 export const NEEDS_THRESHOLD_DAYS: readonly AlertCondition[] = ["free_time_ending", "empty_return_due"];
 export const NEEDS_THRESHOLD_HOURS: readonly AlertCondition[] = ["eta_changed"];
 
-/**
- * Free days an empty return gets from full-out until the detention tariffs of issue 27 §1 land (calendar days,
- * counted from the local date of the full-out). A placeholder, named as one: {@link freeTimeEndFor} replaces it.
- */
-export const INTERIM_DETENTION_FREE_DAYS = 4;
-
 /** The rule fields evaluation needs. */
 export interface RuleForEvaluation {
   id: string;
@@ -68,6 +68,8 @@ export interface BoxContext {
     Partial<Pick<ShipmentView, "billOfLadingNumber" | "portOfDischargeName">>;
   /** Custom field api_slug → value as text, of the box and its shipment. */
   customFields?: Readonly<Record<string, string>>;
+  /** The tariff calculator's charges of the box as of the evaluation (src/alerts/charges.ts), when read. */
+  charges?: AlertCharges;
 }
 
 /** One alert a rule raises for a box. `what`: one sentence of what happened (for the messages). */
@@ -107,56 +109,28 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
-/** The time zone of the place the box is picked up: the inland facility's for a rail move, else the POD's. */
-export function boxZone(c: ContainerRow): string | null {
-  return c.pickupFacilityId ? c.finalDestinationTimezone : c.podTimezone;
-}
-
 /** Whether the full box has left the terminal (POD or inland ramp). */
-export function isOut(c: ContainerRow): boolean {
+export function isOut(c: Pick<ContainerRow, "podFullOutAt" | "finalDestinationFullOutAt">): boolean {
   return c.podFullOutAt !== null || c.finalDestinationFullOutAt !== null;
 }
 
 /**
- * The last free day of a box (YYYY-MM-DD, local to the POD, or the inland ramp for a rail move), per kind:
- * `demurrage` — the terminal-reported `pickup_lfd` (the rail LFD for an inland move), null without one;
- * `detention` — the empty return due date: the full-out's local date + {@link INTERIM_DETENTION_FREE_DAYS}, null
- * until the box is out.
- *
- * Interim: the tariff calculator of issue 27 §1 (src/charges/, `freeTimeEndOf`) replaces this function at merge, so
- * contracts and calculated LFDs apply; the conditions call only this.
+ * The date-driven alerts a rule raises for a box (the cron's evaluation): `free_time_ending`, `charges_accruing`,
+ * `empty_return_due`, `tracking_failed`. The first three read `box.charges` (the calculator's, as of the cron's now;
+ * nothing without it); dates are local dates at the POD. Nothing for a box out of scope or a rule of
+ * another condition.
  */
-export function freeTimeEndFor(c: ContainerRow, kind: "demurrage" | "detention"): string | null {
-  if (kind === "demurrage") {
-    if (!c.pickupLfd) return null;
-    // The LFD is served as a timestamp (or a bare date): its day is the local date where the box is picked up.
-    return /^\d{4}-\d{2}-\d{2}$/.test(c.pickupLfd) ? c.pickupLfd : localDate(Date.parse(c.pickupLfd), boxZone(c));
-  }
-  const out = c.finalDestinationFullOutAt ?? c.podFullOutAt;
-  if (!out) return null;
-  const zone = c.finalDestinationFullOutAt ? c.finalDestinationTimezone : c.podTimezone;
-  return addDays(localDate(Date.parse(out), zone), INTERIM_DETENTION_FREE_DAYS);
-}
-
-/**
- * The date-driven alerts a rule raises for a box at `nowMs` (the cron's evaluation): `free_time_ending`,
- * `charges_accruing`, `empty_return_due`, `tracking_failed`. Dates are compared in the box's local time zone (the
- * LFD is a local date). Nothing for a box out of scope or a rule of another condition.
- */
-export function evaluateTimeDriven(rule: RuleForEvaluation, box: BoxContext, nowMs: number): AlertCandidate[] {
+export function evaluateTimeDriven(rule: RuleForEvaluation, box: BoxContext): AlertCandidate[] {
   if (!inScope(rule.scope, box)) return [];
   const c = box.container;
   const base = { ruleId: rule.id, containerId: c.id };
-  const today = localDate(nowMs, boxZone(c));
   switch (rule.condition) {
     case "free_time_ending":
     case "charges_accruing": {
-      const lfd = freeTimeEndFor(c, "demurrage");
-      if (!lfd || isOut(c) || c.emptyTerminatedAt) return [];
+      const line = box.charges?.demurrage;
+      const today = box.charges?.today;
+      const lfd = line?.lastFreeDay;
+      if (!line || !lfd || !today || line.stopped || isOut(c) || c.emptyTerminatedAt) return [];
       const left = daysBetween(today, lfd);
       if (rule.condition === "free_time_ending" && left >= 0 && left <= (rule.thresholdDays ?? 0)) {
         const when = left === 0 ? "today" : left === 1 ? "tomorrow" : `in ${left} days`;
@@ -164,19 +138,20 @@ export function evaluateTimeDriven(rule: RuleForEvaluation, box: BoxContext, now
           {
             ...base,
             condition: "free_time_ending",
-            episodeKey: `free_time:${c.pickupLfd}`,
+            episodeKey: `free_time:${lfd}`,
             what: `Free time ends ${when} (last free day ${lfd}) and the box is still at the terminal.`,
             dueOn: lfd,
           },
         ];
       }
-      if (rule.condition === "charges_accruing" && left < 0) {
+      if (rule.condition === "charges_accruing" && line.accruing) {
+        const days = line.chargeableDays;
         return [
           {
             ...base,
             condition: "charges_accruing",
-            episodeKey: `charges:${c.pickupLfd}`,
-            what: `Free time ended on ${lfd}; demurrage is accruing (${-left} chargeable day${left === -1 ? "" : "s"} so far).`,
+            episodeKey: `charges:${lfd}`,
+            what: `Free time ended on ${lfd}; demurrage is accruing (${days} chargeable day${days === 1 ? "" : "s"} so far).`,
             dueOn: lfd,
           },
         ];
@@ -184,13 +159,15 @@ export function evaluateTimeDriven(rule: RuleForEvaluation, box: BoxContext, now
       return [];
     }
     case "empty_return_due": {
-      const due = freeTimeEndFor(c, "detention");
-      if (!due || c.emptyTerminatedAt) return [];
-      const left = daysBetween(localDate(nowMs, c.podTimezone), due);
+      const line = box.charges?.emptyReturn;
+      const today = box.charges?.today;
+      const due = line?.lastFreeDay;
+      if (!line || !due || !today || line.stopped || c.emptyTerminatedAt || !isOut(c)) return [];
+      const left = daysBetween(today, due);
       if (left > (rule.thresholdDays ?? 0)) return [];
       const what =
         left < 0
-          ? `The empty return was due on ${due}; detention is accruing.`
+          ? `The empty return was due on ${due}; ${line.accruing ? "detention is accruing" : "detention has not started (days not chargeable)"}.`
           : `The empty must be back by ${due} (${left === 0 ? "today" : `in ${left} day${left === 1 ? "" : "s"}`}).`;
       return [{ ...base, condition: "empty_return_due", episodeKey: `empty_return:${due}`, what, dueOn: due }];
     }

@@ -5,7 +5,8 @@ import { alertRules, alertSettings, alerts } from "../db/schema";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
 import { alertSettingsQuery, loadBoxes, needsCustomFields, rowsOfCandidates, settingsOf } from "./boxes";
-import { evaluateTimeDriven, INTERIM_DETENTION_FREE_DAYS, localDate, TIME_DRIVEN_CONDITIONS } from "./conditions";
+import { chargesOfBoxes } from "./charges";
+import { evaluateTimeDriven, localDate, TIME_DRIVEN_CONDITIONS } from "./conditions";
 import { type AlertRow, alertInserts, dueNow, enqueueAlerts, quietUntil, sweepAlertOutbox } from "./delivery";
 import type { AlertFacts, DigestFacts } from "./messages";
 import { chargesWebhookEvents } from "./webhook-events";
@@ -18,9 +19,18 @@ export const DIGESTS_PER_RUN = 20;
 export const DIGEST_MAX_ALERTS = 500;
 
 /**
- * The (rule, box) pairs worth evaluating now for the date-driven conditions, each not yet alerted for its current
- * episode (so a pair leaves the list once alerted). The date windows are a superset of the exact local-date rules of
- * `evaluateTimeDriven` (the LFD's day and today may each differ from their UTC dates by a day), which filters exactly.
+ * The (rule, box) pairs worth evaluating now for the date-driven conditions: a cheap superset of what
+ * `evaluateTimeDriven` decides exactly with the calculator's dates (docs/api.md §Alert rules).
+ * - A box with a terminal LFD (`pickup_lfd_terminal`): in the date window of its condition (the local today and
+ *   the LFD's local date may each differ from their UTC dates by a day).
+ * - A box without one, discharged, of an account with a demurrage or combined tariff: its calculated LFD is no earlier
+ *   than the discharge date plus the fewest free days of those tariffs (business days and days it could not be picked
+ *   up only push it later), so boxes whose free time cannot end within the window are left out.
+ * - Either way, a pair alerted for its condition since the box, the rule and the account's tariffs last changed is
+ *   left out: its LFD in force is the same, so its episode too (a box's new LFD changes its row).
+ * - Empty return: a box out and not back, of an account with a detention or combined tariff, bounded the same way
+ *   from its full-out (there is no known due date without such a tariff).
+ * Terminal-LFD pairs come first; at most {@link CRON_CANDIDATES} pairs.
  */
 async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: string; containerId: string }[]> {
   const today = toIsoSeconds(nowMs).slice(0, 10);
@@ -29,24 +39,30 @@ async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: 
   const none = (key: string) =>
     `NOT EXISTS (SELECT 1 FROM alerts a WHERE a.rule_id = r.id AND a.container_id = c.id AND a.episode_key = ${key})`;
   const base = "FROM alert_rules r JOIN containers c ON c.account_id = r.account_id";
+  const kinds = (k: string) => `t.account_id = c.account_id AND t.kind IN (${k})`;
+  const fewestFreeDays = (k: string) => `(SELECT MIN(t.free_days) FROM tariffs t WHERE ${kinds(k)})`;
+  /**
+   * Not alerted for the condition since the box, the rule or its account's tariffs last changed: the LFD in force,
+   * and so the episode, is then the same (the terminal's LFD is a datetime, its episode its local date: not SQL's).
+   * Strictly after: an alert written in the same second as a change is evaluated again (its id makes that harmless).
+   */
+  const unchangedSinceAlert = (k: string) => `NOT EXISTS (SELECT 1 FROM alerts a WHERE a.rule_id = r.id
+          AND a.container_id = c.id AND a.condition = r.condition AND a.created_at > c.updated_at
+          AND a.created_at > r.updated_at
+          AND a.created_at > COALESCE((SELECT MAX(t.updated_at) FROM tariffs t WHERE ${kinds(k)}), ''))`;
+  const pickupKinds = "'demurrage', 'combined'";
+  const returnKinds = "'detention', 'combined'";
   const query = `
     SELECT r.id AS rule_id, c.id AS container_id ${base}
-      WHERE r.active = 1 AND r.condition = 'free_time_ending' AND c.pickup_lfd IS NOT NULL AND ${notOut}
-        AND date(c.pickup_lfd) >= date(?1, '-2 days')
-        AND date(c.pickup_lfd) <= date(?1, (COALESCE(r.threshold_days, 0) + 2) || ' days')
-        AND ${none("'free_time:' || c.pickup_lfd")}
+      WHERE r.active = 1 AND r.condition = 'free_time_ending' AND c.pickup_lfd_terminal IS NOT NULL AND ${notOut}
+        AND date(c.pickup_lfd_terminal) >= date(?1, '-2 days')
+        AND date(c.pickup_lfd_terminal) <= date(?1, (COALESCE(r.threshold_days, 0) + 2) || ' days')
+        AND ${unchangedSinceAlert(pickupKinds)}
     UNION ALL
     SELECT r.id, c.id ${base}
-      WHERE r.active = 1 AND r.condition = 'charges_accruing' AND c.pickup_lfd IS NOT NULL AND ${notOut}
-        AND date(c.pickup_lfd) <= date(?1, '+1 days')
-        AND ${none("'charges:' || c.pickup_lfd")}
-    UNION ALL
-    SELECT r.id, c.id ${base}
-      WHERE r.active = 1 AND r.condition = 'empty_return_due' AND c.empty_terminated_at IS NULL
-        AND COALESCE(c.final_destination_full_out_at, c.pod_full_out_at) IS NOT NULL
-        AND date(COALESCE(c.final_destination_full_out_at, c.pod_full_out_at))
-          <= date(?1, (COALESCE(r.threshold_days, 0) - ?2 + 2) || ' days')
-        AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.rule_id = r.id AND a.container_id = c.id AND a.condition = 'empty_return_due')
+      WHERE r.active = 1 AND r.condition = 'charges_accruing' AND c.pickup_lfd_terminal IS NOT NULL AND ${notOut}
+        AND date(c.pickup_lfd_terminal) <= date(?1, '+1 days')
+        AND ${unchangedSinceAlert(pickupKinds)}
     UNION ALL
     SELECT r.id, c.id ${base} JOIN shipments s ON s.id = c.shipment_id
       WHERE r.active = 1 AND r.condition = 'tracking_failed' AND c.empty_terminated_at IS NULL
@@ -55,10 +71,24 @@ async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: 
               AND ${none("'tracking_failed:terminal:' || COALESCE(c.pod_last_tracking_request_at, 'never')")})
           OR (s.line_tracking_failed_reason IS NOT NULL
               AND ${none("'tracking_failed:shipping_line:' || COALESCE(s.line_tracking_last_succeeded_at, 'never')")}))
-    LIMIT ?3`;
+    UNION ALL
+    SELECT r.id, c.id ${base}
+      WHERE r.active = 1 AND r.condition IN ('free_time_ending', 'charges_accruing')
+        AND c.pickup_lfd_terminal IS NULL AND c.pod_discharged_at IS NOT NULL AND ${notOut}
+        AND date(c.pod_discharged_at, '+' || ${fewestFreeDays(pickupKinds)} || ' days')
+          <= date(?1, (CASE r.condition WHEN 'free_time_ending' THEN COALESCE(r.threshold_days, 0) + 2 ELSE 1 END) || ' days')
+        AND ${unchangedSinceAlert(pickupKinds)}
+    UNION ALL
+    SELECT r.id, c.id ${base}
+      WHERE r.active = 1 AND r.condition = 'empty_return_due' AND c.empty_terminated_at IS NULL
+        AND c.pod_full_out_at IS NOT NULL
+        AND date(c.pod_full_out_at, '+' || ${fewestFreeDays(returnKinds)} || ' days')
+          <= date(?1, (COALESCE(r.threshold_days, 0) + 2) || ' days')
+        AND ${unchangedSinceAlert(returnKinds)}
+    LIMIT ?2`;
   const { results } = await d1
     .prepare(query)
-    .bind(today, INTERIM_DETENTION_FREE_DAYS, CRON_CANDIDATES)
+    .bind(today, CRON_CANDIDATES)
     .all<{ rule_id: string; container_id: string }>();
   return results.map((r) => ({ ruleId: r.rule_id, containerId: r.container_id }));
 }
@@ -98,12 +128,27 @@ export async function evaluateTimeDrivenAlerts(
     db,
     [...rules.values()].map((r) => r.accountId),
   );
+  // The calculator's dates and amounts of every box, its inputs read in one round trip for the batch.
+  const charges = await chargesOfBoxes(
+    db,
+    [...boxes.values()].map((b) => b.container),
+    nowMs,
+  );
+  for (const [id, box] of boxes) box.charges = charges.get(id);
   const candidates = pairs.flatMap((p) => {
     const rule = rules.get(p.ruleId);
     const box = boxes.get(p.containerId);
-    return rule && box && box.container.accountId === rule.accountId ? evaluateTimeDriven(rule, box, nowMs) : [];
+    return rule && box && box.container.accountId === rule.accountId ? evaluateTimeDriven(rule, box) : [];
   });
-  const rows = await rowsOfCandidates(candidates, rules, boxes, settings, nowMs, toIsoSeconds(nowMs));
+  const all = await rowsOfCandidates(candidates, rules, boxes, settings, nowMs, toIsoSeconds(nowMs));
+  // A pair may be evaluated again after its alert (see `candidatePairs`): only alerts not written yet are news.
+  const existing = new Set<string>();
+  for (let i = 0; i < all.length; i += 80) {
+    const chunk = all.slice(i, i + 80).map((r) => r.id);
+    for (const r of await db.select({ id: alerts.id }).from(alerts).where(inArray(alerts.id, chunk)))
+      existing.add(r.id);
+  }
+  const rows = all.filter((r) => !existing.has(r.id));
   const statements = alertInserts(db, rows);
   if (statements.length === 0) return 0;
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);

@@ -1,4 +1,5 @@
 import type { ContainerRow } from "../containers/serializer";
+import type { AlertChargeLine, AlertCharges } from "./charges";
 import { type AlertCandidate, whatToDo } from "./conditions";
 
 /**
@@ -17,8 +18,15 @@ export interface AlertFacts {
   port_code: string | null;
   port_name: string | null;
   what: string;
-  /** What the box costs so far, as a sentence ("USD 450.00 in terminal demurrage"), or null when nothing is known. */
+  /**
+   * What the box costs, from the tariff calculator, as a sentence ("USD 450.00 in demurrage to date; USD 600.00 if
+   * out tomorrow"), or null when no tariff prices it.
+   */
   cost: string | null;
+  /** The calculator's line the cost and the dates come from, or null when none applies. */
+  charge: AlertChargeFacts | null;
+  /** The fee the POD terminal reports (`fees_at_pod_terminal`), as a sentence, or null when it reports none. */
+  terminal_fee: string | null;
   what_to_do: string;
   due_on: string | null;
   occurred_at: string;
@@ -32,25 +40,95 @@ export interface DigestFacts {
   alerts: AlertFacts[];
 }
 
+/** The calculator's line of an alert, as stored in its facts (amounts are decimal strings in `currency_code`). */
+export interface AlertChargeFacts {
+  /** `demurrage`, `detention` or `combined`. */
+  kind: string;
+  /** `terminal_lfd` (the terminal reported the last free day) or `tariff` (calculated from the tariff's free time). */
+  basis: string;
+  tariff_id: string | null;
+  tariff_name: string | null;
+  last_free_day: string | null;
+  chargeable_days: number;
+  currency_code: string | null;
+  amount_to_date: string | null;
+  /** Null once stopped. */
+  amount_if_out_tomorrow: string | null;
+}
+
 /**
- * What the box costs so far, from the terminal-reported fees (`fees_at_pod_terminal`: the `demurrage` fee, else the
- * `total`), or null when the terminal reports none. Interim: the charges calculator of issue 27 §1 replaces it at merge.
+ * The terminal-reported fee of a box (`fees_at_pod_terminal`: the `demurrage` fee, else the `total`) as a sentence,
+ * or null when the terminal reports none: shown beside the calculator's figures, as the terminal's own word.
  */
-export function costOf(c: Pick<ContainerRow, "feesAtPodTerminal">): string | null {
+export function terminalFeeOf(c: Pick<ContainerRow, "feesAtPodTerminal">): string | null {
   const fees = c.feesAtPodTerminal ?? [];
   const fee = fees.find((f) => f.type === "demurrage" && f.amount > 0) ?? fees.find((f) => f.type === "total");
   if (!fee || !(fee.amount > 0)) return null;
-  return `${fee.currency_code} ${fee.amount.toFixed(2)} in ${fee.type === "demurrage" ? "demurrage" : "terminal fees"} so far`;
+  return `${fee.currency_code} ${fee.amount.toFixed(2)} in ${fee.type === "demurrage" ? "demurrage" : "terminal fees"} reported by the terminal`;
 }
 
-/** The facts of an alert raised for `container` (with its shipment's BL and POD name when known). */
+/** The calculator's line an alert of `condition` is about: the empty return's for `empty_return_due`, else demurrage. */
+function lineFor(condition: string, charges: AlertCharges | undefined): AlertChargeLine | null {
+  if (!charges) return null;
+  return condition === "empty_return_due" ? charges.emptyReturn : charges.demurrage;
+}
+
+function chargeFacts(line: AlertChargeLine | null): AlertChargeFacts | null {
+  if (!line) return null;
+  return {
+    kind: line.kind,
+    basis: line.basis,
+    tariff_id: line.tariffId,
+    tariff_name: line.tariffName,
+    last_free_day: line.lastFreeDay,
+    chargeable_days: line.chargeableDays,
+    currency_code: line.currencyCode,
+    amount_to_date: line.amountToDate,
+    amount_if_out_tomorrow: line.amountIfOutTomorrow,
+  };
+}
+
+const CHARGE_NAMES: Record<string, string> = { demurrage: "demurrage", detention: "detention", combined: "D&D" };
+
+/**
+ * What a charge costs, as a sentence: the amount to date and, while it runs, if out (or returned) tomorrow, with the
+ * currency; null when no tariff prices it (a terminal LFD alone).
+ */
+export function costOf(charge: AlertChargeFacts | null): string | null {
+  if (!charge?.currency_code || charge.amount_to_date === null) return null;
+  const name = CHARGE_NAMES[charge.kind] ?? charge.kind;
+  const toDate = `${charge.currency_code} ${charge.amount_to_date} in ${name} to date`;
+  if (charge.amount_if_out_tomorrow === null) return toDate;
+  const verb = charge.kind === "detention" ? "returned" : "out";
+  return `${toDate}; ${charge.currency_code} ${charge.amount_if_out_tomorrow} if ${verb} tomorrow`;
+}
+
+/** Which fact the dates and amounts come from, as a phrase. */
+export function basisOf(charge: AlertChargeFacts): string {
+  const tariff = charge.tariff_id
+    ? `tariff ${charge.tariff_name ? `"${charge.tariff_name}" (${charge.tariff_id})` : charge.tariff_id}`
+    : null;
+  if (charge.basis === "terminal_lfd") {
+    const lfd = `last free day ${charge.last_free_day} reported by the terminal`;
+    return tariff ? `${lfd}; rates of ${tariff}` : `${lfd}; no tariff of yours applies, so no amounts`;
+  }
+  return `free time calculated from ${tariff ?? "a tariff"}`;
+}
+
+/**
+ * The facts of an alert raised for `container` (with its shipment's BL and POD name when known), its cost and basis
+ * from the calculator's `charges` of the box when read (the empty return's line for `empty_return_due`, else the
+ * demurrage or combined line).
+ */
 export function alertFacts(
   alertId: string,
   candidate: AlertCandidate,
   container: ContainerRow,
   shipment: { billOfLadingNumber?: string | null; portOfDischargeName?: string | null } | null,
   nowIso: string,
+  charges?: AlertCharges,
 ): AlertFacts {
+  const charge = chargeFacts(lineFor(candidate.condition, charges));
   return {
     alert_id: alertId,
     condition: candidate.condition,
@@ -61,7 +139,9 @@ export function alertFacts(
     port_code: container.podLocode,
     port_name: shipment?.portOfDischargeName ?? null,
     what: candidate.what,
-    cost: costOf(container),
+    cost: costOf(charge),
+    charge,
+    terminal_fee: terminalFeeOf(container),
     what_to_do: whatToDo(candidate.condition),
     due_on: candidate.dueOn ?? null,
     occurred_at: nowIso,
@@ -92,7 +172,9 @@ function lines(f: AlertFacts): string[] {
   return [
     `Box: ${f.container_number}${where(f) ? ` (${where(f)})` : ""}`,
     `What happened: ${f.what}`,
-    `Cost: ${f.cost ?? "no charges reported yet"}`,
+    `Cost: ${f.cost ?? (f.charge ? "no tariff prices it: amounts unknown" : "no charges known yet")}`,
+    ...(f.charge ? [`Basis: ${basisOf(f.charge)}`] : []),
+    ...(f.terminal_fee ? [`Terminal: ${f.terminal_fee}`] : []),
     `What to do: ${f.what_to_do}`,
   ];
 }

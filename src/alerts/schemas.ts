@@ -54,7 +54,7 @@ const ruleAttributes = {
   condition: z.string().max(RAW_MAX).openapi({ description: conditionDescription, example: "free_time_ending" }),
   threshold_days: z.number().int().nullable().optional().openapi({
     description:
-      "`free_time_ending`, `empty_return_due`: alert when the date is at most this many local days away (0–60).",
+      "`free_time_ending`, `empty_return_due`: alert when the date is at most this many local days away (0–60). The dates are the charges calculator's: the terminal's LFD, else the account's matching tariff's; the empty return's due date needs a `detention` or `combined` tariff (none: no alert).",
     example: 2,
   }),
   threshold_hours: z.number().int().nullable().optional().openapi({

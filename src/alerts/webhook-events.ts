@@ -1,17 +1,17 @@
 import { inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { serializeContainer } from "../containers/serializer";
+import { type ContainerRow, serializeContainer } from "../containers/serializer";
 import { createDatabase } from "../db/client";
 import { containers, webhookNotifications } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
-import { wallClockToUtcMs } from "../lib/time-zones";
 import {
   enqueueNotifications,
   loadActiveWebhooks,
   type NotificationDraft,
   notificationInserts,
 } from "../webhooks/outbox";
-import { boxZone, freeTimeEndFor, isOut } from "./conditions";
+import { type AlertCharges, chargesOfBoxes } from "./charges";
+import { isOut } from "./conditions";
 
 /**
  * The charges extension webhook events (issue 27 §1; docs/webhooks.md §Extension events), sent by the cron to
@@ -19,41 +19,39 @@ import { boxZone, freeTimeEndFor, isOut } from "./conditions";
  * - `container.free_time.ending_soon`: the free time of a box still at the terminal ends within 24 hours (the end of
  *   its last free day, local midnight where it is picked up);
  * - `container.charges.started`: that moment has passed and the box is still not out: demurrage accrues.
- * Reference object: the container (in `included`, as it stands). Once per box, event and LFD value: the
- * notification's dedup key carries the LFD, so a new LFD is news again.
+ * Reference object: the container (in `included`, as it stands). Once per box, event and LFD value in force (the
+ * terminal's, else the tariff's calculated one): the notification's dedup key carries the LFD, so a new LFD is news
+ * again.
  */
 export const CHARGES_WEBHOOK_EVENTS = ["container.free_time.ending_soon", "container.charges.started"] as const;
 
 /** Boxes the cron looks at per run for these events (the rest wait a minute). */
 const BOXES_PER_RUN = 200;
 
-/** The instant the free time of a box ends (ms): local midnight after its last free day; null without an LFD. */
-export function freeTimeEndsAtMs(c: Parameters<typeof freeTimeEndFor>[0]): number | null {
-  const lfd = freeTimeEndFor(c, "demurrage");
-  if (!lfd) return null;
-  const nextDay = Date.parse(`${lfd}T00:00:00Z`) + 86_400_000;
-  try {
-    return wallClockToUtcMs(nextDay, boxZone(c) ?? "UTC");
-  } catch {
-    return nextDay;
-  }
-}
-
-/** Which of {@link CHARGES_WEBHOOK_EVENTS} a box is in at `nowMs`, or null. Pure. */
+/**
+ * Which of {@link CHARGES_WEBHOOK_EVENTS} a box is in at `nowMs`, or null. Pure. The free time's end and whether
+ * demurrage accrues are the tariff calculator's (`charges`, src/alerts/charges.ts): the terminal's LFD when reported,
+ * else the matching tariff's; `charges.started` once the calculator says the box accrues.
+ */
 export function chargesEventOf(
-  c: Parameters<typeof freeTimeEndFor>[0],
+  c: Pick<ContainerRow, "podFullOutAt" | "finalDestinationFullOutAt" | "emptyTerminatedAt">,
+  charges: AlertCharges | undefined,
   nowMs: number,
 ): (typeof CHARGES_WEBHOOK_EVENTS)[number] | null {
-  if (isOut(c) || c.emptyTerminatedAt) return null;
-  const ends = freeTimeEndsAtMs(c);
-  if (ends === null) return null;
-  if (nowMs >= ends) return "container.charges.started";
+  const line = charges?.demurrage;
+  if (!line || line.stopped || isOut(c) || c.emptyTerminatedAt) return null;
+  if (line.accruing) return "container.charges.started";
+  const ends = line.freeTimeEndsAtMs;
+  if (ends === null || nowMs >= ends) return null;
   return ends - nowMs <= 86_400_000 ? "container.free_time.ending_soon" : null;
 }
 
 /**
  * Writes the charges events due now for webhooks subscribed to them (at most {@link BOXES_PER_RUN} boxes a run,
- * those not yet announced for their LFD first), and enqueues them.
+ * those not yet announced for their LFD first), and enqueues them. Candidates are a cheap superset: boxes with a
+ * terminal LFD near today not yet announced as accruing for it, then boxes without one, discharged, of an account
+ * with a demurrage or combined tariff, whose calculated LFD can be near (discharge + the fewest free days) and not
+ * announced as accruing since the box or the tariffs last changed; the calculator decides.
  * @returns how many notifications were written.
  */
 export async function chargesWebhookEvents(
@@ -61,17 +59,28 @@ export async function chargesWebhookEvents(
   nowMs: number,
 ): Promise<number> {
   const today = toIsoSeconds(nowMs).slice(0, 10);
-  const { results } = await env.DB.prepare(
-    `SELECT DISTINCT c.id AS id FROM webhooks w JOIN containers c ON c.account_id = w.account_id
-      WHERE w.active = 1
+  const subscribed = `w.active = 1
         AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value IN ('container.free_time.ending_soon', 'container.charges.started'))
-        AND c.pickup_lfd IS NOT NULL AND c.pod_full_out_at IS NULL AND c.final_destination_full_out_at IS NULL
-        AND c.empty_terminated_at IS NULL
-        AND date(c.pickup_lfd) <= date(?1, '+2 days')
-        AND NOT EXISTS (SELECT 1 FROM webhook_notifications n WHERE n.webhook_id = w.id
-          AND n.event = 'container.charges.started' AND n.reference_object_id = c.id
-          AND instr(n.payload, '"pickup_lfd":"' || c.pickup_lfd || '"') > 0)
-      ORDER BY c.pickup_lfd DESC LIMIT ?2`,
+        AND c.pod_full_out_at IS NULL AND c.final_destination_full_out_at IS NULL AND c.empty_terminated_at IS NULL`;
+  const started = "n.webhook_id = w.id AND n.event = 'container.charges.started' AND n.reference_object_id = c.id";
+  const pickupTariffs = "t.account_id = c.account_id AND t.kind IN ('demurrage', 'combined')";
+  const { results } = await env.DB.prepare(
+    `SELECT id FROM (
+      SELECT DISTINCT c.id AS id, 0 AS calculated, c.pickup_lfd_terminal AS lfd
+        FROM webhooks w JOIN containers c ON c.account_id = w.account_id
+        WHERE ${subscribed} AND c.pickup_lfd_terminal IS NOT NULL
+          AND date(c.pickup_lfd_terminal) <= date(?1, '+2 days')
+          AND NOT EXISTS (SELECT 1 FROM webhook_notifications n WHERE ${started}
+            AND instr(n.payload, '"pickup_lfd_terminal":"' || c.pickup_lfd_terminal || '"') > 0)
+      UNION
+      SELECT DISTINCT c.id, 1, c.pod_discharged_at
+        FROM webhooks w JOIN containers c ON c.account_id = w.account_id
+        WHERE ${subscribed} AND c.pickup_lfd_terminal IS NULL AND c.pod_discharged_at IS NOT NULL
+          AND date(c.pod_discharged_at, '+' || (SELECT MIN(t.free_days) FROM tariffs t WHERE ${pickupTariffs}) || ' days')
+            <= date(?1, '+2 days')
+          AND NOT EXISTS (SELECT 1 FROM webhook_notifications n WHERE ${started} AND n.created_at >= c.updated_at
+            AND n.created_at >= COALESCE((SELECT MAX(t.updated_at) FROM tariffs t WHERE ${pickupTariffs}), ''))
+    ) ORDER BY calculated, lfd DESC LIMIT ?2`,
   )
     .bind(today, BOXES_PER_RUN)
     .all<{ id: string }>();
@@ -91,16 +100,18 @@ export async function chargesWebhookEvents(
         )),
     );
   }
+  const charges = await chargesOfBoxes(db, rows, nowMs);
   const nowIso = toIsoSeconds(nowMs);
   const drafts: NotificationDraft[] = rows.flatMap((c) => {
-    const event = chargesEventOf(c, nowMs);
-    if (!event) return [];
+    const event = chargesEventOf(c, charges.get(c.id), nowMs);
+    const lfd = charges.get(c.id)?.demurrage?.lastFreeDay;
+    if (!event || !lfd) return [];
     return [
       {
         accountId: c.accountId,
         event,
         reference: { id: c.id, type: "container" },
-        dedupKey: `${event}:${c.id}:${c.pickupLfd}`,
+        dedupKey: `${event}:${c.id}:${lfd}`,
         createdAt: nowIso,
         included: () => [serializeContainer(c)],
       },

@@ -133,3 +133,40 @@ export function isAccruing(line: ChargeLine | null): boolean {
 export function portDateOf(facts: Pick<BoxChargeFacts, "timeZone">, utcMs: number): string {
   return localDateOf(utcMs, facts.timeZone);
 }
+
+/** The tariff a box's demurrage is priced by when the terminal reported an LFD but no tariff of the account applies. */
+const UNPRICED_TERMINAL_LFD: Tariff = {
+  id: "",
+  name: null,
+  kind: "demurrage",
+  scac: null,
+  portCode: null,
+  terminalId: null,
+  equipmentLength: null,
+  equipmentType: null,
+  freeDays: 0,
+  freeDaysBasis: "calendar",
+  clockStartsAt: "discharged",
+  tiers: [],
+  updatedAt: "1970-01-01T00:00:00Z",
+};
+
+/**
+ * The free time at the terminal of a box, for alerts and the charges webhook events (issue 27 §2): the calculator's
+ * demurrage (or combined) line, so its last free day is the terminal's LFD when reported, else the matching tariff's
+ * calculated one, and `accruing` is the calculator's. When no demurrage or combined tariff applies but the terminal
+ * reported an LFD, the same line is computed with no rate (`priced` false: days and dates are the calculator's, the
+ * amounts unknown). Null when neither applies.
+ * @param asOfMs the instant to compute as of (ms since the epoch).
+ */
+export function pickupFreeTimeOf(
+  facts: BoxChargeFacts,
+  tariffs: readonly Tariff[],
+  asOfMs: number,
+): { line: ChargeLine; priced: boolean } | null {
+  const line = chargesOf(facts, tariffs, asOfMs, { withLedger: false }).demurrage;
+  if (line) return { line, priced: true };
+  if (!facts.terminalLfd) return null;
+  const unpriced = chargesOf(facts, [UNPRICED_TERMINAL_LFD], asOfMs, { withLedger: false }).demurrage;
+  return unpriced ? { line: unpriced, priced: false } : null;
+}

@@ -1,6 +1,7 @@
 import type { TerminalHold } from "../db/schema";
 import type { BoxChargeFacts } from "./calculator";
 import type { BlockedSpan } from "./ledger";
+import { localDateOf } from "./local-dates";
 
 /** Transport events that record availability changes (src/tracking/events.ts `diffEvents`). */
 export const AVAILABILITY_EVENTS = ["container.transport.available", "container.transport.not_available"] as const;
@@ -98,9 +99,21 @@ export function blockedSpansOf(
 }
 
 /**
+ * The terminal's LFD as a local date at the POD: `import_deadlines.pickup_lfd_terminal` is served as a datetime (local
+ * midnight at the POD, as UTC; REFERENCE-SERVICE §containers), sometimes as a bare date, which stands as it is.
+ */
+function terminalLfdOf(lfd: string | null, timeZone: string): string | null {
+  if (!lfd) return null;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(lfd)) return lfd;
+  const ms = Date.parse(lfd);
+  return Number.isNaN(ms) ? null : localDateOf(ms, timeZone);
+}
+
+/**
  * The calculator's facts of a box (src/charges/calculator.ts `BoxChargeFacts`) from its row, its availability
  * changes and its POD's calendar row: the POD's time zone (UTC when unknown), the LOCODE's country and, for ports with
- * a state, the state as the holiday subdivision.
+ * a state, the state as the holiday subdivision; the terminal's LFD as its local date at the POD (an unreadable value
+ * counts as none).
  */
 export function boxChargeFactsOf(
   row: ContainerChargeRow,
@@ -108,20 +121,21 @@ export function boxChargeFactsOf(
   port: PortCalendarRow | null,
 ): BoxChargeFacts {
   const { blocked, availableAt } = blockedSpansOf(row, changes);
+  const timeZone = row.podTimezone ?? "UTC";
   return {
     scac: row.scac,
     podLocode: row.podLocode,
     podTerminalId: row.podTerminalId,
     equipmentLength: row.equipmentLength,
     equipmentType: row.equipmentType,
-    timeZone: row.podTimezone ?? "UTC",
+    timeZone,
     countryCode: port?.countryCode ?? row.podLocode?.slice(0, 2) ?? null,
     subdivision: port?.stateAbbr ?? null,
     dischargedAt: row.podDischargedAt,
     availableAt,
     fullOutAt: row.podFullOutAt,
     emptyReturnedAt: row.emptyTerminatedAt,
-    terminalLfd: row.pickupLfdTerminal,
+    terminalLfd: terminalLfdOf(row.pickupLfdTerminal, timeZone),
     blocked,
   };
 }

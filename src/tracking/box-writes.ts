@@ -2,6 +2,7 @@ import { and, asc, eq, exists, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type BoxAlertContext, boxAlertRows } from "../alerts/box-alerts";
 import { activeAlertRulesQuery, alertSettingsQuery, customFieldsByContainer, needsCustomFields } from "../alerts/boxes";
+import { chargesOfBoxes } from "../alerts/charges";
 import { alertInserts, dueNow } from "../alerts/delivery";
 import type { ContainerRow } from "../containers/serializer";
 import type { Database } from "../db/client";
@@ -516,6 +517,21 @@ export async function boxUpdateStatements(
         })),
         nowMs,
         nowIso,
+        // Only when an alert is raised: the calculator's charges for its message, with this update's availability
+        // changes (written in this batch, not in D1 yet).
+        (boxes) =>
+          chargesOfBoxes(
+            db,
+            boxes,
+            nowMs,
+            update.subscriptions.flatMap((sub) =>
+              update.events.flatMap((e) =>
+                e.kind === "transport_event"
+                  ? [{ containerId: sub.containerId, event: e.event, timestamp: e.timestamp }]
+                  : [],
+              ),
+            ),
+          ),
       )
     : [];
   statements.push(...alertInserts(db, alertRows));

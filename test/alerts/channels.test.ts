@@ -15,7 +15,19 @@ function facts(id: string): AlertFacts {
     port_code: "USLAX",
     port_name: "Los Angeles",
     what: "Free time ends tomorrow (last free day 2026-12-02) and the box is still at the terminal.",
-    cost: "USD 150.00 in demurrage so far",
+    cost: "USD 150.00 in demurrage to date; USD 300.00 if out tomorrow",
+    charge: {
+      kind: "demurrage",
+      basis: "tariff",
+      tariff_id: "tar_1",
+      tariff_name: "MSC USLAX",
+      last_free_day: "2026-12-02",
+      chargeable_days: 1,
+      currency_code: "USD",
+      amount_to_date: "150.00",
+      amount_if_out_tomorrow: "300.00",
+    },
+    terminal_fee: null,
     what_to_do: "Book a pickup appointment.",
     due_on: "2026-12-02",
     occurred_at: "2026-12-01T10:00:00Z",
@@ -35,7 +47,8 @@ describe("alert channels over their real protocols, at local receivers", () => {
     const mail = mails[0];
     expect(mail?.subject).toBe("Free time ending: MSCU1234565");
     expect(mail?.body).toContain("Box: MSCU1234565 (BL MEDUXX123 · MSCU · Los Angeles)");
-    expect(mail?.body).toContain("Cost: USD 150.00 in demurrage so far");
+    expect(mail?.body).toContain("Cost: USD 150.00 in demurrage to date; USD 300.00 if out tomorrow");
+    expect(mail?.body).toContain('Basis: free time calculated from tariff "MSC USLAX" (tar_1)');
     expect(mail?.body).toContain("What to do: Book a pickup appointment.");
     expect(mail?.html).toContain("<li>What happened: Free time ends tomorrow");
     expect(mail?.headers["x-alert-id"]).toBe(id);
@@ -74,8 +87,15 @@ describe("alert channels over their real protocols, at local receivers", () => {
     expect(teamsBody.attachments[0].content.type).toBe("AdaptiveCard");
     expect(teamsBody.attachments[0].content.body[1].facts[2]).toEqual({
       title: "Cost",
-      value: "USD 150.00 in demurrage so far",
+      value: "USD 150.00 in demurrage to date; USD 300.00 if out tomorrow",
     });
+    expect(teamsBody.attachments[0].content.body[1].facts[3]).toEqual({
+      title: "Basis",
+      value: 'free time calculated from tariff "MSC USLAX" (tar_1)',
+    });
+    expect(slackBody.blocks[1].text.text).toContain(
+      "*Cost:* USD 150.00 in demurrage to date; USD 300.00 if out tomorrow",
+    );
   });
 
   it("refuses a URL the SSRF rules refuse, and reports a failing receiver", async () => {

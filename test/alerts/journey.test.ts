@@ -8,6 +8,7 @@ import { createAlertRule, updateAlertSettings } from "../../src/alerts/rule-serv
 import { chargesWebhookEvents } from "../../src/alerts/webhook-events";
 import { createDatabase } from "../../src/db/client";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
+import { createTariff } from "../../src/tariffs/service";
 import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
 import { SANDBOX_LIFECYCLE_CONTAINER_NUMBERS } from "../../src/tracking/sources/sandbox";
 import { localTransport, received, receiverUrl } from "../helpers/alert-receivers";
@@ -91,6 +92,15 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
       scope: { ports: ["NLRTM"] },
       channel: { type: "email", address: `rotterdam-${tag}@example.com` },
     });
+    // The account's demurrage tariff for the line: the messages state its amounts (the terminal's LFD stands).
+    const tariff = await createTariff(deps, account.accountId, {
+      kind: "demurrage",
+      name: "TEST line",
+      scac: "TEST",
+      free_days: 4,
+      clock_starts_at: "discharged",
+      tiers: [{ from_day: 1, to_day: null, rate_per_day: "120.00", currency_code: "USD" }],
+    });
     const hook = await insertWebhook(account, {
       events: ["container.free_time.ending_soon", "container.charges.started"],
     });
@@ -173,9 +183,12 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
     const first = hooks[0];
     const verified = new Webhook(signed.secret ?? "").verify(first?.body ?? "", first?.headers ?? {}) as {
       event: string;
-      data: { container_number: string; what: string };
+      data: { container_number: string; what: string; cost: string | null; charge: { tariff_id: string } | null };
     };
     expect(verified.event).toBe("alert.triggered");
+    // An event-driven alert (written in the box update) states the calculator's cost too.
+    expect(verified.data.charge?.tariff_id).toBe(tariff.id);
+    expect(verified.data.cost).toMatch(/^USD \d+\.\d{2} in demurrage to date; USD \d+\.\d{2} if out tomorrow$/);
     expect(SANDBOX_LIFECYCLE_CONTAINER_NUMBERS).toContain(verified.data.container_number);
     const mails = got.filter((m) => m.channel === "smtp" && m.to === `lfd-${tag}@example.com`);
     expect(mails.map((m) => m.headers["x-alert-id"]).sort()).toEqual(
@@ -185,6 +198,8 @@ describe("alerts on a simulated journey, at local Slack, Teams, webhook and SMTP
     );
     expect(mails[0]?.subject).toMatch(/^Free time ending: /);
     expect(mails[0]?.body).toContain("What to do: Book a pickup appointment and dispatch a truck");
+    expect(mails[0]?.body).toMatch(/Cost: USD \d+\.\d{2} in demurrage to date/);
+    expect(mails[0]?.body).toContain('rates of tariff "TEST line"');
     expect(got.filter((m) => m.to === `rotterdam-${tag}@example.com`)).toEqual([]);
     expect(await alertsOf(other.accountId)).toEqual([]);
     expect(got.filter((m) => m.to === `/slack/${other.accountId}`)).toEqual([]);

@@ -138,6 +138,26 @@ describe("GET /containers/{id}/charges: happy path", () => {
     ]);
   });
 
+  it("takes the terminal's LFD as served, a datetime (local midnight at the POD), as its local date there", async () => {
+    const { a, first } = await setUp();
+    await tariff(a, { port_code: "USLAX" });
+    await atLosAngeles(a, first, { discharged: "2026-11-19T18:00:00Z" });
+    // 2026-11-25 00:00 in Los Angeles (PST): the LFD the terminal reports, overriding the tariff's 11-23.
+    await env.DB.prepare("UPDATE containers SET pickup_lfd_terminal = '2026-11-25T08:00:00Z' WHERE id = ?1")
+      .bind(first)
+      .run();
+    const { res, json } = await apiJson<One>(`/containers/${first}/charges?as_of=2026-11-27`, { key: a.key });
+    expect(res.status, JSON.stringify(json)).toBe(200);
+    const attrs = json.data.attributes as { demurrage: ChargeLine };
+    expect(attrs.demurrage).toMatchObject({
+      basis: "terminal_lfd",
+      last_free_day: "2026-11-25",
+      free_time_ends_at: "2026-11-26T08:00:00Z",
+      chargeable_days: 2,
+      amount_to_date: "200.00",
+    });
+  });
+
   it("answers null charges when no tariff applies", async () => {
     const { a, first } = await setUp();
     await tariff(a, { port_code: "NLRTM" });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockedSpansOf, type ContainerChargeRow } from "../../src/charges/facts";
+import { blockedSpansOf, boxChargeFactsOf, type ContainerChargeRow } from "../../src/charges/facts";
 
 // What tracking keeps turned into spans the box could not be picked up (docs/charges.md §Days the box could not be
 // picked up): availability changes are transport events, holds only a current list.
@@ -81,5 +81,18 @@ describe("blockedSpansOf", () => {
     expect(
       blockedSpansOf({ ...ROW, holdsAtPodTerminal: [customs], podFullOutAt: "2026-11-11T00:00:00Z" }, []).blocked,
     ).toEqual([]);
+  });
+});
+
+describe("boxChargeFactsOf", () => {
+  it("reads the terminal's LFD, served as a datetime (local midnight at the POD), as its local date there", () => {
+    // import_deadlines.pickup_lfd_terminal is a datetime on the wire (REFERENCE-SERVICE §containers).
+    const lfd = (v: string, podTimezone: string) =>
+      boxChargeFactsOf({ ...ROW, podTimezone, pickupLfdTerminal: v }, [], null).terminalLfd;
+    expect(lfd("2026-12-03T08:00:00Z", "America/Los_Angeles")).toBe("2026-12-03");
+    expect(lfd("2026-12-02T23:00:00Z", "Europe/Amsterdam")).toBe("2026-12-03");
+    expect(lfd("2026-12-02T16:00:00Z", "Asia/Shanghai")).toBe("2026-12-03");
+    expect(lfd("2026-12-03", "Asia/Shanghai")).toBe("2026-12-03");
+    expect(boxChargeFactsOf(ROW, [], null).terminalLfd).toBeNull();
   });
 });
