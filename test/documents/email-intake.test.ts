@@ -1,88 +1,28 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { billOfLadingPdf } from "../fixtures/documents";
-import { apiJson, createAccount, type TestAccount } from "../helpers/api";
+import { apiJson, createAccount } from "../helpers/api";
 import { pdfBytes } from "../helpers/document-uploads";
+import {
+  EMAIL_DOMAIN as DOMAIN,
+  deliverEmail as deliver,
+  createMailbox as mailbox,
+  mimeMessage,
+} from "../helpers/email-submissions";
 import { until } from "../helpers/vessels";
 
 // E-mail submissions through the Worker's email() handler (docs/api.md §E-mail submissions): real MIME messages built
 // here, sent to documents+<token>@inbound.example.com; the mailbox's allowed senders only; anything else is refused
 // with setReject and stores nothing.
 
-const DOMAIN = "inbound.example.com";
-
-async function mailbox(account: TestAccount, allowed: string[]): Promise<string> {
-  const token = crypto.randomUUID().replaceAll("-", "");
-  await env.DB.prepare(
-    "INSERT INTO document_mailboxes (account_id, token, allowed_senders, created_at) VALUES (?1, ?2, ?3, '2026-11-28T00:00:00Z')",
-  )
-    .bind(account.accountId, token, JSON.stringify(allowed))
-    .run();
-  return `documents+${token}@${DOMAIN}`;
-}
-
-function base64Lines(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return (btoa(binary).match(/.{1,76}/g) ?? []).join("\r\n");
-}
-
-/** A multipart/mixed message with a text part and the given attachments. */
-function mime(options: {
-  from: string;
-  to: string;
-  subject: string;
-  attachments: { filename: string; contentType: string; bytes: Uint8Array }[];
-}): Uint8Array {
-  const boundary = "=_boundary_42";
-  const parts = [
-    `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nPlease find the BL attached.\r\n`,
-    ...options.attachments.map(
-      (a) =>
-        `--${boundary}\r\nContent-Type: ${a.contentType}; name="${a.filename}"\r\nContent-Disposition: attachment; filename="${a.filename}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Lines(a.bytes)}\r\n`,
-    ),
-  ];
-  const text = [
-    `From: Shipping Desk <${options.from}>`,
-    `To: ${options.to}`,
-    "Cc: ops@acme-imports.com",
-    `Subject: ${options.subject}`,
-    "Date: Sat, 28 Nov 2026 08:14:11 +0000",
-    "Message-ID: <abc123@carrier.example>",
-    "MIME-Version: 1.0",
-    `Content-Type: multipart/mixed; boundary="${boundary}"`,
-    "",
-    `${parts.join("")}--${boundary}--\r\n`,
-  ].join("\r\n");
-  return new TextEncoder().encode(text);
-}
-
-/** A ForwardableEmailMessage as Email Routing hands it to the Worker, recording setReject. */
-function message(from: string, to: string, raw: Uint8Array) {
-  const rejected: string[] = [];
-  const msg = {
-    from,
-    to,
-    headers: new Headers(),
-    raw: new Blob([raw]).stream(),
-    rawSize: raw.byteLength,
-    setReject: (reason: string) => {
-      rejected.push(reason);
-    },
-    forward: async () => ({}) as never,
-    reply: async () => ({}) as never,
-  };
-  return { msg: msg as unknown as ForwardableEmailMessage, rejected };
-}
-
-async function deliver(from: string, to: string, raw: Uint8Array): Promise<string[]> {
-  const { msg, rejected } = message(from, to, raw);
-  const ctx = createExecutionContext();
-  await worker.email?.(msg, env, ctx);
-  await waitOnExecutionContext(ctx);
-  return rejected;
-}
+/** The messages of these tests: a Cc, a fixed Message-ID and a text part the submission's assertions name. */
+const mime = (options: Parameters<typeof mimeMessage>[0]) =>
+  mimeMessage({
+    cc: "ops@acme-imports.com",
+    messageId: "abc123@carrier.example",
+    text: "Please find the BL attached.",
+    ...options,
+  });
 
 async function stored(accountId: string) {
   const count = async (table: string) =>

@@ -2,8 +2,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import worker from "../../src/index";
 import type { TestAccount } from "./api";
 
-// E-mail submissions for tests outside test/documents/email-intake.test.ts (which builds its own variants): a
-// mailbox row, a multipart MIME message with attachments, and delivery through the Worker's email() handler.
+// E-mail submissions for tests: a mailbox row, a multipart MIME message with attachments, and delivery through the
+// Worker's email() handler as Email Routing hands a message to it.
 
 /** The inbound domain of the test mailboxes. */
 export const EMAIL_DOMAIN = "inbound.example.com";
@@ -32,11 +32,22 @@ export interface Attachment {
   bytes: Uint8Array;
 }
 
-/** A multipart/mixed message from `from` to `to` with a short text part and `attachments`. */
-export function mimeMessage(options: { from: string; to: string; subject: string; attachments: Attachment[] }) {
+/**
+ * A multipart/mixed message from `from` to `to` with a short text part (`text`) and `attachments`; `cc` and
+ * `messageId` set those headers (a random Message-ID when absent).
+ */
+export function mimeMessage(options: {
+  from: string;
+  to: string;
+  subject: string;
+  attachments: Attachment[];
+  cc?: string;
+  messageId?: string;
+  text?: string;
+}) {
   const boundary = "=_boundary_test";
   const parts = [
-    `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nPlease find the documents attached.\r\n`,
+    `--${boundary}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${options.text ?? "Please find the documents attached."}\r\n`,
     ...options.attachments.map(
       (a) =>
         `--${boundary}\r\nContent-Type: ${a.contentType}; name="${a.filename}"\r\nContent-Disposition: attachment; filename="${a.filename}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Lines(a.bytes)}\r\n`,
@@ -46,9 +57,10 @@ export function mimeMessage(options: { from: string; to: string; subject: string
     [
       `From: Shipping Desk <${options.from}>`,
       `To: ${options.to}`,
+      ...(options.cc ? [`Cc: ${options.cc}`] : []),
       `Subject: ${options.subject}`,
       "Date: Sat, 28 Nov 2026 08:14:11 +0000",
-      `Message-ID: <${crypto.randomUUID()}@carrier.example>`,
+      `Message-ID: <${options.messageId ?? `${crypto.randomUUID()}@carrier.example`}>`,
       "MIME-Version: 1.0",
       `Content-Type: multipart/mixed; boundary="${boundary}"`,
       "",
