@@ -1,6 +1,6 @@
 import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { idList, MAX_SHAPED_IDS, shaped } from "../db/query-shapes";
+import { idList, MAX_IDS_PER_STATEMENT, MAX_SHAPED_IDS, shaped } from "../db/query-shapes";
 import { type ReadItem, readMany } from "../db/read-batch";
 import { containers, rawEvents, transportEvents } from "../db/schema";
 import { type PrefetchContext, registerResourceType } from "../lib/jsonapi/include-registry";
@@ -176,10 +176,11 @@ export const containerResource = registerResourceType<ContainerView>({
     if (rows.length === 0 || rows.every((r) => r.transportEventIds && r.rawEventIds)) return rows;
     const ids = rows.map((r) => r.id);
     if (ids.length > MAX_SHAPED_IDS) {
-      // Chunks of 90 ids (each chunk's two queries in the same round trip): D1 binds at most 100 parameters a
-      // statement, and a shipment or a document may name hundreds of boxes.
+      // Chunks of MAX_IDS_PER_STATEMENT ids, each chunk's two queries in the same round trip.
       const read: ReadItem[] = [];
-      for (let i = 0; i < ids.length; i += 90) read.push(...containerLinkageQueries(ctx.db, ids.slice(i, i + 90)));
+      for (let i = 0; i < ids.length; i += MAX_IDS_PER_STATEMENT) {
+        read.push(...containerLinkageQueries(ctx.db, ids.slice(i, i + MAX_IDS_PER_STATEMENT)));
+      }
       const results = await readMany(ctx.db, read);
       const events = results.filter((_, i) => i % 2 === 0).flat();
       const raws = results.filter((_, i) => i % 2 === 1).flat();

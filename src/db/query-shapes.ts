@@ -92,6 +92,13 @@ export function placeholder(name: string): Placeholder {
 export const MAX_SHAPED_IDS = 16;
 
 /**
+ * Most ids one statement binds in an `IN (…)` list: D1 binds at most 100 parameters a statement
+ * (developers.cloudflare.com D1 limits), and a read by id also binds the account and a few more. Reads of more ids
+ * go in chunks of this size (a shipment or a document may name hundreds of boxes; a page holds up to 100 rows).
+ */
+export const MAX_IDS_PER_STATEMENT = 90;
+
+/**
  * Placeholders for a list of `count` ids (`inArray(column, placeholders)` → `IN (?, ?, …)`, the SQL of the same
  * list of values) and the values binding `ids` to them. The list's length changes the SQL, so it belongs in the
  * shape key (`idList(...).key`).

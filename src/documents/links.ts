@@ -1,6 +1,7 @@
 import { and, eq, or, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client";
+import { MAX_IDS_PER_STATEMENT } from "../db/query-shapes";
 import { containers, documentLinks, documentReferences, documents, shipments } from "../db/schema";
 import { deterministicId } from "../lib/ids";
 import { resourceTypeNamed } from "../lib/jsonapi/include-registry";
@@ -188,8 +189,8 @@ async function serializedTargets(
   const ctx = { db, accountId };
   const out = new Map<string, ResourceObject>();
   // In chunks, so that each read and its linkage stay within D1's 100 bound parameters.
-  for (let i = 0; i < ids.length; i += 90) {
-    let rows = await loadByIdsChunked(ctx, type, ids.slice(i, i + 90));
+  for (let i = 0; i < ids.length; i += MAX_IDS_PER_STATEMENT) {
+    let rows = await loadByIdsChunked(ctx, type, ids.slice(i, i + MAX_IDS_PER_STATEMENT));
     if (resource.hydrate) rows = await resource.hydrate(ctx, rows);
     for (const row of rows) {
       const object = resource.serialize(row);

@@ -1,5 +1,6 @@
 import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { MAX_IDS_PER_STATEMENT } from "../db/query-shapes";
 import { documentLinks, type documents } from "../db/schema";
 import { type LoadContext, registerResourceType, resourceTypeNamed } from "../lib/jsonapi/include-registry";
 import type { ResourceObject } from "../lib/jsonapi/types";
@@ -71,11 +72,8 @@ async function linkedRows(ctx: LoadContext, parents: DocumentView[], type: "ship
   return loadByIdsChunked(ctx, type, ids);
 }
 
-/** Ids per `loadByIds` call: D1 binds at most 100 parameters a statement (a manifest may name hundreds of boxes). */
-const IDS_PER_READ = 90;
-
 /**
- * Rows of the registered type `type` with `ids` in the account (its `loadByIds`, in chunks of {@link IDS_PER_READ}),
+ * Rows of the registered type `type` with `ids` in the account (its `loadByIds`, in chunks of {@link MAX_IDS_PER_STATEMENT}),
  * in no particular order; none when the type reads no rows by id.
  */
 export async function loadByIdsChunked(ctx: LoadContext, type: string, ids: readonly string[]): Promise<unknown[]> {
@@ -83,7 +81,7 @@ export async function loadByIdsChunked(ctx: LoadContext, type: string, ids: read
   const load = target.loadByIds;
   if (ids.length === 0 || !load) return [];
   const chunks: string[][] = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_READ) chunks.push(ids.slice(i, i + IDS_PER_READ));
+  for (let i = 0; i < ids.length; i += MAX_IDS_PER_STATEMENT) chunks.push(ids.slice(i, i + MAX_IDS_PER_STATEMENT));
   return (await Promise.all(chunks.map((chunk) => load(ctx, chunk)))).flat();
 }
 
