@@ -1,6 +1,6 @@
 import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { idList, MAX_IDS_PER_STATEMENT, MAX_SHAPED_IDS, shaped } from "../db/query-shapes";
+import { idList, inIdChunks, MAX_IDS_PER_STATEMENT, MAX_SHAPED_IDS, shaped } from "../db/query-shapes";
 import { type ReadItem, readMany } from "../db/read-batch";
 import { containers, rawEvents, transportEvents } from "../db/schema";
 import { type PrefetchContext, registerResourceType } from "../lib/jsonapi/include-registry";
@@ -101,10 +101,12 @@ export function serializeContainer(row: ContainerView): Resource<ContainerAttrib
 export async function loadContainersByIds(db: Database, accountId: string, ids: string[]): Promise<ContainerRow[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  return db
-    .select()
-    .from(containers)
-    .where(and(ownedBy(containers.accountId, accountId), inArray(containers.id, unique)));
+  return inIdChunks(unique, (chunk) =>
+    db
+      .select()
+      .from(containers)
+      .where(and(ownedBy(containers.accountId, accountId), inArray(containers.id, chunk))),
+  );
 }
 
 /**

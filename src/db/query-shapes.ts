@@ -99,6 +99,19 @@ export const MAX_SHAPED_IDS = 16;
 export const MAX_IDS_PER_STATEMENT = 90;
 
 /**
+ * `read` over `items` in chunks of at most {@link MAX_IDS_PER_STATEMENT}, one chunk after the other, results
+ * concatenated in chunk order: for reads that bind one parameter per item. Up to that many items it is one call.
+ */
+export async function inIdChunks<T, R>(items: readonly T[], read: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  if (items.length <= MAX_IDS_PER_STATEMENT) return read([...items]);
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += MAX_IDS_PER_STATEMENT) {
+    out.push(...(await read(items.slice(i, i + MAX_IDS_PER_STATEMENT))));
+  }
+  return out;
+}
+
+/**
  * Placeholders for a list of `count` ids (`inArray(column, placeholders)` → `IN (?, ?, …)`, the SQL of the same
  * list of values) and the values binding `ids` to them. The list's length changes the SQL, so it belongs in the
  * shape key (`idList(...).key`).

@@ -1,6 +1,6 @@
 import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { idList, MAX_SHAPED_IDS, placeholder, shaped } from "../db/query-shapes";
+import { idList, inIdChunks, MAX_IDS_PER_STATEMENT, MAX_SHAPED_IDS, placeholder, shaped } from "../db/query-shapes";
 import { type ReadItem, readMany } from "../db/read-batch";
 import { containers, parties, shipments } from "../db/schema";
 import { registerResourceType } from "../lib/jsonapi/include-registry";
@@ -141,6 +141,10 @@ export function withShipmentLinkage(
 export async function loadShipmentViews(db: Database, accountId: string, ids: string[]): Promise<ShipmentView[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
+  // More ids than one statement binds: a round trip per chunk (src/db/query-shapes.ts MAX_IDS_PER_STATEMENT).
+  if (unique.length > MAX_IDS_PER_STATEMENT) {
+    return inIdChunks(unique, (chunk) => loadShipmentViews(db, accountId, chunk));
+  }
   const build = (account: string | Placeholder, list: (string | Placeholder)[]) => [
     db
       .select()

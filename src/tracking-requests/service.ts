@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, lte, or, sql } from "drizzle-orm";
 import { type InitialCustomFields, stageInitialCustomFields } from "../custom-fields/initial";
 import type { Database } from "../db/client";
+import { inIdChunks } from "../db/query-shapes";
 import { parties, trackingRequests } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { toIsoSeconds } from "../lib/clock";
@@ -220,10 +221,12 @@ export async function getTrackingRequestsByIds(
   ids: readonly string[],
 ): Promise<TrackingRequestRow[]> {
   if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(trackingRequests)
-    .where(and(ownedBy(trackingRequests.accountId, accountId), inArray(trackingRequests.id, [...ids])));
+  return inIdChunks([...new Set(ids)], (chunk) =>
+    db
+      .select()
+      .from(trackingRequests)
+      .where(and(ownedBy(trackingRequests.accountId, accountId), inArray(trackingRequests.id, chunk))),
+  );
 }
 
 /**

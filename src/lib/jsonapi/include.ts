@@ -1,6 +1,6 @@
 import type { SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { MAX_IDS_PER_STATEMENT } from "../../db/query-shapes";
+import { inIdChunks } from "../../db/query-shapes";
 import { ApiError } from "../errors";
 import {
   type ByIdsQueries,
@@ -130,25 +130,11 @@ async function loadRelated(
   target: ResourceType<unknown>,
   parents: unknown[],
 ): Promise<unknown[]> {
-  if ("load" in rel) return inChunks(parents, (chunk) => rel.load(ctx, chunk));
+  if ("load" in rel) return inIdChunks(parents, (chunk) => rel.load(ctx, chunk));
   const { loadByIds } = target;
   if (!loadByIds) throw new Error(`resource type "${target.type}" cannot be loaded by id`);
   const ids = [...new Set(parents.map((p) => rel.idOf(p)))];
-  return inChunks(ids, (chunk) => loadByIds(ctx, chunk));
-}
-
-/**
- * `read` over `items` in chunks of at most {@link MAX_IDS_PER_STATEMENT}, one after the other, results concatenated:
- * loaders and `hydrate` bind one parameter per item, and D1 binds at most 100 a statement. Up to that many items it
- * is one call, as before.
- */
-async function inChunks<T>(items: T[], read: (chunk: T[]) => Promise<unknown[]>): Promise<unknown[]> {
-  if (items.length <= MAX_IDS_PER_STATEMENT) return read(items);
-  const out: unknown[] = [];
-  for (let i = 0; i < items.length; i += MAX_IDS_PER_STATEMENT) {
-    out.push(...(await read(items.slice(i, i + MAX_IDS_PER_STATEMENT))));
-  }
-  return out;
+  return inIdChunks(ids, (chunk) => loadByIds(ctx, chunk));
 }
 
 /**
@@ -180,7 +166,7 @@ export async function resolveIncluded<Row>(
       const target = resourceTypeNamed(rel.target);
       let related = ready.get(name) ?? (await loadRelated(ctx, rel, target, parents));
       const { hydrate } = target;
-      if (hydrate) related = await inChunks(related, (chunk) => hydrate(ctx, chunk));
+      if (hydrate) related = await inIdChunks(related, (chunk) => hydrate(ctx, chunk));
       for (const row of related) {
         const resource = target.serialize(row);
         const key = `${resource.type}:${resource.id}`;
