@@ -150,14 +150,14 @@ export function alertChargesOf(container: ContainerRow, inputs: ChargeInputs, no
     inputs.portByCode.get(container.podLocode ?? "") ?? null,
   );
   const tariffList = inputs.tariffsByAccount.get(container.accountId) ?? [];
-  const pickup = pickupFreeTimeOf(facts, tariffList, nowMs);
+  // One pass of the calculator: its demurrage (or combined) line is the pickup free time, its detention line the
+  // empty return.
+  const charges = chargesOf(facts, tariffList, nowMs, { withLedger: false });
+  const pickup = pickupFreeTimeOf(facts, tariffList, nowMs, charges);
   const demurrage = pickup ? alertLine(pickup.line, pickup.priced, tariffList) : null;
   let emptyReturn: AlertChargeLine | null = null;
-  if (tariffList.length > 0) {
-    const charges = chargesOf(facts, tariffList, nowMs, { withLedger: false });
-    if (charges.detention) emptyReturn = alertLine(charges.detention, true, tariffList);
-    else if (charges.demurrage?.kind === "combined") emptyReturn = demurrage;
-  }
+  if (charges.detention) emptyReturn = alertLine(charges.detention, true, tariffList);
+  else if (charges.demurrage?.kind === "combined") emptyReturn = demurrage;
   return { today: localDateOf(nowMs, facts.timeZone), demurrage, emptyReturn };
 }
 

@@ -158,13 +158,15 @@ const UNPRICED_TERMINAL_LFD: Tariff = {
  * reported an LFD, the same line is computed with no rate (`priced` false: days and dates are the calculator's, the
  * amounts unknown). Null when neither applies.
  * @param asOfMs the instant to compute as of (ms since the epoch).
+ * @param charges `chargesOf(facts, tariffs, asOfMs)` when the caller has it already (computed here otherwise).
  */
 export function pickupFreeTimeOf(
   facts: BoxChargeFacts,
   tariffs: readonly Tariff[],
   asOfMs: number,
+  charges: BoxCharges = chargesOf(facts, tariffs, asOfMs, { withLedger: false }),
 ): { line: ChargeLine; priced: boolean } | null {
-  const line = chargesOf(facts, tariffs, asOfMs, { withLedger: false }).demurrage;
+  const line = charges.demurrage;
   if (line) return { line, priced: true };
   if (!facts.terminalLfd) return null;
   const unpriced = chargesOf(facts, [UNPRICED_TERMINAL_LFD], asOfMs, { withLedger: false }).demurrage;
