@@ -1,5 +1,6 @@
 import type { Database } from "./db/client";
 import type { Clock } from "./lib/clock";
+import type { SignedInUser } from "./sessions/session";
 
 // The Worker's bindings are the global `Env`, generated from wrangler.toml by `npm run types`
 // (worker-configuration.d.ts) and completed in src/bindings.d.ts. This module holds only the Hono context types, so
@@ -8,8 +9,12 @@ import type { Clock } from "./lib/clock";
 /** The authenticated caller, set by the auth middleware. */
 export interface Principal {
   accountId: string;
-  apiKeyId: string;
-  /** Non-secret fingerprint of the key (`fingerprintOfKeyHash`, src/middleware/auth.ts): binds MCP sessions to it. */
+  /** The API key's id; null for a dashboard session (src/sessions/session.ts) or an OAuth access token. */
+  apiKeyId: string | null;
+  /**
+   * Non-secret fingerprint of the credential (`fingerprintOfKeyHash`, src/middleware/auth.ts; `session:<id>` for a
+   * dashboard session): binds MCP sessions to it.
+   */
   keyFingerprint: string;
 }
 
@@ -19,6 +24,8 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** The signed-in dashboard user (src/sessions/session.ts `requireSignedIn`); unset on the API-key path. */
+    user: SignedInUser;
     db: Database;
     clock: Clock;
   };

@@ -149,11 +149,12 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (check.outcome === "unauthorized") throw unauthorized();
   const principal = check.principal;
   c.set("principal", principal);
-  const last = lastUsedWritten.get(principal.apiKeyId) ?? 0;
-  if (now - last >= LAST_USED_RESOLUTION_MS) {
-    lastUsedWritten.set(principal.apiKeyId, now);
+  const apiKeyId = principal.apiKeyId;
+  const last = apiKeyId ? (lastUsedWritten.get(apiKeyId) ?? 0) : now;
+  if (apiKeyId && now - last >= LAST_USED_RESOLUTION_MS) {
+    lastUsedWritten.set(apiKeyId, now);
     const write = c.env.DB.prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2")
-      .bind(new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"), principal.apiKeyId)
+      .bind(new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"), apiKeyId)
       .run()
       .catch(() => undefined);
     const ctx = executionContextOf(c);

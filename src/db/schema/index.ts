@@ -13,5 +13,6 @@ export * from "./search";
 export * from "./tariffs";
 export * from "./tracking";
 export * from "./upstream";
+export * from "./users";
 export * from "./vessels";
 export * from "./webhooks";
