@@ -1,6 +1,6 @@
 import type { Database } from "./db/client";
 import type { Clock } from "./lib/clock";
-import type { SignedInUser } from "./sessions/session";
+import type { UserRole } from "./db/schema/users";
 
 // The Worker's bindings are the global `Env`, generated from wrangler.toml by `npm run types`
 // (worker-configuration.d.ts) and completed in src/bindings.d.ts. This module holds only the Hono context types, so
@@ -16,6 +16,18 @@ export interface Principal {
    * dashboard session): binds MCP sessions to it.
    */
   keyFingerprint: string;
+}
+
+/** The signed-in dashboard user of a request (set by `requireSignedIn`, src/sessions/session.ts, as `user`). */
+export interface SignedInUser {
+  userId: string;
+  accountId: string;
+  /** Lowercase e-mail address. */
+  email: string;
+  name: string | null;
+  role: UserRole;
+  /** `web_sessions.id` of the session the request came with. */
+  sessionId: string;
 }
 
 /** Hono environment of the app: bindings plus per-request variables. */

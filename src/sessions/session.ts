@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { UserRole } from "../db/schema/users";
-import type { AppEnv } from "../env";
+import type { AppEnv, SignedInUser } from "../env";
 import { toIsoSeconds } from "../lib/clock";
 import { randomBase62, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
@@ -27,18 +27,6 @@ export const SESSION_ROTATE_MS = 3600_000;
 export const SESSION_ROTATION_GRACE_MS = 60_000;
 /** `last_seen_at` is written at most this often (ms). */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
-
-/** The signed-in dashboard user of a request (set by {@link requireSignedIn} as the `user` variable). */
-export interface SignedInUser {
-  userId: string;
-  accountId: string;
-  /** Lowercase e-mail address. */
-  email: string;
-  name: string | null;
-  role: UserRole;
-  /** `web_sessions.id` of the session the request came with. */
-  sessionId: string;
-}
 
 /** A new session's id and the token its cookie carries. */
 export interface NewSession {
