@@ -1,6 +1,6 @@
 import type { Database } from "./db/client";
-import type { Clock } from "./lib/clock";
 import type { UserRole } from "./db/schema/users";
+import type { Clock } from "./lib/clock";
 
 // The Worker's bindings are the global `Env`, generated from wrangler.toml by `npm run types`
 // (worker-configuration.d.ts) and completed in src/bindings.d.ts. This module holds only the Hono context types, so
