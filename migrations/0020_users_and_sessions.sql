@@ -50,6 +50,7 @@ CREATE TABLE `web_sessions` (
 	`expires_at` text NOT NULL,
 	`revoked_at` text,
 	`user_agent` text,
+	`csrf_token` text NOT NULL,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint

@@ -7,6 +7,7 @@ import { containerMapRoutes } from "./containers/map-geojson-routes";
 import { containerRoutes } from "./containers/routes";
 import { customFieldDefinitionRoutes } from "./custom-fields/definition-routes";
 import { customFieldRoutes, entityCustomFieldRoutes } from "./custom-fields/value-routes";
+import { dashboardRoutes } from "./dashboard/routes";
 import { docsPage } from "./docs/page";
 import { emailSubmissionRoutes } from "./documents/email-submission-routes";
 import { documentRoutes } from "./documents/routes";
@@ -150,6 +151,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/v2", v2);
   // The API reference page; its script is a static asset (public/docs/assets/, issue 11 §4).
   app.get("/docs", docsPage);
+  // The web dashboard (issue 28): sign-in pages and /app, on sessions in cookies (src/sessions/), never API keys.
+  app.route("/app", dashboardRoutes);
+  app.get("/", (c) => c.redirect("/app/containers", 303));
 
   // A known path with a method it does not have → 405 with `Allow` (RFC 9110 §15.5.6); OPTIONS on a known path → 204
   // with `Allow` (RFC 9110 §9.3.7; no CORS: the API is not called from browsers). Unknown paths stay 404.

@@ -28,6 +28,8 @@ export interface SignedInUser {
   role: UserRole;
   /** `web_sessions.id` of the session the request came with. */
   sessionId: string;
+  /** The session's CSRF token, which every state-changing dashboard form carries as `_csrf` (src/sessions/csrf.ts). */
+  csrfToken: string;
 }
 
 /** Hono environment of the app: bindings plus per-request variables. */

@@ -46,6 +46,7 @@ interface SessionRow {
   email: string;
   name: string | null;
   role: UserRole;
+  csrf_token: string;
 }
 
 /**
@@ -64,8 +65,9 @@ export async function createSession(
   await d1.batch([
     d1
       .prepare(
-        `INSERT INTO web_sessions (id, token_hash, user_id, account_id, created_at, last_seen_at, rotated_at, expires_at, user_agent)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?5, ?6, ?7)`,
+        `INSERT INTO web_sessions (id, token_hash, user_id, account_id, created_at, last_seen_at, rotated_at, expires_at,
+                                   user_agent, csrf_token)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?5, ?6, ?7, ?8)`,
       )
       .bind(
         sessionId,
@@ -75,6 +77,7 @@ export async function createSession(
         now,
         toIsoSeconds(nowMs + SESSION_MAX_AGE_MS),
         userAgent?.slice(0, 200) ?? null,
+        randomBase62(32),
       ),
     d1.prepare("UPDATE users SET last_signed_in_at = ?1 WHERE id = ?2").bind(now, user.userId),
   ]);
@@ -110,7 +113,7 @@ export async function signedInUserOf(c: Context<AppEnv>): Promise<SignedInUser |
   const hash = await sha256Hex(token);
   const row = await c.env.DB.prepare(
     `SELECT s.id, s.token_hash, s.previous_token_hash, s.user_id, s.account_id, s.last_seen_at, s.rotated_at,
-            s.expires_at, u.email, u.name, u.role
+            s.expires_at, s.csrf_token, u.email, u.name, u.role
        FROM web_sessions s JOIN users u ON u.id = s.user_id
       WHERE (s.token_hash = ?1 OR s.previous_token_hash = ?1) AND s.revoked_at IS NULL AND u.disabled_at IS NULL`,
   )
@@ -142,6 +145,7 @@ export async function signedInUserOf(c: Context<AppEnv>): Promise<SignedInUser |
     name: row.name,
     role: row.role,
     sessionId: row.id,
+    csrfToken: row.csrf_token,
   };
 }
 

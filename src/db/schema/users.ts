@@ -57,6 +57,8 @@ export const webSessions = sqliteTable(
     expiresAt: text("expires_at").notNull(),
     revokedAt: text("revoked_at"),
     userAgent: text("user_agent"),
+    /** Random token every state-changing dashboard form carries (`_csrf`), compared with this (src/sessions/csrf.ts). */
+    csrfToken: text("csrf_token").notNull(),
   },
   (t) => [
     uniqueIndex("web_sessions_token_hash_idx").on(t.tokenHash),

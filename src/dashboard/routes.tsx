@@ -1,0 +1,23 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../env";
+import { verifyCsrf } from "../sessions/csrf";
+import { requireSignedIn } from "../sessions/session";
+import { DASHBOARD_HEADERS } from "./headers";
+
+/**
+ * The dashboard under /app (issue 28; docs/dashboard.md): server-rendered pages (Hono JSX) reading through the same
+ * services as REST and MCP, for the signed-in user's account. Every route needs a session (`requireSignedIn`: a page
+ * request without one goes to /sign-in), every state-changing request a CSRF token (`verifyCsrf`), and every response
+ * carries DASHBOARD_HEADERS. Each page's routes live beside it (src/dashboard/*-page.tsx) and are mounted here.
+ */
+export const dashboardRoutes = new Hono<AppEnv>();
+
+dashboardRoutes.use("*", async (c, next) => {
+  await next();
+  for (const [name, value] of Object.entries(DASHBOARD_HEADERS)) {
+    if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+  }
+});
+dashboardRoutes.use("*", requireSignedIn);
+dashboardRoutes.use("*", verifyCsrf);
+dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
