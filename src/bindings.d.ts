@@ -48,7 +48,7 @@ interface WorkerSecrets {
    */
   DOCUMENT_SIGNING_KEY?: string;
   /**
-   * Worker secrets: the SMTP relay alert e-mails go through (src/alerts/channels.ts `smtpSettingsFromEnv`;
+   * Worker secrets: the SMTP relay alert e-mails go through (src/lib/mail.ts `smtpSettingsFromEnv`;
    * docs/configuration.md §Alert e-mail). Unset `SMTP_HOST`: e-mail alerts are not sent (their rule shows why).
    */
   SMTP_HOST?: string;

@@ -1,4 +1,4 @@
-import { LogLevel, WorkerMailer } from "worker-mailer";
+import { type SmtpSettings, sendMail, smtpSettingsFromEnv } from "../lib/mail";
 import { sendWebhook } from "../webhooks/send";
 import { parseAllowInsecureHosts } from "../webhooks/ssrf";
 import {
@@ -18,17 +18,6 @@ import {
  * before every attempt, a redirect is a failure and the 15 s timeout applies — and e-mail over SMTP from the Worker
  * (`worker-mailer`, a TCP socket through `cloudflare:sockets`; plain text and HTML parts).
  */
-
-/** The SMTP relay alerts are sent through (docs/configuration.md §Alerts). */
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  /** `tls`: TLS from the start (port 465); `starttls`: upgrade after EHLO (587); `none`: plain (local tests only). */
-  security: "tls" | "starttls" | "none";
-  username: string | null;
-  password: string | null;
-  from: string;
-}
 
 /** The environment alert delivery reads: the SMTP settings and the webhook `http://` allow list. */
 export type AlertTransportEnv = Partial<
@@ -80,26 +69,6 @@ export function setAlertTransport(settings: Partial<TransportSettings> | null): 
   injected = settings;
 }
 
-/**
- * The SMTP settings of the environment: `SMTP_HOST`, `SMTP_PORT` (default 587), `SMTP_SECURITY` (`starttls` by
- * default, `tls`, `none`), `SMTP_USERNAME` / `SMTP_PASSWORD` (secrets), `ALERT_EMAIL_FROM`. Null without a host.
- */
-export function smtpSettingsFromEnv(env: AlertTransportEnv): SmtpSettings | null {
-  const host = typeof env.SMTP_HOST === "string" ? env.SMTP_HOST.trim() : "";
-  if (!host) return null;
-  const security = env.SMTP_SECURITY === "tls" || env.SMTP_SECURITY === "none" ? env.SMTP_SECURITY : "starttls";
-  const port = Number(env.SMTP_PORT) || (security === "tls" ? 465 : 587);
-  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
-  return {
-    host,
-    port,
-    security,
-    username: str(env.SMTP_USERNAME),
-    password: str(env.SMTP_PASSWORD),
-    from: str(env.ALERT_EMAIL_FROM) ?? `alerts@${host}`,
-  };
-}
-
 /** The transport for this delivery run: the injected one over the environment's. */
 export function transportSettings(env: AlertTransportEnv): TransportSettings {
   const allow = typeof env.WEBHOOK_ALLOW_INSECURE_HOSTS === "string" ? env.WEBHOOK_ALLOW_INSECURE_HOSTS : undefined;
@@ -111,40 +80,12 @@ export function transportSettings(env: AlertTransportEnv): TransportSettings {
 }
 
 async function sendEmail(smtp: SmtpSettings | null, to: string, content: AlertFacts | DigestFacts, id: string) {
-  if (!smtp) return { succeeded: false, error: "e-mail is not configured (SMTP_HOST is unset)", gone: false };
   const mail = "alerts" in content ? digestEmail(content) : alertEmail(content);
-  try {
-    await WorkerMailer.send(
-      {
-        host: smtp.host,
-        port: smtp.port,
-        secure: smtp.security === "tls",
-        startTls: smtp.security === "starttls",
-        ...(smtp.username && smtp.password
-          ? {
-              credentials: { username: smtp.username, password: smtp.password },
-              // worker-mailer uses only the methods listed here, among those the relay offers.
-              authType: ["plain", "login", "cram-md5"],
-            }
-          : {}),
-        logLevel: LogLevel.WARN,
-        socketTimeoutMs: 15_000,
-        responseTimeoutMs: 15_000,
-      },
-      {
-        from: smtp.from,
-        to,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        // Receivers deduplicate on it: the same alert keeps its id across retries.
-        headers: { "X-Alert-Id": id },
-      },
-    );
-    return { succeeded: true, error: null, gone: false };
-  } catch (err) {
-    return { succeeded: false, error: `smtp: ${err instanceof Error ? err.message : String(err)}`, gone: false };
-  }
+  // Receivers deduplicate on X-Alert-Id: the same alert keeps its id across retries.
+  const sent = await sendMail(smtp, { to, ...mail, headers: { "X-Alert-Id": id } });
+  return sent.sent
+    ? { succeeded: true, error: null, gone: false }
+    : { succeeded: false, error: sent.error, gone: false };
 }
 
 /**
