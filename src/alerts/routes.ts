@@ -39,7 +39,8 @@ import { alertRuleResource, serializeAlertRule, serializeAlertSettings } from ".
 const tags = ["Alerts"];
 const IdParam = pathIdParam("AlertRule");
 
-function deps(c: Context<AppEnv>): AlertRuleDeps {
+/** The rule service's dependencies for this request (the allow list comes from `WEBHOOK_ALLOW_INSECURE_HOSTS`). */
+export function alertRuleDeps(c: Context<AppEnv>): AlertRuleDeps {
   return {
     db: c.var.db,
     clock: c.var.clock,
@@ -144,7 +145,7 @@ const patchSettingsDef = createRoute({
 export const alertRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createRouteDef, async (c) => {
     const a = c.req.valid("json").data.attributes;
-    const row = await createAlertRule(deps(c), c.var.principal.accountId, a);
+    const row = await createAlertRule(alertRuleDeps(c), c.var.principal.accountId, a);
     return sendJsonApi(c, { data: serializeAlertRule(row) }, 201);
   })
   .openapi(listRouteDef, async (c) => {
@@ -164,7 +165,7 @@ export const alertRoutes = new OpenAPIHono<AppEnv>()
       await getAlertRule(c.var.db, c.var.principal.accountId, id);
       throw ApiError.invalidField("/data/id", "data.id does not match the id in the path", "invalid");
     }
-    const row = await updateAlertRule(deps(c), c.var.principal.accountId, id, body.data.attributes);
+    const row = await updateAlertRule(alertRuleDeps(c), c.var.principal.accountId, id, body.data.attributes);
     return sendJsonApi(c, { data: serializeAlertRule(row), links: { self: c.req.url } });
   })
   .openapi(deleteRouteDef, async (c) => {
