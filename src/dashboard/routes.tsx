@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
+import { alertPages } from "./alerts-page";
 import { DASHBOARD_HEADERS } from "./headers";
 import { webhookPages } from "./webhooks-page";
 
@@ -23,3 +24,4 @@ dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
 dashboardRoutes.route("/settings/webhooks", webhookPages);
+dashboardRoutes.route("/settings/alerts", alertPages);
