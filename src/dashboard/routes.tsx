@@ -4,6 +4,7 @@ import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { alertPages } from "./alerts-page";
 import { DASHBOARD_HEADERS } from "./headers";
+import { tariffPages } from "./tariffs-page";
 import { webhookPages } from "./webhooks-page";
 
 /**
@@ -25,3 +26,4 @@ dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
 dashboardRoutes.route("/settings/webhooks", webhookPages);
 dashboardRoutes.route("/settings/alerts", alertPages);
+dashboardRoutes.route("/settings/tariffs", tariffPages);
