@@ -1,11 +1,13 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { DASHBOARD_CONTENT_SECURITY_POLICY } from "../../src/dashboard/headers";
 import { setWebhookFetch } from "../../src/webhooks/send";
 import { createAccount } from "../helpers/api";
 import { csrfOf, fieldErrorOf, getPage, postForm } from "../helpers/page-forms";
 import { insertNotification, insertWebhook, RecordingReceiver } from "../helpers/receiver";
-import { createAccountWithWebUser, createWebUser, web } from "../helpers/web-session";
+import { createAccountWithWebUser, createWebUser, type TestWebUser, WEB_ORIGIN, web } from "../helpers/web-session";
 
 // /app/settings/webhooks (issue 28 §Settings; docs/dashboard.md §Webhooks): the pages call the REST operations'
 // services (create, edit, delete, trigger, rotate_secret, resend), a refused field comes back next to it with nothing
@@ -148,6 +150,69 @@ describe("the webhooks list and create form", () => {
     const anonymousPage = await web(PATH);
     expect(anonymousPage.status).toBe(303);
     expect(await webhookCount(accountId)).toBe(1);
+  });
+});
+
+/** A form post to the app under `overrides` of its vars (as `npm start` passes WEBHOOK_ALLOW_INSECURE_HOSTS). */
+async function postWithVars(path: string, user: TestWebUser, fields: [string, string][], vars: Record<string, string>) {
+  const csrf = csrfOf(await getPage(PATH, user));
+  const ctx = createExecutionContext();
+  const res = await createApp().fetch(
+    new Request(`${WEB_ORIGIN}${path}`, {
+      method: "POST",
+      headers: {
+        Cookie: user.cookie,
+        Origin: WEB_ORIGIN,
+        "Sec-Fetch-Site": "same-origin",
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams([...fields, ["_csrf", csrf]]).toString(),
+    }),
+    { ...env, ...vars },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { res, html: await res.text() };
+}
+
+describe("a local receiver (npm start allows http://127.0.0.1)", () => {
+  it("is created and tested from the pages, and the test delivery verifies with the secret the page showed", async () => {
+    const { accountId, user } = await createAccountWithWebUser("admin");
+    const vars = { WEBHOOK_ALLOW_INSECURE_HOSTS: "127.0.0.1,localhost" };
+    const local = "http://127.0.0.1:9999/hook";
+    const created = await postWithVars(
+      PATH,
+      user,
+      [
+        ["url", local],
+        ["events", "container.updated"],
+        ["active", "on"],
+      ],
+      vars,
+    );
+    expect(created.res.status).toBe(201);
+    const secret = /data-testid="webhook-secret">([^<]+)</.exec(created.html)?.[1];
+    expect(secret).toMatch(/^whsec_/);
+    const row = await env.DB.prepare("SELECT id, url FROM webhooks WHERE account_id = ?1")
+      .bind(accountId)
+      .first<{ id: string; url: string }>();
+    expect(row?.url).toBe(local);
+
+    const receiver = new RecordingReceiver(() => 200);
+    setWebhookFetch(receiver.fetch);
+    const tested = await postWithVars(`${PATH}/${row?.id}/test`, user, [["event", "container.updated"]], vars);
+    expect(tested.res.status).toBe(200);
+    expect(tested.html).toContain("Succeeded: HTTP 200");
+    const [delivery] = receiver.requests;
+    expect(delivery?.url).toBe(local);
+    const headers = Object.fromEntries(delivery?.headers ?? []);
+    expect(() => new Webhook(secret ?? "").verify(delivery?.body ?? "", headers)).not.toThrow();
+    // Under the deployed configuration (no allow list) the same URL is refused next to the field.
+    const refused = await postForm(PATH, user, [
+      ["url", local],
+      ["events", "container.updated"],
+    ]);
+    expect(fieldErrorOf(refused.html, "f-url")).not.toBeNull();
   });
 });
 
