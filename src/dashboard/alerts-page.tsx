@@ -186,6 +186,13 @@ alertPages.post("/", async (c) => {
   }
 });
 
+// The settings form's URL opened with GET goes to the page (it is no rule id).
+alertPages.get("/settings", (c) => c.redirect(ALERTS_PATH, 303));
+// An action's URL opened with GET (the address bar after a form post, a bookmark) goes to its page instead of a 405.
+alertPages.get("/:id/:action{delete}", (c) =>
+  c.redirect(`${ALERTS_PATH}/${encodeURIComponent(c.req.param("id"))}`, 303),
+);
+
 alertPages.get("/:id", async (c) => {
   const row = await getAlertRule(c.var.db, c.var.user.accountId, c.req.param("id"));
   return rulePage(c, row);

@@ -54,6 +54,22 @@ export function formInteger(form: FormValues, name: string): number | string | n
   return /^-?\d{1,9}$/.test(raw) ? Number(raw) : raw;
 }
 
+/**
+ * A "name: value" per line field (custom headers, custom-field pairs) as its pairs, blank lines skipped; each line is
+ * split at its first `separator`, both sides trimmed (a line without one is a name with an empty value).
+ */
+export function formPairs(form: FormValues, name: string, separator = ":"): Array<{ name: string; value: string }> {
+  return formString(form, name)
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      const at = line.indexOf(separator);
+      return at < 0
+        ? { name: line.trim(), value: "" }
+        : { name: line.slice(0, at).trim(), value: line.slice(at + separator.length).trim() };
+    });
+}
+
 /** A comma- or whitespace-separated list field ("USLAX, USLGB") as its items, empty ones dropped. */
 export function formList(form: FormValues, name: string): string[] {
   return formString(form, name)
@@ -182,6 +198,32 @@ export function TextField(
         aria-invalid={message ? "true" : undefined}
         aria-describedby={described(id, props.hint, message)}
       />
+      <FieldMessage id={id} message={message} />
+    </div>
+  );
+}
+
+/** A labelled multi-line text area with its hint and error. */
+export function TextAreaField(props: ControlProps & { value: string; rows?: number }) {
+  const id = fieldId(props.name);
+  const message = props.errors.of(props.field ?? props.name);
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      <textarea
+        id={id}
+        name={props.name}
+        rows={props.rows ?? 3}
+        aria-invalid={message ? "true" : undefined}
+        aria-describedby={described(id, props.hint, message)}
+      >
+        {props.value}
+      </textarea>
       <FieldMessage id={id} message={message} />
     </div>
   );

@@ -175,6 +175,11 @@ tariffPages.post("/", async (c) => {
   }
 });
 
+// An action's URL opened with GET (the address bar after a form post, a bookmark) goes to its page instead of a 405.
+tariffPages.get("/:id/:action{delete}", (c) =>
+  c.redirect(`${TARIFFS_PATH}/${encodeURIComponent(c.req.param("id"))}`, 303),
+);
+
 tariffPages.get("/:id", async (c) => {
   const row = await getTariff(c.var.db, c.var.user.accountId, c.req.param("id"));
   return tariffPage(c, row);

@@ -27,6 +27,7 @@ import {
   type FormValues,
   formChecked,
   formErrorsOf,
+  formPairs,
   formString,
   formStrings,
   isFormError,
@@ -64,7 +65,18 @@ function requireWrite(c: Context<AppEnv>): void {
 /** The form's values: the URL, the ticked events (or the whole catalog), active. */
 function webhookFormValues(form: FormValues): WebhookFormValues {
   const events = formChecked(form, "all_events") ? [...WEBHOOK_EVENTS] : formStrings(form, "events");
-  return { url: formString(form, "url"), events, active: formChecked(form, "active") };
+  return {
+    url: formString(form, "url"),
+    events,
+    active: formChecked(form, "active"),
+    headers: formString(form, "headers"),
+  };
+}
+
+/** The REST attributes of the form: the headers parsed from their lines (the service checks each name and value). */
+function webhookAttributes(form: FormValues) {
+  const v = webhookFormValues(form);
+  return { url: v.url, events: v.events, active: v.active, headers: formPairs(form, "headers") };
 }
 
 /** The newest notifications of a webhook with their attempts (the `GET /webhook_notifications` service). */
@@ -138,18 +150,20 @@ async function detailPage(c: Context<AppEnv>, webhook: WebhookRow, extras: Webho
 export const webhookPages = new Hono<AppEnv>();
 webhookPages.onError(pageErrorHandler);
 
-webhookPages.get("/", (c) => listPage(c, { url: "", events: [], active: true }, FormErrors.none));
+webhookPages.get("/", (c) => listPage(c, { url: "", events: [], active: true, headers: "" }, FormErrors.none));
 
 webhookPages.post("/", async (c) => {
   requireWrite(c);
-  const values = webhookFormValues(await readForm(c));
+  const form = await readForm(c);
+  const values = webhookFormValues(form);
   try {
-    const body = parseWithSchema(CreateWebhookBody, { data: { type: "webhook", attributes: values } });
+    const body = parseWithSchema(CreateWebhookBody, { data: { type: "webhook", attributes: webhookAttributes(form) } });
     const a = body.data.attributes;
     const row = await createWebhook(webhookDeps(c), c.var.user.accountId, {
       url: a.url,
       events: a.events,
       active: a.active,
+      headers: a.headers,
     });
     return detailPage(c, row, { secret: row.secret, secretWhat: "Webhook created." }, 201);
   } catch (err) {
@@ -157,6 +171,11 @@ webhookPages.post("/", async (c) => {
     throw err;
   }
 });
+
+// An action's URL opened with GET (the address bar after a form post, a bookmark) goes to its page instead of a 405.
+webhookPages.get("/:id/:action{test|rotate-secret|delete}", (c) =>
+  c.redirect(`${WEBHOOKS_PATH}/${encodeURIComponent(c.req.param("id"))}`, 303),
+);
 
 webhookPages.get("/:id", async (c) => {
   const row = await getWebhook(c.var.db, c.var.user.accountId, c.req.param("id"));
@@ -173,14 +192,18 @@ webhookPages.post("/:id", async (c) => {
   requireWrite(c);
   const id = c.req.param("id");
   const current = await getWebhook(c.var.db, c.var.user.accountId, id);
-  const values = webhookFormValues(await readForm(c));
+  const form = await readForm(c);
+  const values = webhookFormValues(form);
   try {
-    const body = parseWithSchema(UpdateWebhookBody, { data: { type: "webhook", id, attributes: values } });
+    const body = parseWithSchema(UpdateWebhookBody, {
+      data: { type: "webhook", id, attributes: webhookAttributes(form) },
+    });
     const a = body.data.attributes;
     const row = await updateWebhook(webhookDeps(c), c.var.user.accountId, id, {
       url: a.url,
       events: a.events,
       active: a.active,
+      headers: a.headers,
     });
     return detailPage(c, row, { notice: "Saved." });
   } catch (err) {

@@ -4,7 +4,16 @@ import type { WebhookNotificationView } from "../webhook-notifications/rows";
 import { EXTENSION_WEBHOOK_EVENTS, WEBHOOK_EVENT_CATALOG } from "../webhooks/catalog";
 import type { WebhookRow } from "../webhooks/serializer";
 import type { TriggerWebhookResult } from "../webhooks/service";
-import { CheckboxField, ErrorSummary, FieldMessage, FormErrors, Notice, TextField, utcTime } from "./forms";
+import {
+  CheckboxField,
+  ErrorSummary,
+  FieldMessage,
+  FormErrors,
+  Notice,
+  TextAreaField,
+  TextField,
+  utcTime,
+} from "./forms";
 import { CsrfField, Layout } from "./layout";
 
 // The views of /app/settings/webhooks (docs/dashboard.md §Webhooks); the routes are in webhooks-page.tsx.
@@ -17,6 +26,18 @@ export interface WebhookFormValues {
   url: string;
   events: readonly string[];
   active: boolean;
+  /** Custom headers as typed: one `Name: value` a line. */
+  headers: string;
+}
+
+/** The form values of a stored webhook. */
+export function webhookFormValuesOf(w: WebhookRow): WebhookFormValues {
+  return {
+    url: w.url,
+    events: w.events,
+    active: w.active,
+    headers: w.headers.map((h) => `${h.name}: ${h.value}`).join("\n"),
+  };
 }
 
 /** The newest delivery of a webhook, for the list (null: nothing sent yet). */
@@ -76,6 +97,13 @@ export function WebhookForm(props: {
         hint="A public https:// address (no IP address, no localhost)."
       />
       <EventCheckboxes selected={props.values.events} errors={props.errors} />
+      <TextAreaField
+        name="headers"
+        label="Custom headers"
+        value={props.values.headers}
+        errors={props.errors}
+        hint="Sent with every delivery: one Name: value a line, e.g. Authorization: Bearer abc (at most 20)."
+      />
       <CheckboxField
         name="active"
         label="Active (deliveries are sent)"
@@ -345,7 +373,7 @@ export function WebhookDetailPage(props: {
             <WebhookForm
               user={props.user}
               action={base}
-              values={extras.form ?? { url: w.url, events: w.events, active: w.active }}
+              values={extras.form ?? webhookFormValuesOf(w)}
               errors={extras.errors ?? FormErrors.none}
               submit="Save changes"
             />

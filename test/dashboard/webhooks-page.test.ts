@@ -31,6 +31,11 @@ async function storedWebhook(id: string) {
     .first<{ url: string; events: string; active: number; secret: string }>();
 }
 
+async function storedHeaders(id: string): Promise<string | undefined> {
+  const row = await env.DB.prepare("SELECT headers FROM webhooks WHERE id = ?1").bind(id).first<{ headers: string }>();
+  return row?.headers;
+}
+
 describe("the webhooks list and create form", () => {
   it("renders the list under the dashboard's CSP and creates a webhook through the form, its secret shown once", async () => {
     const { accountId, user } = await createAccountWithWebUser("admin");
@@ -99,6 +104,65 @@ describe("the webhooks list and create form", () => {
     expect(unknown.res.status).toBe(422);
     expect(fieldErrorOf(unknown.html, "f-events")).toContain("no.such.event");
     expect(await webhookCount(accountId)).toBe(0);
+  });
+
+  it("takes custom headers one a line, refuses a reserved one next to the field, and shows a viewer the names only", async () => {
+    const { accountId, user } = await createAccountWithWebUser("admin");
+    const refused = await postForm(PATH, user, [
+      ["url", URL_OK],
+      ["events", "container.updated"],
+      ["headers", "X-Team: ops\nContent-Type: text/plain"],
+    ]);
+    expect(refused.res.status).toBe(422);
+    expect(fieldErrorOf(refused.html, "f-headers")).not.toBeNull();
+    expect(refused.html).toContain("X-Team: ops\nContent-Type: text/plain</textarea>");
+    expect(await webhookCount(accountId)).toBe(0);
+
+    const created = await postForm(PATH, user, [
+      ["url", URL_OK],
+      ["events", "container.updated"],
+      ["headers", "X-Team: ops\r\n\r\nAuthorization: Bearer abc:def"],
+    ]);
+    expect(created.res.status).toBe(201);
+    const row = await env.DB.prepare("SELECT id, headers FROM webhooks WHERE account_id = ?1")
+      .bind(accountId)
+      .first<{ id: string; headers: string }>();
+    expect(JSON.parse(row?.headers ?? "[]")).toEqual([
+      { name: "X-Team", value: "ops" },
+      { name: "Authorization", value: "Bearer abc:def" },
+    ]);
+    const path = `${PATH}/${row?.id}`;
+    expect(await getPage(path, user)).toContain("X-Team: ops\nAuthorization: Bearer abc:def</textarea>");
+    const viewer = await createWebUser(accountId, "viewer");
+    const seen = await getPage(path, viewer);
+    expect(seen).toContain("X-Team, Authorization");
+    expect(seen).not.toContain("Bearer abc");
+
+    // Saving the form unchanged keeps them; emptying the field removes them.
+    await postForm(path, user, [
+      ["url", URL_OK],
+      ["events", "container.updated"],
+      ["headers", "X-Team: ops"],
+    ]);
+    expect(JSON.parse((await storedHeaders(row?.id ?? "")) ?? "[]")).toEqual([{ name: "X-Team", value: "ops" }]);
+    await postForm(path, user, [
+      ["url", URL_OK],
+      ["events", "container.updated"],
+      ["headers", ""],
+    ]);
+    expect(JSON.parse((await storedHeaders(row?.id ?? "")) ?? "[]")).toEqual([]);
+  });
+
+  it("sends an action's URL opened with GET to the webhook's page", async () => {
+    const account = await createAccount();
+    const user = await createWebUser(account.accountId, "admin");
+    const hook = await insertWebhook(account, { url: URL_OK });
+    for (const action of ["test", "rotate-secret", "delete"]) {
+      const res = await web(`${PATH}/${hook.id}/${action}`, { user });
+      expect(res.status, action).toBe(303);
+      expect(res.headers.get("location")).toBe(`${PATH}/${hook.id}`);
+    }
+    expect((await storedWebhook(hook.id))?.secret).toBe(hook.secret);
   });
 
   it("renders typed markup inert when the form comes back", async () => {
