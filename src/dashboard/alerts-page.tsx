@@ -24,6 +24,7 @@ import {
   formErrorsOf,
   formInteger,
   formList,
+  formPairs,
   formString,
   isFormError,
   pageErrorHandler,
@@ -58,6 +59,7 @@ function ruleFormValues(form: FormValues): RuleFormValues {
     ports: formString(form, "scope_ports"),
     scacs: formString(form, "scope_scacs"),
     customers: formString(form, "scope_customers"),
+    customFields: formString(form, "scope_custom_fields"),
     channelType: formString(form, "channel_type"),
     channelAddress: formString(form, "channel_address"),
     channelUrl: formString(form, "channel_url"),
@@ -68,19 +70,21 @@ function ruleFormValues(form: FormValues): RuleFormValues {
 
 /**
  * The rule's REST attributes from the form: only the threshold its condition takes and only the channel field its
- * type takes are sent (the form shows both; the other is left over from a previous choice), and the lists as typed
- * (upper-cased codes; the service checks each). Custom-field scope, which the form does not edit, is kept.
+ * type takes are sent (the form shows both; the other is left over from a previous choice), the lists as typed
+ * (upper-cased codes; the service checks each), and the custom-field pairs one `slug = value` a line.
  */
-function ruleAttributes(form: FormValues, keep: AlertScope = {}) {
+function ruleAttributes(form: FormValues) {
   const condition = formString(form, "condition");
   const type = formString(form, "channel_type");
-  const scope: AlertScope = { ...(keep.custom_fields ? { custom_fields: keep.custom_fields } : {}) };
+  const scope: AlertScope = {};
   const ports = formList(form, "scope_ports").map((s) => s.toUpperCase());
   const scacs = formList(form, "scope_scacs").map((s) => s.toUpperCase());
   const customers = formList(form, "scope_customers");
+  const customFields = formPairs(form, "scope_custom_fields", "=");
   if (ports.length > 0) scope.ports = ports;
   if (scacs.length > 0) scope.scacs = scacs;
   if (customers.length > 0) scope.customers = customers;
+  if (customFields.length > 0) scope.custom_fields = Object.fromEntries(customFields.map((p) => [p.name, p.value]));
   const name = formString(form, "name");
   return {
     name: name === "" ? null : name,
@@ -204,7 +208,7 @@ alertPages.post("/:id", async (c) => {
   const current = await getAlertRule(c.var.db, c.var.user.accountId, id);
   const form = await readForm(c);
   try {
-    const attributes = ruleAttributes(form, current.scope);
+    const attributes = ruleAttributes(form);
     const body = parseWithSchema(UpdateAlertRuleBody, { data: { type: "alert_rule", id, attributes } });
     const row = await updateAlertRule(alertRuleDeps(c), c.var.user.accountId, id, body.data.attributes);
     const newSecret = row.secret !== null && row.secret !== current.secret ? row.secret : undefined;

@@ -6,7 +6,16 @@ import {
 } from "../alerts/conditions";
 import type { AlertRuleRow, AlertSettingsRow } from "../alerts/rule-service";
 import type { SignedInUser } from "../env";
-import { CheckboxField, ErrorSummary, FormErrors, Notice, SelectField, TextField, utcTime } from "./forms";
+import {
+  CheckboxField,
+  ErrorSummary,
+  FormErrors,
+  Notice,
+  SelectField,
+  TextAreaField,
+  TextField,
+  utcTime,
+} from "./forms";
 import { CsrfField, Layout } from "./layout";
 
 // The views of /app/settings/alerts (docs/dashboard.md §Alerts); the routes are in alerts-page.tsx.
@@ -57,6 +66,8 @@ export interface RuleFormValues {
   ports: string;
   scacs: string;
   customers: string;
+  /** Custom-field pairs, one `slug = value` a line. */
+  customFields: string;
   channelType: string;
   channelAddress: string;
   channelUrl: string;
@@ -74,6 +85,9 @@ export function ruleFormValuesOf(row: AlertRuleRow): RuleFormValues {
     ports: (row.scope.ports ?? []).join(", "),
     scacs: (row.scope.scacs ?? []).join(", "),
     customers: (row.scope.customers ?? []).join(", "),
+    customFields: Object.entries(row.scope.custom_fields ?? {})
+      .map(([slug, value]) => `${slug} = ${value}`)
+      .join("\n"),
     channelType: row.channelType,
     channelAddress: row.channelAddress ?? "",
     channelUrl: row.channelUrl ?? "",
@@ -91,6 +105,7 @@ export const NEW_RULE: RuleFormValues = {
   ports: "",
   scacs: "",
   customers: "",
+  customFields: "",
   channelType: "email",
   channelAddress: "",
   channelUrl: "",
@@ -203,6 +218,14 @@ export function RuleForm(props: {
           label="Customers (party ids)"
           value={v.customers}
           errors={e}
+        />
+        <TextAreaField
+          name="scope_custom_fields"
+          field="scope/custom_fields"
+          label="Custom fields"
+          value={v.customFields}
+          errors={e}
+          hint="One api_slug = value a line: the box (or its shipment) must carry each."
         />
       </fieldset>
       <fieldset>

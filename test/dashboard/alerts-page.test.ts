@@ -171,7 +171,7 @@ describe("the alerts page", () => {
 });
 
 describe("an alert rule's page", () => {
-  it("edits (keeping what the form does not edit) and deletes when confirmed", async () => {
+  it("edits (custom-field pairs one a line) and deletes when confirmed", async () => {
     const { accountId, user } = await createAccountWithWebUser("member");
     const id = await insertRule(accountId);
     await env.DB.prepare(`UPDATE alert_rules SET scope = '{"custom_fields":{"lane":"transpacific"}}' WHERE id = ?1`)
@@ -179,15 +179,23 @@ describe("an alert rule's page", () => {
       .run();
     const path = `${PATH}/${id}`;
     const page = await getPage(path, user);
-    expect(page).toContain("lane = transpacific");
-    const saved = await postForm(path, user, { ...RULE, condition: "eta_changed", threshold_hours: "24" });
+    expect(page).toContain("lane = transpacific</textarea>");
+    const saved = await postForm(path, user, {
+      ...RULE,
+      condition: "eta_changed",
+      threshold_hours: "24",
+      scope_custom_fields: "lane = transpacific\r\n\r\n customer_ref =  PO 12=3 ",
+    });
     expect(saved.res.status).toBe(200);
     let [row] = await rulesOf(accountId);
     expect(row).toMatchObject({ condition: "eta_changed", threshold_hours: 24, threshold_days: null });
     expect(JSON.parse(row?.scope ?? "{}")).toEqual({
-      custom_fields: { lane: "transpacific" },
+      custom_fields: { lane: "transpacific", customer_ref: "PO 12=3" },
       ports: ["USLAX", "USLGB"],
     });
+    const tooLong = await postForm(path, user, { ...RULE, scope_custom_fields: `${"x".repeat(201)} = y` });
+    expect(tooLong.res.status).toBe(422);
+    expect(fieldErrorOf(tooLong.html, "f-scope_custom_fields")).not.toBeNull();
 
     const refused = await postForm(path, user, { ...RULE, condition: "no_such_condition" });
     expect(refused.res.status).toBe(422);
@@ -203,13 +211,18 @@ describe("an alert rule's page", () => {
     expect(await rulesOf(accountId)).toHaveLength(0);
   });
 
-  it("renders a rule name with markup inert", async () => {
+  it("renders a rule name and a custom field value with markup inert, on the list and the rule's page", async () => {
     const { accountId, user } = await createAccountWithWebUser("member");
-    await insertRule(accountId, `<script>alert(1)</script>"><img src=x onerror=alert(1)>`);
-    const html = await getPage(PATH, user);
-    expect(html).not.toContain("<script>alert(1)</script>");
-    expect(html).not.toContain("<img src=x");
-    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    const attack = `<script>alert(1)</script>"><img src=x onerror=alert(1)>`;
+    const id = await insertRule(accountId, attack);
+    await env.DB.prepare("UPDATE alert_rules SET scope = ?1 WHERE id = ?2")
+      .bind(JSON.stringify({ custom_fields: { lane: attack } }), id)
+      .run();
+    for (const html of [await getPage(PATH, user), await getPage(`${PATH}/${id}`, user)]) {
+      expect(html).not.toContain("<script>alert(1)</script>");
+      expect(html).not.toContain("<img src=x");
+      expect(html).toContain("lane = &lt;script&gt;alert(1)&lt;/script&gt;");
+    }
   });
 
   it("lets a viewer read without forms; refuses viewer writes (403), missing CSRF (403) and others' rules (404)", async () => {
