@@ -9,7 +9,7 @@ import {
   listWebhookNotifications,
   resendWebhookNotification,
 } from "../webhook-notifications/service";
-import { WEBHOOK_EVENTS } from "../webhooks/catalog";
+import { isWebhookEvent, WEBHOOK_EVENTS } from "../webhooks/catalog";
 import { webhookDeps } from "../webhooks/routes";
 import { CreateWebhookBody, UpdateWebhookBody } from "../webhooks/schemas";
 import type { WebhookRow } from "../webhooks/serializer";
@@ -215,7 +215,7 @@ webhookPages.post("/:id", async (c) => {
 webhookPages.post("/:id/test", async (c) => {
   requireWrite(c);
   const row = await getWebhook(c.var.db, c.var.user.accountId, c.req.param("id"));
-  const event = formString(await readForm(c), "event") || (row.events[0] ?? "");
+  const event = formString(await readForm(c), "event") || (row.events.find(isWebhookEvent) ?? WEBHOOK_EVENTS[0] ?? "");
   try {
     const test = await triggerWebhook(webhookDeps(c), { url: row.url, event, secret: row.secret });
     return detailPage(c, row, { test });

@@ -1,7 +1,7 @@
 import type { SignedInUser } from "../env";
 import type { PageRequest } from "../lib/jsonapi/pagination";
 import type { WebhookNotificationView } from "../webhook-notifications/rows";
-import { EXTENSION_WEBHOOK_EVENTS, WEBHOOK_EVENT_CATALOG } from "../webhooks/catalog";
+import { EXTENSION_WEBHOOK_EVENTS, isWebhookEvent, WEBHOOK_EVENT_CATALOG, WEBHOOK_EVENTS } from "../webhooks/catalog";
 import type { WebhookRow } from "../webhooks/serializer";
 import type { TriggerWebhookResult } from "../webhooks/service";
 import {
@@ -275,6 +275,15 @@ export function DeliveriesSection(props: {
   );
 }
 
+/**
+ * The events "Send test" offers: the webhook's own catalog events (the trigger operation has example payloads of the
+ * catalog only), or the whole catalog when it lists extension events only.
+ */
+function testEvents(w: WebhookRow): readonly string[] {
+  const own = w.events.filter(isWebhookEvent);
+  return own.length > 0 ? own : WEBHOOK_EVENTS;
+}
+
 /** The outcome of "Send test", as the trigger operation describes it. */
 function TestResult({ result }: { result: TriggerWebhookResult }) {
   const outcome = result.succeeded
@@ -359,7 +368,7 @@ export function WebhookDetailPage(props: {
               <CsrfField user={props.user} />
               <label for="f-test-event">Event</label>
               <select id="f-test-event" name="event">
-                {w.events.map((e) => (
+                {testEvents(w).map((e) => (
                   <option value={e} selected={extras.test?.event === e}>
                     {e}
                   </option>

@@ -153,6 +153,27 @@ describe("the webhooks list and create form", () => {
     expect(JSON.parse((await storedHeaders(row?.id ?? "")) ?? "[]")).toEqual([]);
   });
 
+  it("answers a bad page parameter with a 400 page", async () => {
+    const { user } = await createAccountWithWebUser("viewer");
+    const res = await web(`${PATH}?page[number]=first`, { user });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("<h1>Bad Request</h1>");
+  });
+
+  it("offers the catalog for a test when the webhook lists extension events only", async () => {
+    const account = await createAccount();
+    const user = await createWebUser(account.accountId, "admin");
+    const hook = await insertWebhook(account, { url: URL_OK, events: ["source_outage.started"] });
+    const page = await getPage(`${PATH}/${hook.id}`, user);
+    expect(page).toMatch(/<select id="f-test-event" name="event"><option value="container.transport.vessel_arrived"/);
+    const receiver = new RecordingReceiver(() => 204);
+    setWebhookFetch(receiver.fetch);
+    const from = `${PATH}/${hook.id}`;
+    const { html } = await postForm(`${from}/test`, user, {}, { from });
+    expect(html).toContain("Succeeded: HTTP 204");
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it("sends an action's URL opened with GET to the webhook's page", async () => {
     const account = await createAccount();
     const user = await createWebUser(account.accountId, "admin");

@@ -3,6 +3,8 @@
 // delivery or a retry shows up without reloading. Pauses while the tab is hidden or focus is inside the section
 // (replacing it would drop the focus). Without JavaScript the section's "Refresh" link does the same.
 const INTERVAL_MS = 4000;
+/** Polling stops after this long on one page (a tab left open all day costs nothing); reloading starts it again. */
+const MAX_POLLING_MS = 15 * 60_000;
 
 async function refresh(section) {
   const url = section.getAttribute("data-poll");
@@ -25,7 +27,12 @@ async function refresh(section) {
 
 for (const initial of document.querySelectorAll("[data-poll]")) {
   let section = initial;
-  setInterval(async () => {
+  const started = Date.now();
+  const timer = setInterval(async () => {
+    if (Date.now() - started > MAX_POLLING_MS) {
+      clearInterval(timer);
+      return;
+    }
     try {
       section = await refresh(section);
     } catch {
