@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import { NEEDS_THRESHOLD_DAYS, NEEDS_THRESHOLD_HOURS } from "../alerts/conditions";
 import { alertRuleDeps } from "../alerts/routes";
+import { listAlertsOfRule } from "../alerts/rule-alerts";
 import {
   type AlertRuleRow,
   createAlertRule,
@@ -39,6 +40,8 @@ import {
  */
 export const ALERT_WRITE_ROLE = "member" as const;
 
+/** Alerts shown on a rule's page (its newest). */
+const RECENT_ALERTS = 20;
 /** Rules shown on the page: an account has at most MAX_ALERT_RULES_PER_ACCOUNT (100), so one page holds them all. */
 const RULES_SHOWN = 100;
 
@@ -125,13 +128,23 @@ async function alertsPage(c: Context<AppEnv>, extras: AlertsPageExtras = {}, sta
   );
 }
 
-function rulePage(
+async function rulePage(
   c: Context<AppEnv>,
   rule: AlertRuleRow,
-  extras: Omit<Parameters<typeof AlertRulePage>[0], "user" | "canWrite" | "rule"> = {},
+  extras: Omit<Parameters<typeof AlertRulePage>[0], "user" | "canWrite" | "rule" | "alerts"> = {},
   status = 200,
 ) {
-  return renderPage(c, <AlertRulePage user={c.var.user} canWrite={canWrite(c)} rule={rule} {...extras} />, status);
+  const { rows } = await listAlertsOfRule(c.var.db, c.var.user.accountId, rule.id, {
+    number: 1,
+    size: RECENT_ALERTS,
+    sizeGiven: true,
+    offset: 0,
+  });
+  return renderPage(
+    c,
+    <AlertRulePage user={c.var.user} canWrite={canWrite(c)} rule={rule} alerts={rows} {...extras} />,
+    status,
+  );
 }
 
 /**

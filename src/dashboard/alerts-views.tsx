@@ -4,6 +4,7 @@ import {
   NEEDS_THRESHOLD_DAYS,
   NEEDS_THRESHOLD_HOURS,
 } from "../alerts/conditions";
+import type { AlertRow } from "../alerts/rule-alerts";
 import type { AlertRuleRow, AlertSettingsRow } from "../alerts/rule-service";
 import type { SignedInUser } from "../env";
 import {
@@ -416,6 +417,54 @@ export function AlertsPage(props: {
   );
 }
 
+const ALERT_STATUS_TEXT: Readonly<Record<string, string>> = {
+  pending: "Pending",
+  digest: "Waiting for the digest",
+  digested: "Sent in a digest",
+  succeeded: "Sent",
+  failed: "Failed",
+};
+
+/** The rule's newest alerts: the box, what happened, and how its delivery went. */
+function RecentAlerts({ alerts }: { alerts: readonly AlertRow[] }) {
+  return (
+    <section aria-labelledby="recent-alerts-title">
+      <h2 id="recent-alerts-title">Recent alerts</h2>
+      {alerts.length === 0 ? (
+        <p>This rule has raised no alert yet.</p>
+      ) : (
+        <table>
+          <caption>Alerts of this rule, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Raised</th>
+              <th scope="col">Box</th>
+              <th scope="col">Episode</th>
+              <th scope="col">Status</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {alerts.map((a) => (
+              <tr>
+                <th scope="row">{utcTime(a.createdAt)}</th>
+                <td>{a.containerId ? <a href={`/app/containers/${a.containerId}`}>Container</a> : "—"}</td>
+                <td>
+                  <code>{a.episodeKey}</code>
+                </td>
+                <td>{ALERT_STATUS_TEXT[a.status] ?? a.status}</td>
+                <td>{a.attempts}</td>
+                <td>{a.lastError ?? "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 function SigningSecret({ secret }: { secret: string }) {
   return (
     <Notice>
@@ -432,6 +481,8 @@ export function AlertRulePage(props: {
   user: SignedInUser;
   canWrite: boolean;
   rule: AlertRuleRow;
+  /** The rule's newest alerts (`GET /alert_rules/{id}/alerts`). */
+  alerts: readonly AlertRow[];
   form?: RuleFormValues;
   errors?: FormErrors;
   notice?: string;
@@ -468,6 +519,7 @@ export function AlertRulePage(props: {
         <dt>Failing since</dt>
         <dd>{utcTime(r.failingSince)}</dd>
       </dl>
+      <RecentAlerts alerts={props.alerts} />
       {props.canWrite ? (
         <>
           <section aria-labelledby="edit-title">

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { insertAlert } from "../helpers/alert-rows";
 import { createAccount } from "../helpers/api";
 import { csrfOf, fieldErrorOf, getPage, postForm } from "../helpers/page-forms";
 import { createAccountWithWebUser, createWebUser, web } from "../helpers/web-session";
@@ -209,6 +210,25 @@ describe("an alert rule's page", () => {
     const deleted = await postForm(`${path}/delete`, user, { confirm: "on" }, { from: path });
     expect(deleted.res.status).toBe(303);
     expect(await rulesOf(accountId)).toHaveLength(0);
+  });
+
+  it("shows the rule's recent alerts with their status and last error (GET /alert_rules/{id}/alerts)", async () => {
+    const { accountId, user } = await createAccountWithWebUser("viewer");
+    const id = await insertRule(accountId);
+    const empty = await getPage(`${PATH}/${id}`, user);
+    expect(empty).toContain("This rule has raised no alert yet.");
+    await insertAlert(accountId, id, {
+      containerId: "0190f5c2-7f1e-7c3a-9a8e-3b2d1c4e5f60",
+      status: "failed",
+      attempts: 5,
+      lastError: "SMTP 550 <mailbox> unavailable",
+      episodeKey: "hold:CUSTOMS:placed:2030-01-02T00:00:00Z",
+    });
+    const page = await getPage(`${PATH}/${id}`, user);
+    expect(page).toContain('href="/app/containers/0190f5c2-7f1e-7c3a-9a8e-3b2d1c4e5f60"');
+    expect(page).toContain("hold:CUSTOMS:placed:2030-01-02T00:00:00Z");
+    expect(page).toContain("<td>Failed</td>");
+    expect(page).toContain("SMTP 550 &lt;mailbox&gt; unavailable");
   });
 
   it("renders a rule name and a custom field value with markup inert, on the list and the rule's page", async () => {
