@@ -45,7 +45,7 @@ export const verifyCsrf: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** Constant-time comparison of two strings (both ASCII tokens). */
-function timingSafeEqual(a: string, b: string): boolean {
+export function timingSafeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
