@@ -28,7 +28,7 @@ const TOKEN_PATTERN = /^[0-9A-Za-z]{43}$/;
  */
 export function safeNextPath(raw: unknown): string {
   if (typeof raw !== "string" || raw.length === 0 || raw.length > 2000) return DEFAULT_AFTER_SIGN_IN;
-  if (!raw.startsWith("/") || raw.startsWith("//") || /[\\\u0000-\u001f\u007f]/.test(raw)) return DEFAULT_AFTER_SIGN_IN;
+  if (!raw.startsWith("/") || raw.startsWith("//") || hasControlOrBackslash(raw)) return DEFAULT_AFTER_SIGN_IN;
   // Resolve against a placeholder origin: whatever the browser would make of it must stay on that origin.
   try {
     const resolved = new URL(raw, "https://same.invalid");
@@ -37,6 +37,15 @@ export function safeNextPath(raw: unknown): string {
     return DEFAULT_AFTER_SIGN_IN;
   }
   return raw;
+}
+
+/** Whether `text` has a backslash or a C0 control character or DEL (which URL parsers drop or read as "/"). */
+function hasControlOrBackslash(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f || code === 0x5c) return true;
+  }
+  return false;
 }
 
 /** The e-mail address as users are stored (trimmed, lowercase), or null when it is not a plausible address. */
