@@ -34,7 +34,11 @@ export const verifyCsrf: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!token) {
     const type = c.req.header("content-type") ?? "";
     if (type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")) {
-      const field = (await c.req.parseBody())[CSRF_FIELD];
+      // A body that does not parse (a multipart without its boundary …) carries no token: 403, never a 500.
+      const field = await c.req.parseBody().then(
+        (body) => body[CSRF_FIELD],
+        () => undefined,
+      );
       token = typeof field === "string" ? field : null;
     }
   }

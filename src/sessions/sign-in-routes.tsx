@@ -62,11 +62,15 @@ function page(c: Context<AppEnv>, node: JSX.Element, status = 200, headers: Reco
   return c.html(`<!doctype html>${node}`, status as 200, { ...DASHBOARD_HEADERS, ...headers });
 }
 
-/** The form fields of a urlencoded or multipart body; anything else reads as no fields. */
+/** The form fields of a urlencoded or multipart body; anything else reads as no fields; a broken body is a 400. */
 async function formOf(c: Context<AppEnv>): Promise<Record<string, unknown>> {
   const type = c.req.header("content-type") ?? "";
   if (!type.startsWith("application/x-www-form-urlencoded") && !type.startsWith("multipart/form-data")) return {};
-  return c.req.parseBody();
+  try {
+    return await c.req.parseBody();
+  } catch {
+    throw new ApiError(400, [{ detail: "The form could not be read; reload the page and try again." }]);
+  }
 }
 
 /** The origin sign-in links point to: `PUBLIC_BASE_URL` when set (and a URL), else the request's own origin. */

@@ -236,6 +236,19 @@ describe("using a sign-in link", () => {
     expect((await web(url.pathname + url.search)).status).toBe(400);
   });
 
+  it("lets exactly one of two concurrent uses of a link win", async () => {
+    const user = await newUser();
+    const token = await createSignInLink(env.DB, user.userId, Date.now());
+    const [a, b] = [browser(), browser()];
+    const csrfA = hidden(await (await a.get("/sign-in")).text(), "_csrf") ?? "";
+    const csrfB = hidden(await (await b.get("/sign-in")).text(), "_csrf") ?? "";
+    const answers = await Promise.all([
+      a.post("/sign-in/link", { _csrf: csrfA, token }),
+      b.post("/sign-in/link", { _csrf: csrfB, token }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([303, 400]);
+  });
+
   it("refuses an expired or unknown link with a 400 page", async () => {
     const user = await newUser();
     const token = await createSignInLink(env.DB, user.userId, Date.now() - 16 * 60_000);
@@ -362,5 +375,18 @@ describe("the API-key path", () => {
     const user = await newUser("admin");
     const res = await web("/v2/containers", { user });
     expect(res.status).toBe(401);
+  });
+});
+
+describe("malformed bodies", () => {
+  it("answers a broken multipart body with a 4xx, never a 500", async () => {
+    const user = await newUser();
+    const headers = { "Content-Type": "multipart/form-data", Cookie: user.cookie };
+    for (const path of ["/sign-in", "/sign-in/link", "/sign-out", "/sign-out/everywhere"]) {
+      const res = await web(path, { method: "POST", body: "--x\r\nnot a part", headers });
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.status, path).toBeLessThan(500);
+    }
+    expect(await signedIn(user.cookie)).toBe(true);
   });
 });
