@@ -24,7 +24,7 @@ const TOKEN_PATTERN = /^[0-9A-Za-z]{43}$/;
  * The `next` path to go to after signing in: honoured only as a path of this origin, i.e. starting with one "/" and
  * not "//" or "/\" (which browsers read as another host), with no control characters or backslashes; at most 2,000
  * characters. Anything else, or nothing, is {@link DEFAULT_AFTER_SIGN_IN} (no open redirect, OWASP Unvalidated
- * Redirects Cheat Sheet).
+ * Redirects Cheat Sheet). Returned as the URL parser writes it (percent-encoded, dot segments resolved).
  */
 export function safeNextPath(raw: unknown): string {
   if (typeof raw !== "string" || raw.length === 0 || raw.length > 2000) return DEFAULT_AFTER_SIGN_IN;
@@ -33,10 +33,11 @@ export function safeNextPath(raw: unknown): string {
   try {
     const resolved = new URL(raw, "https://same.invalid");
     if (resolved.origin !== "https://same.invalid") return DEFAULT_AFTER_SIGN_IN;
+    // The parsed form: percent-encoded, so it goes into a Location header as is.
+    return resolved.pathname + resolved.search + resolved.hash;
   } catch {
     return DEFAULT_AFTER_SIGN_IN;
   }
-  return raw;
 }
 
 /** Whether `text` has a backslash or a C0 control character or DEL (which URL parsers drop or read as "/"). */

@@ -2,6 +2,7 @@ import { type Context, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { HTTPException } from "hono/http-exception";
 import type { JSX } from "hono/jsx/jsx-runtime";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DASHBOARD_HEADERS } from "../dashboard/headers";
 import type { AppEnv } from "../env";
 import { toIsoSeconds } from "../lib/clock";
@@ -48,18 +49,27 @@ for (const path of ["/sign-in", "/sign-in/*", "/sign-out", "/sign-out/*"]) {
 }
 
 signInRoutes.onError((err, c) => {
-  if (err instanceof ApiError || err instanceof HTTPException) {
-    const status = err instanceof ApiError ? err.status : err.status >= 400 && err.status < 500 ? err.status : 400;
-    const message = err instanceof ApiError ? (err.errors[0]?.detail ?? err.message) : err.message || "Bad request.";
-    const headers = err instanceof ApiError ? err.headers : {};
-    return page(c, <SignInProblemPage title={titleFor(status)} message={message} />, status, headers);
+  // A 4xx becomes a readable page with its status; anything else goes to the app's error path (src/app.ts).
+  if (err instanceof ApiError && err.status >= 400 && err.status < 500) {
+    const message = err.errors[0]?.detail ?? err.message;
+    const status = err.status as ContentfulStatusCode;
+    return page(c, <SignInProblemPage title={titleFor(status)} message={message} />, status, err.headers);
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    const status = Math.max(err.status, 400) as ContentfulStatusCode;
+    return page(c, <SignInProblemPage title={titleFor(status)} message={err.message || "Bad request."} />, status);
   }
   throw err;
 });
 
 /** An HTML page with `status`, the dashboard's headers and `headers`. */
-function page(c: Context<AppEnv>, node: JSX.Element, status = 200, headers: Record<string, string> = {}) {
-  return c.html(`<!doctype html>${node}`, status as 200, { ...DASHBOARD_HEADERS, ...headers });
+function page(
+  c: Context<AppEnv>,
+  node: JSX.Element,
+  status: ContentfulStatusCode = 200,
+  headers: Record<string, string> = {},
+) {
+  return c.html(`<!doctype html>${node}`, status, { ...DASHBOARD_HEADERS, ...headers });
 }
 
 /** The form fields of a urlencoded or multipart body; anything else reads as no fields; a broken body is a 400. */

@@ -16,6 +16,10 @@ describe("safeNextPath", () => {
     );
   });
 
+  it("percent-encodes what a Location header cannot carry as is", () => {
+    expect(safeNextPath("/app/containers?q=Bremerhaven Süd#top")).toBe("/app/containers?q=Bremerhaven%20S%C3%BCd#top");
+  });
+
   it.each([
     undefined,
     "",

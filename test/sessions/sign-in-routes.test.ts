@@ -294,6 +294,14 @@ describe("using a sign-in link", () => {
     },
   );
 
+  it("goes to a next path with characters a header cannot carry as is, encoded", async () => {
+    const user = await newUser();
+    const token = await createSignInLink(env.DB, user.userId, Date.now());
+    const res = await followLinkPost(browser(), token, "/app/containers?q=Süd");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/app/containers?q=S%C3%BCd");
+  });
+
   it("starts a new session: a cookie the browser brought is not the session after (no fixation), and it is ended", async () => {
     const victim = await newUser();
     const planted = await newUser();
