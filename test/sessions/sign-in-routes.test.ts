@@ -249,6 +249,18 @@ describe("using a sign-in link", () => {
     expect(answers.map((r) => r.status).sort()).toEqual([303, 400]);
   });
 
+  it("renders an address and a next path with markup in them inert", async () => {
+    const { accountId } = await createAccount();
+    const user = await createWebUser(accountId, "viewer", `x"><script>alert(1)</script>-${newId().slice(-8)}@e.test`);
+    const token = await createSignInLink(env.DB, user.userId, Date.now());
+    const next = '/app/x"><img src=x onerror=alert(1)>';
+    const html = await (await web(`/sign-in/link?token=${token}&next=${encodeURIComponent(next)}`)).text();
+    expect(html).toContain("Sign in as x&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).not.toContain("<script>");
+    expect(html).not.toContain("<img");
+    expect(hidden(html, "next")).toBe("/app/x%22%3E%3Cimg%20src=x%20onerror=alert(1)%3E");
+  });
+
   it("refuses an expired or unknown link with a 400 page", async () => {
     const user = await newUser();
     const token = await createSignInLink(env.DB, user.userId, Date.now() - 16 * 60_000);
