@@ -34,6 +34,7 @@ describe("GET /app/account", () => {
     expect(html).not.toContain(">gone<");
     expect(html).not.toContain(stranger.email);
     expect((html.match(/<tr>/g) ?? []).length).toBe(3);
+    expect(html).toContain(`action="/app/account/sessions/${user.sessionId}/end"`);
     expect(html).toContain('<form method="post" action="/sign-out/everywhere">');
     expect(html).toContain('<button type="submit">Sign out everywhere</button>');
     expect(html).toMatch(/<input type="hidden" name="_csrf" value="[0-9A-Za-z]+"/);
@@ -47,5 +48,56 @@ describe("GET /app/account", () => {
       .run();
     const res = await web("/app/account", { headers: { Cookie: `${SESSION_COOKIE}=${other.token}` } });
     expect(res.status).toBe(303);
+  });
+});
+
+describe("POST /app/account/sessions/{id}/end", () => {
+  async function csrfOf(sessionId: string): Promise<string> {
+    const row = await env.DB.prepare("SELECT csrf_token FROM web_sessions WHERE id = ?1")
+      .bind(sessionId)
+      .first<{ csrf_token: string }>();
+    return row?.csrf_token ?? "";
+  }
+  const works = async (cookie: string) => (await web("/app/account", { headers: { Cookie: cookie } })).status === 200;
+
+  it("ends another session of the user and comes back; needs the CSRF token", async () => {
+    const { user } = await createAccountWithWebUser("viewer");
+    const other = await createSession(env.DB, { userId: user.userId, accountId: user.accountId }, Date.now(), "tablet");
+    const otherCookie = `${SESSION_COOKIE}=${other.token}`;
+    const path = `/app/account/sessions/${other.sessionId}/end`;
+    expect((await web(path, { user, form: {} })).status).toBe(403);
+    expect(await works(otherCookie)).toBe(true);
+    const res = await web(path, { user, form: { _csrf: await csrfOf(user.sessionId) } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/app/account");
+    expect(await works(otherCookie)).toBe(false);
+    expect(await works(user.cookie)).toBe(true);
+    // Ended already: nothing to end.
+    expect((await web(path, { user, form: { _csrf: await csrfOf(user.sessionId) } })).status).toBe(404);
+  });
+
+  it("answers 404 for another user's session (of this or another account) or an unknown id, ending nothing", async () => {
+    const { user } = await createAccountWithWebUser("admin");
+    const { user: stranger } = await createAccountWithWebUser("admin");
+    const { createWebUser } = await import("../helpers/web-session");
+    const teammate = await createWebUser(user.accountId, "member");
+    const csrf = await csrfOf(user.sessionId);
+    for (const id of [stranger.sessionId, teammate.sessionId, "00000000-0000-7000-8000-000000000000"]) {
+      const res = await web(`/app/account/sessions/${id}/end`, { user, form: { _csrf: csrf } });
+      expect(res.status, id).toBe(404);
+    }
+    expect(await works(stranger.cookie)).toBe(true);
+    expect(await works(teammate.cookie)).toBe(true);
+  });
+
+  it("signs out when the session ended is this one, and answers 401 without a session", async () => {
+    const { user } = await createAccountWithWebUser("member");
+    const path = `/app/account/sessions/${user.sessionId}/end`;
+    expect((await web(path, { form: { _csrf: "x" } })).status).toBe(401);
+    const res = await web(path, { user, form: { _csrf: await csrfOf(user.sessionId) } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/sign-in");
+    expect(res.headers.getSetCookie().some((line) => /^__Host-session=;.*Max-Age=0/.test(line))).toBe(true);
+    expect(await works(user.cookie)).toBe(false);
   });
 });
