@@ -28,6 +28,7 @@ import { strictQuery } from "./middleware/strict-query";
 import { partyRoutes } from "./parties/routes";
 import { portRoutes } from "./ports/routes";
 import { searchRoutes } from "./search/routes";
+import { signInRoutes } from "./sessions/sign-in-routes";
 import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { tariffRoutes } from "./tariffs/routes";
@@ -152,6 +153,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // The API reference page; its script is a static asset (public/docs/assets/, issue 11 §4).
   app.get("/docs", docsPage);
   // The web dashboard (issue 28): sign-in pages and /app, on sessions in cookies (src/sessions/), never API keys.
+  app.route("/", signInRoutes);
   app.route("/app", dashboardRoutes);
   app.get("/", (c) => c.redirect("/app/containers", 303));
 

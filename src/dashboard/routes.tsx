@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
+import { accountRoutes } from "../sessions/account-page";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { DASHBOARD_HEADERS } from "./headers";
@@ -21,3 +22,4 @@ dashboardRoutes.use("*", async (c, next) => {
 dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
+dashboardRoutes.route("/account", accountRoutes);
