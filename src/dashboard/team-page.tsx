@@ -49,19 +49,17 @@ interface TeamView {
   invite: { email: string; role: string };
 }
 
-function RoleSelect({
-  id,
-  name,
-  value,
-  describedBy,
-}: {
-  id: string;
-  name: string;
-  value: string;
-  describedBy?: string;
-}) {
+/** A role `<select>`; `label` names it when no visible `<label>` does (a table row's select, named by its user). */
+function RoleSelect(props: { id: string; name: string; value: string; label?: string; describedBy?: string }) {
+  const { id, name, value, label, describedBy } = props;
   return (
-    <select id={id} name={name} aria-describedby={describedBy} aria-invalid={describedBy ? "true" : undefined}>
+    <select
+      id={id}
+      name={name}
+      aria-label={label}
+      aria-describedby={describedBy}
+      aria-invalid={describedBy ? "true" : undefined}
+    >
       {USER_ROLES.map((role) => (
         <option value={role} selected={role === value}>
           {role}
@@ -84,8 +82,13 @@ function MemberRow({ member, view, admin }: { member: UserRow; view: TeamView; a
         {admin ? (
           <form method="post" action={`${PATH}/users/${member.id}/role`}>
             <CsrfField user={view.user} />
-            <label for={selectId}>{`Role of ${who}`}</label>
-            <RoleSelect id={selectId} name="role" value={member.role} describedBy={error ? errorId : undefined} />{" "}
+            <RoleSelect
+              id={selectId}
+              name="role"
+              value={member.role}
+              label={`Role of ${who}`}
+              describedBy={error ? errorId : undefined}
+            />{" "}
             <button type="submit" aria-label={`Save role of ${who}`}>
               Save
             </button>

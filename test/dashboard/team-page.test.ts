@@ -50,7 +50,7 @@ describe("/app/settings/team", () => {
     expect(html).toMatch(/^<!DOCTYPE html>/);
     expect(html).toContain("<caption>Team members</caption>");
     expect(html).toContain(member.email);
-    expect(html).toContain(`<label for="role-${member.userId}">Role of ${member.email}</label>`);
+    expect(html).toContain(`id="role-${member.userId}" name="role" aria-label="Role of ${member.email}"`);
     expect(html).toContain(`action="${PAGE}/users/${member.userId}/remove"`);
     expect(html).toContain('<label for="invite-email">E-mail address</label>');
     expect(html).toContain("pending@example.test");
