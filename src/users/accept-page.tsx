@@ -4,7 +4,7 @@ import { htmlErrors, renderPage } from "../dashboard/page-response";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { isSameOriginRequest } from "../sessions/csrf";
-import { createSession, setSessionCookie } from "../sessions/session";
+import { createSession, revokeSession, setSessionCookie, signedInUserOf } from "../sessions/session";
 import { acceptInvitation, invitationByToken, unusableInvitation } from "./invitations";
 import { MAX_USER_NAME_LENGTH } from "./schemas";
 
@@ -67,6 +67,9 @@ acceptInvitationPage.post("/accept", async (c) => {
     .join("");
   const nowMs = c.get("clock").now();
   const user = await acceptInvitation({ db: c.get("db"), clock: c.get("clock") }, tokenOf(form.token), name || null);
+  // Whoever was signed in on this browser before is signed out: the browser now belongs to the invitee's new session.
+  const previous = await signedInUserOf(c);
+  if (previous) await revokeSession(c.env.DB, previous.sessionId, nowMs);
   const session = await createSession(c.env.DB, user, nowMs, c.req.header("user-agent") ?? null);
   setSessionCookie(c, session.token);
   return c.redirect("/app/containers", 303);

@@ -214,6 +214,24 @@ describe("/invitations/accept", () => {
     expect(users.json.data).toEqual([]);
   });
 
+  it("starts a fresh session: a cookie the browser already had is ended, never reused (no fixation)", async () => {
+    const lines = toConsole();
+    const account = await createAccount();
+    const before = await createWebUser(account.accountId, "admin");
+    await api("/invitations", { key: account.key, body: inviteBody("fresh@example.test") });
+    const accept = await web("/invitations/accept", {
+      form: { token: tokenIn(lines[0] ?? "") },
+      headers: { Cookie: before.cookie },
+    });
+    expect(accept.status).toBe(303);
+    const cookie = (accept.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect(cookie).toMatch(/^__Host-session=/);
+    expect(cookie).not.toBe(before.cookie);
+    expect((await web("/app", { user: before })).headers.get("location")).toMatch(/^\/sign-in/);
+    const signedIn = await web("/app", { headers: { Cookie: cookie } });
+    expect(signedIn.headers.get("location")).toBe("/app/containers");
+  });
+
   it("restores a removed user of the account with the new role", async () => {
     const lines = toConsole();
     const account = await createAccount();
