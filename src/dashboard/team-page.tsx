@@ -21,7 +21,9 @@ import { htmlErrors, renderPage } from "./page-response";
 export const teamPage = new Hono<AppEnv>();
 
 teamPage.use("*", htmlErrors);
-teamPage.use("*", async (c, next) => (c.req.method === "GET" ? next() : requireRole("admin")(c, next)));
+teamPage.use("*", async (c, next) =>
+  c.req.method === "GET" || c.req.method === "HEAD" ? next() : requireRole("admin")(c, next),
+);
 
 const PATH = "/app/settings/team";
 /** Users and invitations shown on the page (one page of the services' lists; teams are small). */
@@ -212,11 +214,22 @@ function InvitationsTable({ view, admin }: { view: TeamView; admin: boolean }) {
 function TeamPage({ view }: { view: TeamView }) {
   const admin = roleAllows(view.user.role, "admin");
   const problems = Object.keys(view.errors).length;
+  // Errors about a user no longer listed (removed meanwhile) have no row to stand next to: they go in the summary.
+  const shown = new Set(view.members.map((m) => `user:${m.id}`));
+  const unplaced = Object.entries(view.errors)
+    .filter(([key]) => key.startsWith("user:") && !shown.has(key))
+    .map(([, detail]) => detail);
   return (
     <Layout title="Team" user={view.user} current={PATH}>
       {view.notice ? <p role="status">{view.notice}</p> : null}
       {problems > 0 ? (
-        <p role="alert">{problems === 1 ? "One thing needs fixing; see below." : `${problems} things need fixing.`}</p>
+        <p role="alert">
+          {unplaced.length > 0
+            ? unplaced.join(" ")
+            : problems === 1
+              ? "One thing needs fixing; see below."
+              : `${problems} things need fixing.`}
+        </p>
       ) : null}
       {admin ? null : <p>Only admins can change the team. Ask one of them to invite someone or change a role.</p>}
       <table>

@@ -121,6 +121,18 @@ describe("/app/settings/team", () => {
     expect((await roleOf(admin.userId)).role).toBe("admin");
   });
 
+  it("says why a removed user's role cannot change, with no row to show it in", async () => {
+    const account = await createAccount();
+    const admin = await createWebUser(account.accountId, "admin");
+    const member = await createWebUser(account.accountId, "member");
+    const _csrf = await csrfOf(admin);
+    expect((await web(`${PAGE}/users/${member.userId}/remove`, { user: admin, form: { _csrf } })).status).toBe(303);
+    const res = await web(`${PAGE}/users/${member.userId}/role`, { user: admin, form: { _csrf, role: "admin" } });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toMatch(/<p role="alert">[^<]*removed from the team/);
+    expect(await roleOf(member.userId)).toMatchObject({ role: "member" });
+  });
+
   it("invites through the form; a bad address re-renders the form with the error and invites nobody", async () => {
     const links = consoleLinks();
     const account = await createAccount();
