@@ -19,6 +19,8 @@ import { deliverInvitation, type InvitationTransport } from "./invitation-mail";
 
 /** How long an invitation's link works (ms): 7 days. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
+/** Most pending invitations an account may have at once (a bound on the e-mails one account can make us send). */
+export const MAX_PENDING_INVITATIONS = 100;
 /** `code` of the 422 for an address that already belongs to a user. */
 export const ALREADY_A_USER_CODE = "taken";
 
@@ -84,7 +86,8 @@ export function invitationBaseUrl(publicBaseUrl: string | undefined, requestUrl:
  * invitation e-mail. An earlier pending invitation of the same address to this account is revoked (the new one
  * replaces it). A removed user of this account may be invited again (accepting restores them with the new role).
  * @throws ApiError 422 `taken` (pointer `/data/attributes/email`) when the address belongs to an active user, or to a
- *   user of another account (addresses are unique across the service); 503 when the e-mail cannot be sent (nothing is
+ *   user of another account (addresses are unique across the service); 422 `limit` at
+ *   {@link MAX_PENDING_INVITATIONS} pending invitations; 503 when the e-mail cannot be sent (nothing is
  *   kept: the invitation is deleted again).
  */
 export async function inviteUser(
@@ -108,13 +111,22 @@ export async function inviteUser(
       ALREADY_A_USER_CODE,
     );
   }
-  const [account] = await deps.db
-    .select({ name: accounts.name })
-    .from(accounts)
-    .where(eq(accounts.id, accountId))
-    .limit(1);
   const nowMs = deps.clock.now();
   const now = toIsoSeconds(nowMs);
+  const [[account], [pending]] = await deps.db.batch([
+    deps.db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, accountId)).limit(1),
+    deps.db
+      .select({ n: count() })
+      .from(invitations)
+      .where(and(eq(invitations.accountId, accountId), statusCondition("pending", now))),
+  ]);
+  if ((pending?.n ?? 0) >= MAX_PENDING_INVITATIONS) {
+    throw ApiError.invalidField(
+      "/data/attributes/email",
+      `the account already has ${MAX_PENDING_INVITATIONS} pending invitations; withdraw some first`,
+      "limit",
+    );
+  }
   const token = randomBase62(43);
   const row: InvitationRow = {
     id: newId(),

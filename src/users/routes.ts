@@ -142,7 +142,7 @@ const createInvitationRoute = createRoute({
   tags,
   summary: "Invite someone to the team",
   description:
-    "E-mails `email` a one-time link to `/invitations/accept?token=…` (origin: `PUBLIC_BASE_URL`, else the request's), valid 7 days; accepting creates the user with `role` and signs them in. Only the token's SHA-256 is stored and it is never served. A newer invitation of the same address replaces a pending one. An address that already belongs to a user is a 422 (code `taken`). When the e-mail cannot be sent (no SMTP relay configured, or the relay refused) the answer is 503 and nothing is kept; locally, with `SIGN_IN_LINKS_TO_CONSOLE` = `true` and no relay, the link is written to the Worker's console instead.",
+    "E-mails `email` a one-time link to `/invitations/accept?token=…` (origin: `PUBLIC_BASE_URL`, else the request's), valid 7 days; accepting creates the user with `role` and signs them in. Only the token's SHA-256 is stored and it is never served. A newer invitation of the same address replaces a pending one. An address that already belongs to a user is a 422 (code `taken`); at most 100 pending invitations per account (422 `limit`). When the e-mail cannot be sent (no SMTP relay configured, or the relay refused) the answer is 503 and nothing is kept; locally, with `SIGN_IN_LINKS_TO_CONSOLE` = `true` and no relay, the link is written to the Worker's console instead.",
   request: { body: { content: jsonBodyContent(CreateInvitationBody), required: true } },
   responses: {
     201: { description: "Invited.", content: jsonApiContent(InvitationDocument) },

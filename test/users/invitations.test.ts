@@ -109,6 +109,28 @@ describe("POST /v2/invitations", () => {
     expect((await api("/invitations", { body: inviteBody("a@b.test") })).status).toBe(401);
   });
 
+  it("refuses a new invitation at 100 pending ones (422 limit)", async () => {
+    toConsole();
+    const account = await createAccount();
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+    const later = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    await env.DB.batch(
+      Array.from({ length: 100 }, (_, i) =>
+        env.DB.prepare(
+          `INSERT INTO invitations (id, account_id, email, role, token_hash, created_at, expires_at)
+           VALUES (?1, ?2, ?3, 'member', ?4, ?5, ?6)`,
+        ).bind(crypto.randomUUID(), account.accountId, `p${i}@example.test`, crypto.randomUUID(), now, later),
+      ),
+    );
+    const { res, json } = await apiJson<ErrorDoc>("/invitations", {
+      key: account.key,
+      body: inviteBody("one@more.test"),
+    });
+    expect(res.status).toBe(422);
+    expect(json.errors[0]?.code).toBe("limit");
+    expect(await invitationCount(account.accountId)).toBe(100);
+  });
+
   it("replaces a pending invitation of the same address", async () => {
     toConsole();
     const account = await createAccount();
