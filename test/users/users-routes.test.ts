@@ -96,6 +96,19 @@ describe("GET and PATCH /v2/users/{id}", () => {
     expect(await roleOf(second.userId)).toBe("admin");
   });
 
+  it("two admins demoting each other at once: exactly one succeeds, an admin remains", async () => {
+    const account = await createAccount();
+    const first = await createWebUser(account.accountId, "admin");
+    const second = await createWebUser(account.accountId, "admin");
+    const results = await Promise.all(
+      [first, second].map((u) =>
+        api(`/users/${u.userId}`, { key: account.key, method: "PATCH", body: roleBody(u.userId, "member") }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 422]);
+    expect([await roleOf(first.userId), await roleOf(second.userId)].sort()).toEqual(["admin", "member"]);
+  });
+
   it("answers bad bodies with 422 and changes nothing", async () => {
     const account = await createAccount();
     const member = await createWebUser(account.accountId, "member");
