@@ -11,8 +11,8 @@ import { MAX_USER_NAME_LENGTH } from "./schemas";
 /**
  * The invitation link's page, `/invitations/accept?token=…` (issue 28 URL map): GET shows the invitation (account,
  * role, address) with an "Accept and sign in" form; its POST (same origin only, `isSameOriginRequest`: there is no
- * session yet, so no synchronizer token) accepts it (`acceptInvitation`), starts a new session (a fresh token: a
- * cookie planted before never becomes the session) and goes to /app/containers. A link that is used, expired,
+ * session yet, so no synchronizer token) accepts it (`acceptInvitation`), ends any session the browser had, starts a
+ * new one (a fresh token: a cookie planted before never becomes the session) and goes to /app/containers. A link that is used, expired,
  * withdrawn or unknown answers a 400 page. The GET changes nothing, so a mail scanner following the link does no harm.
  */
 export const acceptInvitationPage = new Hono<AppEnv>();
