@@ -3,7 +3,9 @@ import type { AppEnv } from "../env";
 import { accountRoutes } from "../sessions/account-page";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
+import { apiKeysPage } from "./api-keys-page";
 import { DASHBOARD_HEADERS } from "./headers";
+import { teamPage } from "./team-page";
 
 /**
  * The dashboard under /app (issue 28; docs/dashboard.md): server-rendered pages (Hono JSX) reading through the same
@@ -23,3 +25,5 @@ dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
 dashboardRoutes.route("/account", accountRoutes);
+dashboardRoutes.route("/settings/team", teamPage);
+dashboardRoutes.route("/settings/api-keys", apiKeysPage);
