@@ -90,7 +90,10 @@ describe("localTimeIn", () => {
       abbreviation: "PST",
       timeZone: "America/Los_Angeles",
     });
-    expect(localTimeIn("2026-03-08T10:00:00Z", "America/Los_Angeles")).toMatchObject({ time: "03:00", abbreviation: "PDT" });
+    expect(localTimeIn("2026-03-08T10:00:00Z", "America/Los_Angeles")).toMatchObject({
+      time: "03:00",
+      abbreviation: "PDT",
+    });
   });
 
   it("crosses the date line to the local date, and names a zone without an abbreviation by its offset", () => {
