@@ -42,7 +42,9 @@ function topojsonCountries(bytes) {
   const collection = feature(topology, topology.objects.countries);
   for (const f of collection.features) f.properties = { name: f.properties?.name ?? null };
   // Three decimals (about 100 m) is finer than the 1:110m shapes themselves and halves the file.
-  return Buffer.from(JSON.stringify(collection, (_key, v) => (typeof v === "number" ? Math.round(v * 1000) / 1000 : v)));
+  return Buffer.from(
+    JSON.stringify(collection, (_key, v) => (typeof v === "number" ? Math.round(v * 1000) / 1000 : v)),
+  );
 }
 
 const CONVERTERS = { "topojson-countries": topojsonCountries };
@@ -90,14 +92,18 @@ function main() {
   }
   if (values.pin) {
     writeFileSync(PIN_FILE, `${JSON.stringify(pins, null, 2)}\n`);
-    console.log(`dashboard:assets: pinned ${pins.assets.map((a) => `${a.package}@${a.version} ${a.source}`).join(", ")}`);
+    console.log(
+      `dashboard:assets: pinned ${pins.assets.map((a) => `${a.package}@${a.version} ${a.source}`).join(", ")}`,
+    );
   }
   mkdirSync(VENDOR_DIR, { recursive: true });
   for (const { asset, bytes } of outputs) {
     const target = join(VENDOR_DIR, asset.target);
     if (existsSync(target) && readFileSync(target).equals(bytes)) continue;
     writeFileSync(target, bytes);
-    console.log(`dashboard:assets: ${relative(ROOT, target)} (${asset.package}@${asset.version}, ${bytes.length} bytes)`);
+    console.log(
+      `dashboard:assets: ${relative(ROOT, target)} (${asset.package}@${asset.version}, ${bytes.length} bytes)`,
+    );
   }
   return 0;
 }

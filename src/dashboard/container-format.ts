@@ -20,13 +20,15 @@ export function zoneOfPlace(recorded: string | null | undefined, locode: string 
 
 /**
  * `utcIso` as `YYYY-MM-DD HH:MM <abbreviation> (<IANA zone>)` in `timeZone`, e.g.
- * `2026-03-08 14:05 PDT (America/Los_Angeles)`; the UTC text itself when it does not parse; `—` for null.
+ * `2026-03-08 14:05 PDT (America/Los_Angeles)` (`2026-03-08 22:05 UTC` in UTC); the UTC text itself when it does not
+ * parse; `—` for null.
  */
 export function formatInstant(utcIso: string | null | undefined, timeZone: string): string {
   if (!utcIso) return "—";
   const local = localTimeIn(utcIso, timeZone) ?? localTimeIn(utcIso, FALLBACK_ZONE);
   if (!local) return utcIso;
-  return `${local.date} ${local.time} ${local.abbreviation} (${local.timeZone})`;
+  const zone = local.abbreviation === local.timeZone ? "" : ` (${local.timeZone})`;
+  return `${local.date} ${local.time} ${local.abbreviation}${zone}`;
 }
 
 /**

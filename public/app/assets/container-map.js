@@ -63,7 +63,12 @@ function styleOf(basemap, route) {
         type: "circle",
         source: "route",
         filter: ["==", type, "current_vessel"],
-        paint: { "circle-radius": 7, "circle-color": "#b45309", "circle-stroke-color": "#ffffff", "circle-stroke-width": 2 },
+        paint: {
+          "circle-radius": 7,
+          "circle-color": "#b45309",
+          "circle-stroke-color": "#ffffff",
+          "circle-stroke-width": 2,
+        },
       },
     ],
   };
