@@ -68,12 +68,7 @@ function inputTextOf(entry: CustomFieldEntry): string[] {
   const value = entry.value?.value;
   if (value === null || value === undefined) return [];
   if (Array.isArray(value)) return value.map(String);
-  if (entry.definition.dataType === "datetime")
-    return [
-      String(value)
-        .replace(/:\d{2}Z$/, "")
-        .replace(/Z$/, ""),
-    ];
+  if (entry.definition.dataType === "datetime") return [String(value).replace(/Z$/, "")];
   if (entry.definition.dataType === "reference") return [String((value as { id?: unknown }).id ?? "")];
   return [String(value)];
 }
@@ -175,16 +170,15 @@ function FieldForm(props: {
               {o.label}
             </label>
           ))}
-          {messages}
         </fieldset>
       ) : (
         <>
           <label for={id}>{d.displayName}</label>
           <FieldInput entry={entry} id={id} text={text} describedBy={describedBy} invalid={error !== null} />
-          {messages}
         </>
       )}
       <button type="submit">Save {d.displayName}</button>
+      {messages}
     </form>
   );
 }
