@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DASHBOARD_CONTENT_SECURITY_POLICY } from "../../src/dashboard/headers";
 import { toIsoSeconds } from "../../src/lib/clock";
 import { localTimeIn } from "../../src/lib/time-zones";
+import { vesselIdForImo } from "../../src/vessels/identity";
 import { api, apiJson } from "../helpers/api";
 import { createWebUser, type TestWebUser, WEB_ORIGIN, web } from "../helpers/web-session";
 import { seedTransshipmentJourney, type TrackedAccount, trackedAccounts } from "../mcp/fixtures";
@@ -260,6 +261,59 @@ describe("GET /app/containers/{id}", () => {
       /<p id="map-description">Route: Yantian[^<]*\(POL\) → Singapore[^<]*\(TS1\) → Los Angeles[^<]*\(POD\)\./,
     );
     expect(html).toContain('<script type="module" src="/app/assets/container-map.js">');
+  });
+
+  it("keeps a hostile vessel name inside the data island: `</script>` cannot end the element", async () => {
+    // The second box sails from Yantian on a vessel whose name (shared reference data) carries markup; it is under
+    // way mid-Pacific, so the map has its current_vessel with that name.
+    const box = routed.containers[1]?.id ?? "";
+    const imo = "9000777";
+    const name = `EVIL </script><script>alert(1)</script> ${XSS_ATTR}`;
+    const now = routed.factsAt ?? Date.now();
+    await env.DB.batch([
+      env.DB.prepare("UPDATE shipments SET pol_atd_at = NULL, pod_ata_at = NULL WHERE id = ?1").bind(routed.shipmentId),
+      env.DB.prepare(
+        "UPDATE containers SET pod_arrived_at = NULL, pod_discharged_at = NULL, pol_vessel_departed_at = NULL WHERE id = ?1",
+      ).bind(box),
+      ...[
+        ["container.transport.vessel_departed", -3 * 86_400_000, "CNYTN"],
+        ["container.transport.estimated.vessel_arrived", 6 * 86_400_000, "USLAX"],
+      ].map(([event, offset, locode], i) =>
+        env.DB.prepare(
+          `INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, voyage_number, timestamp,
+             location_locode, vessel_name, vessel_imo, data_source, created_at)
+           VALUES (?1, ?2, ?3, ?4, ?5, '777E', ?6, ?7, ?8, ?9, 'shipping_line', ?10)`,
+        ).bind(
+          `evil-${i}-${box}`,
+          routed.account.accountId,
+          box,
+          routed.shipmentId,
+          event,
+          toIsoSeconds(now + (offset as number)),
+          locode,
+          name,
+          imo,
+          toIsoSeconds(now),
+        ),
+      ),
+      env.DB.prepare(
+        `INSERT INTO vessels (id, imo, name, latitude, longitude, position_timestamp, updated_at)
+         VALUES (?1, ?2, ?3, 30, 170, ?4, ?4)`,
+      ).bind(vesselIdForImo(imo), imo, name, toIsoSeconds(now - 3_600_000)),
+    ]);
+    const { html } = await page(`/app/containers/${box}`, viewer);
+    const scripts = html.match(/<script type="application\/json" id="container-map-data">[\s\S]*?<\/script>/g) ?? [];
+    expect(scripts).toHaveLength(1);
+    const island = (scripts[0] ?? "").replace(/^<script[^>]*>/, "").replace(/<\/script>$/, "");
+    expect(island).not.toMatch(/</);
+    const geojson = JSON.parse(island);
+    expect(getIssues(JSON.stringify(geojson))).toEqual([]);
+    const vessel = geojson.features.find(
+      (f: { properties: { feature_type: string } }) => f.properties.feature_type === "current_vessel",
+    );
+    expect(vessel?.properties.vessel_name).toBe(name);
+    expect(html).not.toContain("<script>alert(1)</script>");
+    expect(sectionOf(html, "map")).toContain("EVIL &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
   });
 
   it("says why there is no map without the routing feature, and loads no map script", async () => {
