@@ -38,7 +38,10 @@ containerPageRoutes.onError((err, c) => {
 /** An error as a page: its title and detail, its status kept (a 404 for another account's container). */
 function renderError(c: Context<AppEnv>, err: ApiError) {
   const title = err.status === 404 ? "Not found" : (err.errors[0]?.title ?? "Error");
-  const detail = err.status === 404 ? "No container of your account has this id." : err.message;
+  // "Couldn't find Container" (the services' 404) in the page's words.
+  const detail = err.message.replace(/^Couldn't find (\w+)$/, (_, model: string) => {
+    return `No ${model.toLowerCase()} of your account has this id.`;
+  });
   const user = c.get("user") ?? null;
   return c.html(
     <Layout title={title} user={user} current="/app/containers">

@@ -1,3 +1,4 @@
+import type { Child } from "hono/jsx";
 import type { ChargeLine } from "../charges/ledger";
 import type { ContainerAttributes } from "../containers/schemas";
 import { effectiveDocumentType } from "../documents/list";
@@ -28,11 +29,11 @@ function portText(locode: string | null | undefined, name?: string | null): stri
   return `${findPortByLocode(locode)?.name ?? name ?? locode} (${locode})`;
 }
 
-function Fact({ term, children }: { term: string; children: unknown }) {
+function Fact({ term, children }: { term: string; children?: Child }) {
   return (
     <>
       <dt>{term}</dt>
-      <dd>{children as string}</dd>
+      <dd>{children}</dd>
     </>
   );
 }

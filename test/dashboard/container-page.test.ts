@@ -238,7 +238,11 @@ describe("GET /app/containers/{id}", () => {
     // Another account's user gets 404 for the document, through their own container or this one.
     const theirs = plain.containers[0]?.id;
     expect((await web(`/app/containers/${theirs}/documents/${documentId}`, { user: stranger })).status).toBe(404);
-    expect((await web(href, { user: stranger })).status).toBe(404);
+    const notTheirs = await web(href, { user: stranger });
+    expect(notTheirs.status).toBe(404);
+    expect(await notTheirs.text()).toContain("No container of your account has this id.");
+    const mine = await web(`/app/containers/${theirs}/documents/${documentId}`, { user: stranger });
+    expect(await mine.text()).toContain("No document of your account has this id.");
   });
 
   it("renders the reference numbers inert", async () => {
