@@ -35,9 +35,10 @@ function swap(id, next) {
   if (html === rendered.get(id)) return;
   if (current.contains(document.activeElement)) return;
   const open = new Set([...current.querySelectorAll("details[open]")].map((d) => d.id).filter(Boolean));
-  const replacement = document.importNode(next, true);
-  for (const details of replacement.querySelectorAll("details")) if (open.has(details.id)) details.open = true;
-  current.replaceWith(replacement);
+  // The element stays and its children change, so assistive technology sees the live region's content change.
+  const children = [...next.childNodes].map((node) => document.importNode(node, true));
+  current.replaceChildren(...children);
+  for (const details of current.querySelectorAll("details")) if (open.has(details.id)) details.open = true;
   rendered.set(id, html);
 }
 
