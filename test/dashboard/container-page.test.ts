@@ -155,6 +155,17 @@ beforeAll(async () => {
       "INSERT INTO document_links (id, account_id, document_id, target_type, target_id, matched_value, created_at) VALUES (?1, ?2, ?3, 'container', ?4, ?5, ?6)",
     ).bind(crypto.randomUUID(), routed.account.accountId, documentId, boxId, routed.containers[0]?.number ?? "", at),
   ]);
+  // The shipment's customer, with a hostile company name.
+  const partyId = crypto.randomUUID();
+  await env.DB.batch([
+    env.DB.prepare("INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)").bind(
+      partyId,
+      routed.account.accountId,
+      `Acme ${XSS_ATTR}`,
+      at,
+    ),
+    env.DB.prepare("UPDATE shipments SET customer_id = ?1 WHERE id = ?2").bind(partyId, routed.shipmentId),
+  ]);
   await define("pallets", "number", "Pallets");
   await define("po_note", "short_text", "PO note");
 });
@@ -175,6 +186,7 @@ describe("GET /app/containers/{id}", () => {
     expect(summary).toContain(`<dd>${lfd?.date} (America/Los_Angeles, ${lfd?.abbreviation})</dd>`);
     expect(summary).toContain("Los Angeles (USLAX)");
     expect(summary).toContain("TEST-TR-SUCCEEDED");
+    expect(summary).toContain("<dt>Customer</dt><dd>Acme &quot;&gt;&lt;img src=x onerror=alert(1)&gt;</dd>");
     const holds = sectionOf(html, "holds-fees");
     expect(holds).toMatch(/<td>customs<\/td><td>On hold<\/td><td>CBP HOLD<\/td>/);
     expect(holds).toMatch(/<td>TMF<\/td><td>Pending<\/td><td>—<\/td>/);
