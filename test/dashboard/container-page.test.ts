@@ -332,6 +332,39 @@ describe("GET /app/containers/{id}", () => {
     expect(sectionOf(html, "map")).toContain("EVIL &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
   });
 
+  it("shows the charges so far as GET /v2/containers/{id}/charges computes them", async () => {
+    // The second box: discharged two days ago, available, no holds (the first one's customs hold stops the clock).
+    const box = plain.containers[1]?.id ?? "";
+    const { res: created } = await apiJson("/tariffs", {
+      key: plain.account.key,
+      body: {
+        data: {
+          type: "tariff",
+          attributes: {
+            kind: "demurrage",
+            name: "LA demurrage",
+            port_code: "USLAX",
+            free_days: 0,
+            clock_starts_at: "discharged",
+            tiers: [{ from_day: 1, to_day: null, rate_per_day: "100.00", currency_code: "USD" }],
+          },
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const { json } = await apiJson<{ data: { attributes: { demurrage: Record<string, unknown> } } }>(
+      `/containers/${box}/charges`,
+      { key: plain.account.key },
+    );
+    const d = json.data.attributes.demurrage;
+    const { html } = await page(`/app/containers/${box}`, plainViewer);
+    const days = Number(d.chargeable_days);
+    expect(d.last_free_day).toEqual(expect.any(String));
+    expect(sectionOf(html, "charges")).toContain(
+      `<dt>Demurrage</dt><dd>USD ${d.amount_to_date} to date, ${days} chargeable ${days === 1 ? "day" : "days"}, last free day ${d.last_free_day}`,
+    );
+  });
+
   it("says why there is no map without the routing feature, and loads no map script", async () => {
     const { res, html } = await page(`/app/containers/${plain.containers[0]?.id}`, plainViewer);
     expect(res.status).toBe(200);
