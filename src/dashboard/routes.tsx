@@ -4,6 +4,7 @@ import { accountRoutes } from "../sessions/account-page";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { apiKeysPage } from "./api-keys-page";
+import { containerPageRoutes } from "./container-page";
 import { DASHBOARD_HEADERS } from "./headers";
 import { teamPage } from "./team-page";
 
@@ -27,3 +28,4 @@ dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
 dashboardRoutes.route("/account", accountRoutes);
 dashboardRoutes.route("/settings/team", teamPage);
 dashboardRoutes.route("/settings/api-keys", apiKeysPage);
+dashboardRoutes.route("/", containerPageRoutes);
