@@ -28,11 +28,10 @@ import {
   formPairs,
   formString,
   isFormError,
-  pageErrorHandler,
   parseWithSchema,
   readForm,
-  renderPage,
 } from "./forms";
+import { htmlErrors, type PageStatus, renderPage } from "./page-response";
 
 /**
  * Least role that may change alert rules and settings (docs/dashboard.md §Roles): members, since the people who act
@@ -108,7 +107,7 @@ function ruleAttributes(form: FormValues) {
   };
 }
 
-async function alertsPage(c: Context<AppEnv>, extras: AlertsPageExtras = {}, status = 200) {
+async function alertsPage(c: Context<AppEnv>, extras: AlertsPageExtras = {}, status: PageStatus = 200) {
   const accountId = c.var.user.accountId;
   const [settings, { rows, total }] = await Promise.all([
     getAlertSettings(c.var.db, accountId),
@@ -132,7 +131,7 @@ async function rulePage(
   c: Context<AppEnv>,
   rule: AlertRuleRow,
   extras: Omit<Parameters<typeof AlertRulePage>[0], "user" | "canWrite" | "rule" | "alerts"> = {},
-  status = 200,
+  status: PageStatus = 200,
 ) {
   const { rows } = await listAlertsOfRule(c.var.db, c.var.user.accountId, rule.id, {
     number: 1,
@@ -154,7 +153,7 @@ async function rulePage(
  * to their field with nothing stored. Everybody signed in reads; writing needs {@link ALERT_WRITE_ROLE}.
  */
 export const alertPages = new Hono<AppEnv>();
-alertPages.onError(pageErrorHandler);
+alertPages.use("*", htmlErrors);
 
 alertPages.get("/", (c) => alertsPage(c));
 

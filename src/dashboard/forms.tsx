@@ -1,11 +1,9 @@
 import type { z } from "@hono/zod-openapi";
-import type { Context, ErrorHandler } from "hono";
-import { html } from "hono/html";
+import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import type { AppEnv, SignedInUser } from "../env";
-import { ApiError, titleFor } from "../lib/errors";
+import type { AppEnv } from "../env";
+import { ApiError } from "../lib/errors";
 import { validationError } from "../lib/validation";
-import { Layout } from "./layout";
 
 // The dashboard's form plumbing (docs/dashboard.md §Forms): a posted form becomes the JSON:API body the REST route
 // takes, is checked by the route's own zod schema and then by the same service function, and an ApiError of either
@@ -125,7 +123,7 @@ export function formErrorsOf(err: ApiError, base = "/data/attributes"): FormErro
 }
 
 /** Whether an error from a service is one a form shows (a refused input), not one the page answers (404, 403). */
-export function isFormError(err: unknown): err is ApiError {
+export function isFormError(err: unknown): err is ApiError & { status: 400 | 409 | 422 } {
   return err instanceof ApiError && (err.status === 422 || err.status === 409 || err.status === 400);
 }
 
@@ -293,34 +291,3 @@ export function Notice({ children }: { children?: Child }) {
     </div>
   );
 }
-
-/** Answers a whole page (`<!doctype html>` and the JSX of a {@link Layout}) with `status`. */
-export function renderPage(c: Context<AppEnv>, page: Child, status = 200): Response | Promise<Response> {
-  return c.html(html`<!doctype html>${page}`, status as 200);
-}
-
-/** The page of a 4xx: the title of the status and the error's detail, in the dashboard's layout. */
-export function ErrorPage({ status, detail, user }: { status: number; detail: string; user: SignedInUser | null }) {
-  return (
-    <Layout title={titleFor(status)} user={user} styles={["settings.css"]}>
-      <p class="error-detail">{detail}</p>
-      <p>
-        <a href="/app/containers">Back to the containers</a>
-      </p>
-    </Layout>
-  );
-}
-
-/**
- * The error handler of the settings pages' sub-apps: an ApiError below 500 (404 for another account's id, 403 for a
- * role, 400 for a bad page parameter) is rendered as a readable page with its status kept; anything else goes on to
- * the app's error path (a 500 with the request id).
- */
-export const pageErrorHandler: ErrorHandler<AppEnv> = (err, c) => {
-  if (err instanceof ApiError && err.status < 500) {
-    const detail = err.errors.map((e) => e.detail ?? e.title).join(" ") || titleFor(err.status);
-    const user = c.get("user") ?? null;
-    return renderPage(c, <ErrorPage status={err.status} detail={detail} user={user} />, err.status);
-  }
-  throw err;
-};

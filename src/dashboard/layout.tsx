@@ -31,7 +31,7 @@ export interface LayoutProps {
   current?: string;
   /** Module scripts of the page's islands, under {@link DASHBOARD_ASSETS}. */
   scripts?: string[];
-  /** Extra stylesheets of the page, under {@link DASHBOARD_ASSETS} (each page's own file; app.css is always linked). */
+  /** The page's own style sheets, under {@link DASHBOARD_ASSETS}, linked after app.css. */
   styles?: string[];
   children?: Child;
 }

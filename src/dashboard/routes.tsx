@@ -1,10 +1,14 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
+import { accountRoutes } from "../sessions/account-page";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { alertPages } from "./alerts-page";
+import { apiKeysPage } from "./api-keys-page";
+import { containerPageRoutes } from "./container-page";
 import { DASHBOARD_HEADERS } from "./headers";
 import { tariffPages } from "./tariffs-page";
+import { teamPage } from "./team-page";
 import { webhookPages } from "./webhooks-page";
 
 /**
@@ -24,6 +28,10 @@ dashboardRoutes.use("*", async (c, next) => {
 dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
+dashboardRoutes.route("/account", accountRoutes);
+dashboardRoutes.route("/settings/team", teamPage);
+dashboardRoutes.route("/settings/api-keys", apiKeysPage);
 dashboardRoutes.route("/settings/webhooks", webhookPages);
 dashboardRoutes.route("/settings/alerts", alertPages);
 dashboardRoutes.route("/settings/tariffs", tariffPages);
+dashboardRoutes.route("/", containerPageRoutes);

@@ -13,11 +13,10 @@ import {
   formInteger,
   formString,
   isFormError,
-  pageErrorHandler,
   parseWithSchema,
   readForm,
-  renderPage,
 } from "./forms";
+import { htmlErrors, type PageStatus, renderPage } from "./page-response";
 import {
   MAX_TIER_ROWS,
   MIN_TIER_ROWS,
@@ -124,7 +123,7 @@ function tariffFormErrors(err: ApiError, rowOf: readonly number[]): FormErrors {
   );
 }
 
-async function listPage(c: Context<AppEnv>, form: TariffFormValues, errors: FormErrors, status = 200) {
+async function listPage(c: Context<AppEnv>, form: TariffFormValues, errors: FormErrors, status: PageStatus = 200) {
   const { rows, total } = await listTariffs(c.var.db, c.var.user.accountId, {
     number: 1,
     size: TARIFFS_SHOWN,
@@ -142,7 +141,7 @@ function tariffPage(
   c: Context<AppEnv>,
   tariff: TariffRow,
   extras: Omit<Parameters<typeof TariffPage>[0], "user" | "canWrite" | "tariff"> = {},
-  status = 200,
+  status: PageStatus = 200,
 ) {
   return renderPage(c, <TariffPage user={c.var.user} canWrite={canWrite(c)} tariff={tariff} {...extras} />, status);
 }
@@ -155,7 +154,7 @@ function tariffPage(
  * more (nothing saved). Everybody signed in reads; writing needs {@link TARIFF_WRITE_ROLE}.
  */
 export const tariffPages = new Hono<AppEnv>();
-tariffPages.onError(pageErrorHandler);
+tariffPages.use("*", htmlErrors);
 
 tariffPages.get("/", (c) => listPage(c, newTariffForm(), FormErrors.none));
 

@@ -31,11 +31,10 @@ import {
   formString,
   formStrings,
   isFormError,
-  pageErrorHandler,
   parseWithSchema,
   readForm,
-  renderPage,
 } from "./forms";
+import { htmlErrors, type PageStatus, renderPage } from "./page-response";
 import {
   DeliveriesSection,
   type LastDelivery,
@@ -90,7 +89,7 @@ async function recentDeliveries(c: Context<AppEnv>, webhookId: string): Promise<
   return rows;
 }
 
-async function listPage(c: Context<AppEnv>, form: WebhookFormValues, errors: FormErrors, status = 200) {
+async function listPage(c: Context<AppEnv>, form: WebhookFormValues, errors: FormErrors, status: PageStatus = 200) {
   const page = parsePage(new URL(c.req.url).searchParams, LIST_PAGE_SIZE);
   const accountId = c.var.user.accountId;
   const { rows, total } = await listWebhooks(c.var.db, accountId, page);
@@ -122,7 +121,12 @@ async function listPage(c: Context<AppEnv>, form: WebhookFormValues, errors: For
   );
 }
 
-async function detailPage(c: Context<AppEnv>, webhook: WebhookRow, extras: WebhookDetailExtras = {}, status = 200) {
+async function detailPage(
+  c: Context<AppEnv>,
+  webhook: WebhookRow,
+  extras: WebhookDetailExtras = {},
+  status: PageStatus = 200,
+) {
   const deliveries = await recentDeliveries(c, webhook.id);
   return renderPage(
     c,
@@ -148,7 +152,7 @@ async function detailPage(c: Context<AppEnv>, webhook: WebhookRow, extras: Webho
  * service's message next to it and nothing stored.
  */
 export const webhookPages = new Hono<AppEnv>();
-webhookPages.onError(pageErrorHandler);
+webhookPages.use("*", htmlErrors);
 
 webhookPages.get("/", (c) => listPage(c, { url: "", events: [], active: true, headers: "" }, FormErrors.none));
 

@@ -189,7 +189,7 @@ describe("a tariff's page", () => {
     const otherCsrf = csrfOf(await getPage(PATH, otherAdmin));
     const res = await web(`${PATH}/${mine?.id}`, { user: otherAdmin });
     expect(res.status).toBe(404);
-    expect(await res.text()).toContain("<h1>Not Found</h1>");
+    expect(await res.text()).toContain("<h1>Not found</h1>");
     for (const path of [`${PATH}/${mine?.id}`, `${PATH}/${mine?.id}/delete`]) {
       const posted = await web(path, { user: otherAdmin, form: { ...FORM, _csrf: otherCsrf, confirm: "on" } });
       expect(posted.status, path).toBe(404);
