@@ -12,6 +12,7 @@ import {
   ErrorSummary,
   FormErrors,
   Notice,
+  SecretField,
   SelectField,
   TextAreaField,
   TextField,
@@ -467,12 +468,12 @@ function RecentAlerts({ alerts }: { alerts: readonly AlertRow[] }) {
 
 function SigningSecret({ secret }: { secret: string }) {
   return (
-    <Notice>
-      <p>
-        Deliveries of this rule's webhook are signed with this secret; copy it now, this page does not show it again:{" "}
-        <code class="secret">{secret}</code>
-      </p>
-    </Notice>
+    <SecretField
+      id="rule-secret"
+      label="Signing secret of this rule's webhook"
+      value={secret}
+      warning="Deliveries of this rule are signed with it; this page does not show it again."
+    />
   );
 }
 
@@ -492,7 +493,13 @@ export function AlertRulePage(props: {
   const r = props.rule;
   const base = `${ALERTS_PATH}/${r.id}`;
   return (
-    <Layout title="Alert rule" user={props.user} current={ALERTS_PATH} styles={["settings.css"]}>
+    <Layout
+      title="Alert rule"
+      user={props.user}
+      current={ALERTS_PATH}
+      styles={["settings.css"]}
+      scripts={["copy-field.js"]}
+    >
       <p>
         <a href={ALERTS_PATH}>All alerts</a>
       </p>

@@ -283,6 +283,49 @@ export function utcTime(iso: string | null | undefined): string {
   return `${iso.slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/**
+ * A secret shown once (a webhook's or an alert channel's signing secret): a warning, the value in a read-only field,
+ * and a copy button the copy-field.js island reveals (as the API keys page shows a new key). Pages using it list
+ * `copy-field.js` in their Layout scripts.
+ */
+export function SecretField({
+  id,
+  label,
+  value,
+  warning,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  warning: string;
+}) {
+  return (
+    <div class="notice secret-notice">
+      <p id={`${id}-warning`} role="alert">
+        <strong>Copy this secret now.</strong> {warning}
+      </p>
+      <p>
+        <label for={id}>{label}</label>
+        <br />
+        <input
+          id={id}
+          type="text"
+          readonly
+          value={value}
+          size={60}
+          autocomplete="off"
+          spellcheck={false}
+          aria-describedby={`${id}-warning`}
+        />{" "}
+        <button type="button" data-copy-target={id} hidden>
+          Copy secret
+        </button>
+        <span id={`${id}-copied`} role="status" />
+      </p>
+    </div>
+  );
+}
+
 /** A notice above the page's content (a saved form, a one-time secret). */
 export function Notice({ children }: { children?: Child }) {
   return (

@@ -10,6 +10,7 @@ import {
   FieldMessage,
   FormErrors,
   Notice,
+  SecretField,
   TextAreaField,
   TextField,
   utcTime,
@@ -118,14 +119,12 @@ export function WebhookForm(props: {
 /** The one-time display of a signing secret (after create and rotate). */
 export function SecretNotice({ secret, what }: { secret: string; what: string }) {
   return (
-    <Notice>
-      <p>
-        {what} Copy the signing secret now; this page does not show it again:{" "}
-        <code class="secret" data-testid="webhook-secret">
-          {secret}
-        </code>
-      </p>
-    </Notice>
+    <SecretField
+      id="webhook-secret"
+      label="Signing secret"
+      value={secret}
+      warning={`${what} This page does not show the secret again; receivers verify deliveries with it.`}
+    />
   );
 }
 
@@ -333,7 +332,7 @@ export function WebhookDetailPage(props: {
       user={props.user}
       current={WEBHOOKS_PATH}
       styles={["settings.css"]}
-      scripts={["poll-section.js"]}
+      scripts={["poll-section.js", "copy-field.js"]}
     >
       <p>
         <a href={WEBHOOKS_PATH}>All webhooks</a>

@@ -276,7 +276,7 @@ describe("a local receiver (npm start allows http://127.0.0.1)", () => {
       vars,
     );
     expect(created.res.status).toBe(201);
-    const secret = /data-testid="webhook-secret">([^<]+)</.exec(created.html)?.[1];
+    const secret = /id="webhook-secret"[^>]*value="([^"]+)"/.exec(created.html)?.[1];
     expect(secret).toMatch(/^whsec_/);
     const row = await env.DB.prepare("SELECT id, url FROM webhooks WHERE account_id = ?1")
       .bind(accountId)
