@@ -121,7 +121,7 @@ export function SecretNotice({ secret, what }: { secret: string; what: string })
   return (
     <SecretField
       id="webhook-secret"
-      label="Signing secret"
+      label="New signing secret"
       value={secret}
       warning={`${what} This page does not show the secret again; receivers verify deliveries with it.`}
     />
