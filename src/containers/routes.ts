@@ -22,6 +22,7 @@ import { listContainerRawEvents } from "../raw-events/service";
 import { TransportEventListDocument } from "../transport-events/schemas";
 import { transportEventResource } from "../transport-events/serializer";
 import { listContainerTransportEvents } from "../transport-events/service";
+import { CONTAINER_SORT_KEYS, parseContainerSort } from "./list-order";
 import {
   ContainerDocument,
   ContainerListDocument,
@@ -29,7 +30,6 @@ import {
   parseContainerFilters,
   UpdateContainerBody,
 } from "./schemas";
-import { CONTAINER_SORT_KEYS, parseContainerSort } from "./list-order";
 import { containerResource } from "./serializer";
 import { getContainerView, listContainers, refreshContainer, updateContainerRefNumbers } from "./service";
 import { ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "./shipping-route";

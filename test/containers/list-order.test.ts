@@ -95,10 +95,7 @@ describe("GET /containers?sort= (extension)", () => {
     const second = await numbers(account, "sort=pickup_lfd&page[size]=2&page[number]=2");
     const third = await numbers(account, "sort=pickup_lfd&page[size]=2&page[number]=3");
     expect([...first, ...second, ...third]).toEqual(await numbers(account, "sort=pickup_lfd"));
-    expect(await numbers(account, "sort=-pickup_lfd&filter[pod_locode]=USLAX")).toEqual([
-      "EEEU0000005",
-      "AAAU0000001",
-    ]);
+    expect(await numbers(account, "sort=-pickup_lfd&filter[pod_locode]=USLAX")).toEqual(["EEEU0000005", "AAAU0000001"]);
   });
 
   it("refuses an unknown key, two keys and a second sort with 400 at sort", async () => {
@@ -151,9 +148,9 @@ describe("GET /containers filter[has_holds], filter[custom_field], filter[search
     await seedContainerCustomField(account.accountId, c.id, "urgent", true, "boolean");
     await seedContainerCustomField(account.accountId, b.id, "tags", ["hot", "fragile"], "enum_multi");
     await seedContainerCustomField(other.accountId, o.id, "warehouse", "North Dock");
-    expect(await numbers(account, "filter[custom_field][slug]=warehouse&filter[custom_field][value]=north%20dock")).toEqual([
-      "AAAU0000001",
-    ]);
+    expect(
+      await numbers(account, "filter[custom_field][slug]=warehouse&filter[custom_field][value]=north%20dock"),
+    ).toEqual(["AAAU0000001"]);
     expect(await numbers(account, "filter[custom_field][slug]=urgent&filter[custom_field][value]=true")).toEqual([
       "BBBU0000002",
     ]);

@@ -30,8 +30,9 @@ const at = (second: number) => new Date(Date.UTC(2026, 0, 1) + second * 1000).to
 
 /**
  * Writes containers straight to D1, one shipment each (with its POD ETA, POD name and optional customer party), for
- * list tests that need exact values (LFD, holds, ETA) the simulator would take days to reach. Ids are UUIDv7 made in
- * seeding order, so the `id` tiebreak follows the order given.
+ * list tests that need exact values (LFD, holds, ETA) the simulator would take days to reach, and bumps the account's
+ * kept counts. Ids are UUIDv7 made in seeding order, so the `id` tiebreak follows the order given. The shipment's
+ * SCAC and POD are the container's (`scac` null: the shipment's line is MAEU, the box has none).
  */
 export async function seedContainers(accountId: string, boxes: SeedContainer[]): Promise<SeededContainer[]> {
   const out: SeededContainer[] = [];
@@ -43,9 +44,12 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
     if (b.customerName) {
       customerId = newId();
       statements.push(
-        env.DB.prepare(
-          "INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)",
-        ).bind(customerId, accountId, b.customerName, at(b.second)),
+        env.DB.prepare("INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)").bind(
+          customerId,
+          accountId,
+          b.customerName,
+          at(b.second),
+        ),
       );
     }
     const bl = `BL${id.slice(-10).toUpperCase()}`;
@@ -88,6 +92,18 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
       ),
     );
     out.push({ id, shipmentId, number: b.number });
+  }
+  // The lists' unfiltered totals read the kept counts (src/lib/counts.ts), as every production insert bumps them.
+  for (const [resource, by] of [
+    ["container", boxes.length],
+    ["shipment", boxes.length],
+  ] as const) {
+    statements.push(
+      env.DB.prepare(
+        `INSERT INTO account_resource_counts (account_id, resource, count) VALUES (?1, ?2, ?3)
+         ON CONFLICT (account_id, resource) DO UPDATE SET count = count + excluded.count`,
+      ).bind(accountId, resource, by),
+    );
   }
   await env.DB.batch(statements);
   return out;

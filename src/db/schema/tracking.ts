@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { CONTAINER_STATUSES } from "../../tracking/status";
 import { accounts, parties } from "./accounts";
 import type { StagedCustomFields } from "./custom-fields";
-import { CONTAINER_STATUSES } from "../../tracking/status";
 import { terminals } from "./reference";
 
 /** A terminal hold as served in `holds_at_pod_terminal` (docs/api.md §Holds). */
