@@ -1,6 +1,6 @@
 import { localDateOf } from "../charges/local-dates";
 import { formatMinorUnits } from "../charges/money";
-import { chargesOfContainers } from "../charges/service";
+import { chargesOfContainers, type PortfolioRow } from "../charges/service";
 import { type ContainerSort, parseContainerSort } from "../containers/list-order";
 import { type ContainerFilters, parseContainerFilters } from "../containers/schemas";
 import type { ContainerView } from "../containers/serializer";
@@ -139,7 +139,10 @@ export interface ContainerTableRow {
   /** The API's `pickup_lfd` (ISO 8601 UTC) and its date at the POD (`pod_timezone`, else UTC). */
   pickupLfd: string | null;
   pickupLfdLocalDate: string | null;
-  /** Today's accrued charges per currency, `USD 450.00`; empty when no tariff or terminal LFD applies. */
+  /**
+   * Today's accrued charges per currency, `USD 450.00` (the charges service's amount to date); empty when no tariff or
+   * terminal LFD applies, or when its clock has not started.
+   */
   charges: string[];
   /** The shipment's `pod_eta_at` (ISO 8601 UTC) and as shown: local time with the zone's abbreviation. */
   podEtaAt: string | null;
@@ -184,14 +187,16 @@ function zoneOrNull(zone: string | null | undefined): string | null {
 export function tableRowsOf(
   views: readonly ContainerView[],
   shipments: readonly ShipmentView[],
-  charges: ReadonlyMap<string, { amountByCurrency: Map<string, number> }>,
+  charges: ReadonlyMap<string, Pick<PortfolioRow, "amountByCurrency" | "status">>,
 ): ContainerTableRow[] {
   const shipmentById = new Map(shipments.map((s) => [s.id, s]));
   return views.map((c) => {
     const shipment = shipmentById.get(c.shipmentId);
     const zone = zoneOrNull(c.podTimezone ?? shipment?.podTimezone);
     const lfdMs = c.pickupLfd ? Date.parse(c.pickupLfd) : Number.NaN;
-    const amounts = charges.get(c.id)?.amountByCurrency ?? new Map<string, number>();
+    // A box whose clock has not started (still on the water) has nothing accrued: blank, as where no tariff applies.
+    const charged = charges.get(c.id);
+    const amounts = charged && charged.status !== "not_started" ? charged.amountByCurrency : new Map<string, number>();
     return {
       id: c.id,
       number: c.number,

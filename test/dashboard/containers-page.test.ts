@@ -3,7 +3,7 @@ import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { apiJson, type TestAccount } from "../helpers/api";
 import { type SeedContainer, seedContainerCustomField, seedContainers } from "../helpers/container-rows";
-import type { Many } from "../helpers/tracking";
+import { type Many, toOne } from "../helpers/tracking";
 import { createAccountWithWebUser, createWebUser, type TestWebUser, web } from "../helpers/web-session";
 
 const XSS_SCRIPT = "<script>alert(1)</script>";
@@ -134,6 +134,55 @@ describe("GET /app/containers", () => {
     }
   });
 
+  it("shows today's charges from the charges service, blank where no tariff applies", async () => {
+    const account = await createAccountWithWebUser("viewer");
+    const discharged = new Date(Date.now() - 10 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const [charged, onShip] = await seedContainers(account.accountId, [
+      {
+        number: "DEMU0000001",
+        podLocode: "USLAX",
+        podTimezone: "America/Los_Angeles",
+        status: "available",
+        available: true,
+        podDischargedAt: discharged,
+        second: 1,
+      },
+      { number: "SHIU0000002", podLocode: "USLAX", podTimezone: "America/Los_Angeles", status: "on_ship", second: 2 },
+    ]);
+    const before = await page(account.user, "?sort=number");
+    expect(before.html).not.toContain("USD ");
+    const created = await apiJson("/tariffs", {
+      key: account.key,
+      body: {
+        data: {
+          type: "tariff",
+          attributes: {
+            kind: "demurrage",
+            free_days: 4,
+            clock_starts_at: "discharged",
+            tiers: [{ from_day: 1, to_day: null, rate_per_day: "100.00", currency_code: "USD" }],
+          },
+        },
+      },
+    });
+    expect(created.res.status).toBe(201);
+    const { json } = await apiJson<{ data: { attributes: { demurrage: { amount_to_date: string } } } }>(
+      `/containers/${charged?.id}/charges`,
+      { key: account.key },
+    );
+    const amount = json.data.attributes.demurrage.amount_to_date;
+    expect(Number(amount)).toBeGreaterThan(0);
+    const { html } = await page(account.user, "?sort=number");
+    const cells = [...html.matchAll(/<tr data-id="([^"]+)"[^>]*>(.*?)<\/tr>/g)];
+    expect(cells.find((m) => m[1] === charged?.id)?.[2]).toContain(`<td>USD ${amount}</td>`);
+    expect(cells.find((m) => m[1] === onShip?.id)?.[2]).not.toContain("USD");
+    const csv = Papa.parse<Record<string, string>>(
+      (await (await web("/app/containers.csv?sort=number", { user: account.user })).text()).trim(),
+      { header: true },
+    );
+    expect(csv.data.map((r) => r.charges_to_date)).toEqual([`USD ${amount}`, ""]);
+  });
+
   it("LFD within N days counts from now, overdue included", async () => {
     const account = await createAccountWithWebUser("viewer");
     const now = Date.now();
@@ -245,7 +294,7 @@ describe("GET /app/containers.csv", () => {
     expect(parsed.data.map((r) => r.id)).toEqual(json.data.map((c) => c.id));
     for (const [i, c] of json.data.entries()) {
       const row = parsed.data[i] ?? {};
-      const shipment = json.included?.find((s) => s.id === (c.relationships?.shipment?.data as { id: string }).id);
+      const shipment = json.included?.find((s) => s.id === toOne(c, "shipment")?.id);
       expect(row.number).toBe(c.attributes.number);
       // The container's SCAC and POD are its shipment's (`filter[scac]`, `filter[pod_locode]`).
       expect(row.scac).toBe(shipment?.attributes.shipping_line_scac);

@@ -10,6 +10,7 @@ export interface SeedContainer {
   status?: string;
   available?: boolean | null;
   pickupLfd?: string | null;
+  podDischargedAt?: string | null;
   podEtaAt?: string | null;
   podName?: string | null;
   holds?: { name: string; status: "hold" | "pending"; description: string | null }[];
@@ -72,8 +73,9 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
       ),
       env.DB.prepare(
         `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, pod_locode, pod_timezone,
-           current_status, availability_known, available_for_pickup, holds_at_pod_terminal, pickup_lfd, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)`,
+           current_status, availability_known, available_for_pickup, holds_at_pod_terminal, pickup_lfd, pod_discharged_at,
+           created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?14, ?14)`,
       ).bind(
         id,
         accountId,
@@ -89,6 +91,7 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
         JSON.stringify(b.holds ?? []),
         b.pickupLfd ?? null,
         at(b.second),
+        b.podDischargedAt ?? null,
       ),
     );
     out.push({ id, shipmentId, number: b.number });
