@@ -1,4 +1,9 @@
+import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { type ContainerSortKey, containerListOrder } from "../../src/containers/list-order";
+import { createDatabase } from "../../src/db/client";
+import { containers } from "../../src/db/schema";
 import { apiJson, createAccount, type TestAccount } from "../helpers/api";
 import { seedContainerCustomField, seedContainers } from "../helpers/container-rows";
 import type { Many } from "../helpers/tracking";
@@ -175,5 +180,36 @@ describe("GET /containers filter[has_holds], filter[custom_field], filter[search
     const bad = await apiJson<Many>(`/containers?filter[search]=${"x".repeat(101)}`, { key: account.key });
     expect(bad.res.status).toBe(400);
     expect(bad.json.errors?.[0]?.source?.parameter).toBe("filter[search]");
+  });
+});
+
+describe("the sorted page's query plan", () => {
+  it("walks an index of migration 0024 for each column order, both ways, without sorting the account's rows", async () => {
+    const db = createDatabase(env.DB);
+    const indexed: [ContainerSortKey, string][] = [
+      ["scac", "containers_account_scac_order_idx"],
+      ["pod_locode", "containers_account_pod_order_idx"],
+      ["pickup_lfd", "containers_account_lfd_order_idx"],
+      ["current_status", "containers_account_status_order_idx"],
+      ["updated_at", "containers_account_updated_idx"],
+      ["created_at", "containers_account_created_idx"],
+    ];
+    for (const [key, index] of indexed) {
+      for (const descending of [false, true]) {
+        const query = db
+          .select({ id: containers.id })
+          .from(containers)
+          .where(eq(containers.accountId, "acct"))
+          .orderBy(...containerListOrder({ key, descending }).by)
+          .limit(50)
+          .toSQL();
+        const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+          .bind(...query.params)
+          .all<{ detail: string }>();
+        const details = plan.results.map((r) => r.detail).join(" | ");
+        expect(details, `${descending ? "-" : ""}${key}`).toContain(index);
+        expect(details, `${descending ? "-" : ""}${key}`).not.toContain("TEMP B-TREE");
+      }
+    }
   });
 });
