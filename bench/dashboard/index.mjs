@@ -65,7 +65,7 @@ const PLANS = [
   ["sort=available_for_pickup", "ORDER BY (CASE available_for_pickup WHEN 1 THEN 0 WHEN 0 THEN 1 ELSE 2 END), id"],
   [
     "sort=pod_eta_at",
-    "ORDER BY ((SELECT pod_eta_at FROM shipments WHERE shipments.id = containers.shipment_id) IS NULL), (SELECT pod_eta_at FROM shipments WHERE shipments.id = containers.shipment_id), id",
+    "ORDER BY (SELECT coalesce(pod_eta_at, '~') FROM shipments WHERE shipments.id = containers.shipment_id), id",
   ],
 ];
 

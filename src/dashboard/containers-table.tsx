@@ -88,7 +88,11 @@ function Row({ row }: { row: ContainerTableRow }) {
  * `updated_at` among the rows, the cursor the island polls from.
  */
 export function RowsBody({ rows }: { rows: readonly ContainerTableRow[] }) {
-  const latest = rows.reduce((m, r) => (r.updatedAt > m ? r.updatedAt : m), "");
+  const latest =
+    rows
+      .map((r) => r.updatedAt)
+      .sort()
+      .at(-1) ?? "";
   return (
     <tbody id="container-rows" data-latest={latest}>
       {rows.map((row) => (
