@@ -10,6 +10,7 @@ import { ContainersTable, FilterForm, RowsBody } from "./containers-table";
 import {
   type ContainersViewQuery,
   loadViewPage,
+  loadWholeView,
   MAX_EXPORT_ROWS,
   parseViewQuery,
   tablePage,
@@ -19,9 +20,6 @@ import { Layout } from "./layout";
 
 /** The request header asking for the table's `<tbody>` only (the live-update island, public/app/assets/containers.js). */
 export const FRAGMENT_HEADER = "X-Dashboard-Fragment";
-
-/** Rows a CSV export reads per round trip (the REST service takes any page size; the API clamps at 100). */
-const EXPORT_CHUNK = 1000;
 
 const PATH = "/app/containers";
 
@@ -128,14 +126,14 @@ export const containersPageRoutes = new Hono<AppEnv>()
       if (e instanceof ViewFieldError) return formError(c, e);
       throw e;
     }
-    const first = await loadViewPage(c.var.db, accountId, query, tablePage(1, EXPORT_CHUNK), nowMs);
-    if (first.total > MAX_EXPORT_ROWS) {
+    const { rows, total } = await loadWholeView(c.var.db, accountId, query, nowMs);
+    if (rows === null) {
       return html(
         c,
         (
           <Layout title="Export too large" user={c.get("user")} current={PATH} styles={["containers.css"]}>
             <p class="form-error">
-              This view has {first.total.toLocaleString("en-US")} containers; an export holds at most{" "}
+              This view has {total.toLocaleString("en-US")} containers; an export holds at most{" "}
               {MAX_EXPORT_ROWS.toLocaleString("en-US")}. Narrow the filters and export again.
             </p>
             <p>
@@ -145,12 +143,6 @@ export const containersPageRoutes = new Hono<AppEnv>()
         ).toString(),
         422,
       );
-    }
-    const rows = [...first.rows];
-    for (let n = 2; rows.length < first.total && (n - 1) * EXPORT_CHUNK < first.total; n++) {
-      const next = await loadViewPage(c.var.db, accountId, query, tablePage(n, EXPORT_CHUNK), nowMs);
-      if (next.rows.length === 0) break;
-      rows.push(...next.rows);
     }
     const day = toIsoSeconds(nowMs).slice(0, 10);
     return c.body(containersCsv(rows), 200, {

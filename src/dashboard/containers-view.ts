@@ -229,6 +229,24 @@ export interface ContainersViewPage {
 
 const SHIPMENT_INCLUDE = parseInclude("shipment", containerResource);
 
+/** One page of the view's containers with their shipments (the `shipment` include): one D1 round trip. */
+async function readViewPage(
+  db: Database,
+  accountId: string,
+  query: Pick<ContainersViewQuery, "filters" | "sort">,
+  page: PageRequest,
+) {
+  const { rows, total, prefetched } = await listContainers(
+    db,
+    accountId,
+    query.filters,
+    page,
+    SHIPMENT_INCLUDE,
+    query.sort,
+  );
+  return { views: rows, shipments: (prefetched.get("shipment") ?? []) as ShipmentView[], total };
+}
+
 /**
  * One page of the view: `listContainers` (the REST list's service, with its `shipment` include for the ETA, POD name
  * and customer: one D1 round trip) and the page's charges as of `nowMs` (`chargesOfContainers`: one more).
@@ -240,22 +258,46 @@ export async function loadViewPage(
   page: PageRequest,
   nowMs: number,
 ): Promise<ContainersViewPage> {
-  const { rows, total, prefetched } = await listContainers(
-    db,
-    accountId,
-    query.filters,
-    page,
-    SHIPMENT_INCLUDE,
-    query.sort,
-  );
-  const shipments = (prefetched.get("shipment") ?? []) as ShipmentView[];
+  const { views, shipments, total } = await readViewPage(db, accountId, query, page);
   const charges = await chargesOfContainers(
     db,
     accountId,
-    rows.map((r) => r.id),
+    views.map((r) => r.id),
     nowMs,
   );
-  return { rows: tableRowsOf(rows, shipments, charges), total };
+  return { rows: tableRowsOf(views, shipments, charges), total };
+}
+
+/**
+ * Every row of the view, for the export: its pages of `chunk` read in turn (the REST service takes any page size; the
+ * API clamps at 100), then the charges of all of them in one read (`chargesOfContainers`), so the calculation runs
+ * once per box. A view larger than `limit` is not read past its first page: `rows` is then null.
+ */
+export async function loadWholeView(
+  db: Database,
+  accountId: string,
+  query: Pick<ContainersViewQuery, "filters" | "sort">,
+  nowMs: number,
+  limit = MAX_EXPORT_ROWS,
+  chunk = 1000,
+): Promise<{ rows: ContainerTableRow[] | null; total: number }> {
+  const first = await readViewPage(db, accountId, query, tablePage(1, chunk));
+  if (first.total > limit) return { rows: null, total: first.total };
+  const views = [...first.views];
+  const shipments = [...first.shipments];
+  for (let n = 2; views.length < first.total; n++) {
+    const next = await readViewPage(db, accountId, query, tablePage(n, chunk));
+    if (next.views.length === 0) break;
+    views.push(...next.views);
+    shipments.push(...next.shipments);
+  }
+  const charges = await chargesOfContainers(
+    db,
+    accountId,
+    views.map((v) => v.id),
+    nowMs,
+  );
+  return { rows: tableRowsOf(views, shipments, charges), total: first.total };
 }
 
 /** The `PageRequest` of page `n` of the table. */

@@ -1,6 +1,8 @@
 import { env } from "cloudflare:test";
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
+import { loadWholeView, parseViewQuery } from "../../src/dashboard/containers-view";
+import { createDatabase } from "../../src/db/client";
 import { apiJson, type TestAccount } from "../helpers/api";
 import { type SeedContainer, seedContainerCustomField, seedContainers } from "../helpers/container-rows";
 import { type Many, toOne } from "../helpers/tracking";
@@ -319,6 +321,25 @@ describe("GET /app/containers.csv", () => {
     expect(parsed.data).toHaveLength(120);
     expect(parsed.data[0]?.number).toBe("TSTU0000000");
     expect(parsed.data[119]?.number).toBe("TSTU0000119");
+  });
+
+  it("reads a view larger than the export's limit no further than its first chunk", async () => {
+    const account = await createAccountWithWebUser("viewer");
+    await seedContainers(
+      account.accountId,
+      Array.from({ length: 5 }, (_, i) => ({ number: `CAPU${String(i).padStart(7, "0")}`, second: i + 1 })),
+    );
+    const db = createDatabase(env.DB);
+    const query = parseViewQuery(new URLSearchParams("sort=number"), Date.now());
+    expect(await loadWholeView(db, account.accountId, query, Date.now(), 4, 2)).toEqual({ rows: null, total: 5 });
+    const whole = await loadWholeView(db, account.accountId, query, Date.now(), 5, 2);
+    expect(whole.rows?.map((r) => r.number)).toEqual([
+      "CAPU0000000",
+      "CAPU0000001",
+      "CAPU0000002",
+      "CAPU0000003",
+      "CAPU0000004",
+    ]);
   });
 
   it("neutralises spreadsheet formulas and quotes what needs quoting", async () => {
