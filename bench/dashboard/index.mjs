@@ -13,6 +13,7 @@
 // page reads the list through the same service plus its `shipment` include and the page's charges (a second D1
 // round trip), and renders HTML. Before the load, it prints the D1 query plan (EXPLAIN QUERY PLAN on the persisted
 // SQLite file) of each sort's page query, to show which orders walk an index and which sort the account's rows.
+import { writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join, relative } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -37,7 +38,8 @@ export const usage = `bench dashboard options (or the environment variable in br
   --containers N   containers seeded (BENCH_CONTAINERS, default 10000)
   --requests N     timed requests per view and side, alternated (BENCH_REQUESTS, default 40)
   --port P         port of the bench's wrangler dev on 127.0.0.1 (BENCH_PORT, default 8790)
-  --keep-state     keep .wrangler/bench-dashboard afterwards
+  --keep-state     keep .wrangler/bench-dashboard afterwards (the API key and session cookie in bench-api-key and
+                   bench-session-cookie there)
   --check          exit 1 when a target fails (BENCH_CHECK=1)`;
 
 const ACCOUNT_ID = "00000000-0000-7000-8000-00000000da5b";
@@ -131,6 +133,9 @@ async function prepare(persistDir, count) {
   } finally {
     db.close();
   }
+  // For poking at a kept state (--keep-state) by hand or in a browser: the key and the session cookie.
+  writeFileSync(join(persistDir, "bench-api-key"), `${key}\n`, { mode: 0o600 });
+  writeFileSync(join(persistDir, "bench-session-cookie"), `__Host-session=${token}\n`, { mode: 0o600 });
   return { key, cookie: `__Host-session=${token}` };
 }
 
