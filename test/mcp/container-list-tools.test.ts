@@ -27,14 +27,14 @@ describe("list_containers sort and has_holds", () => {
     })) as CallToolResult;
     expect(sorted.isError ?? false).toBe(false);
     expectMatchesOutputSchema(tool?.outputSchema, sorted.structuredContent);
-    const ids = (sorted.structuredContent?.items as { id: string }[]).map((i) => i.id);
+    const ids = ((sorted.structuredContent?.items ?? []) as { id: string }[]).map((i) => i.id);
     expect(ids).toEqual([b?.id, a?.id, c?.id]);
     const { json } = await apiJson<Many>("/containers?sort=pickup_lfd", { key: account.key });
     expect(json.data.map((d) => d.id)).toEqual(ids);
     expect(sorted.structuredContent?.applied_filters).toMatchObject({ sort: "pickup_lfd", has_holds: null });
 
     const held = (await client.callTool({ name: "list_containers", arguments: { has_holds: true } })) as CallToolResult;
-    expect((held.structuredContent?.items as { id: string }[]).map((i) => i.id)).toEqual([a?.id]);
+    expect(((held.structuredContent?.items ?? []) as { id: string }[]).map((i) => i.id)).toEqual([a?.id]);
 
     const bad = (await client.callTool({ name: "list_containers", arguments: { sort: "colour" } })) as CallToolResult;
     expect(bad.isError).toBe(true);
