@@ -19,12 +19,6 @@ export const CONTAINER_SORT_KEYS = [
   "created_at",
 ] as const;
 
-/** Every accepted `sort` value: each key, ascending and with `-` (descending); for enum-typed callers (MCP). */
-export const CONTAINER_SORT_VALUES = [
-  ...CONTAINER_SORT_KEYS,
-  ...CONTAINER_SORT_KEYS.map((k) => `-${k}` as const),
-] as const;
-
 /** A key of {@link CONTAINER_SORT_KEYS}. */
 export type ContainerSortKey = (typeof CONTAINER_SORT_KEYS)[number];
 

@@ -14,7 +14,7 @@ import {
   TrackingHealth,
   trackingHealthOf,
 } from "../../containers/derived-views";
-import { CONTAINER_SORT_VALUES } from "../../containers/list-order";
+import { CONTAINER_SORT_KEYS } from "../../containers/list-order";
 import { orNull } from "../../lib/nullable";
 import { CONTAINER_STATUSES } from "../../tracking/status";
 import { JOURNEY_PHASES, labelOf, PHASE_LABELS, phaseOf } from "../../transport-events/milestone-catalog";
@@ -441,22 +441,18 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
     name: "list_containers",
     title: "List containers",
     description:
-      "A page of the account's containers, newest first or in the order of `sort` (e.g. `pickup_lfd`: soonest last free day first), optionally filtered by status, port of discharge (UN/LOCODE), carrier SCAC, holds in force or last update. Each row links to its svc://container/{id} resource; call get_container for details. Page with `page`; `next_page` says what to ask for next.",
+      "A page of the account's containers, newest first (or by `sort`), optionally filtered by status, port of discharge (UN/LOCODE), carrier SCAC, holds or last update. Each row links to its svc://container/{id} resource; call get_container for details. Page with `page`; `next_page` says what to ask for next.",
     input: {
       status: z.enum(CONTAINER_STATUSES).optional().describe("current_status to filter on."),
       port: locodeArg.optional(),
       carrier: scacArg.optional(),
       updated_after: isoDateArg.optional().describe("Only containers updated at or after this time (ISO 8601)."),
-      has_holds: z
-        .boolean()
-        .optional()
-        .describe("true: only containers with a hold in force at the POD terminal; false: only those without."),
+      has_holds: z.boolean().optional().describe("Only containers with (true) or without (false) a hold in force."),
       sort: z
-        .enum(CONTAINER_SORT_VALUES)
+        .string()
+        .max(30)
         .optional()
-        .describe(
-          "Order (GET /v2/containers `sort`): a key, `-` for descending. Missing values last ascending; current_status in journey order; pod_eta_at is the shipment's.",
-        ),
+        .describe(`${CONTAINER_SORT_KEYS.join(", ")}; - for descending.`),
       include: z
         .array(z.enum(["shipment"]))
         .max(1)
@@ -474,8 +470,6 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
         port: nullableString,
         carrier: nullableString,
         updated_after: nullableString,
-        has_holds: z.boolean().nullable(),
-        sort: nullableString,
       }),
     },
     annotations: READ_ONLY,
@@ -525,8 +519,6 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
             port: args.port?.toUpperCase() ?? null,
             carrier: args.carrier?.toUpperCase() ?? null,
             updated_after: args.updated_after ?? null,
-            has_holds: args.has_holds ?? null,
-            sort: args.sort ?? null,
           },
         },
         text,
