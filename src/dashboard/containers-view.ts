@@ -11,6 +11,7 @@ import { toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { parseInclude } from "../lib/jsonapi/include";
 import type { PageRequest } from "../lib/jsonapi/pagination";
+import { localTimeIn } from "../lib/time-zones";
 import { allShippingLines } from "../reference/shipping-lines";
 import type { ShipmentView } from "../shipments/serializer";
 import { CONTAINER_STATUSES } from "../tracking/status";
@@ -155,32 +156,28 @@ export interface ContainerTableRow {
 
 const lineNames = new Map(allShippingLines().map((l) => [l.scac, l.shortName || l.name]));
 
-/** `2026-01-03 14:00 PST`: a UTC instant as the wall-clock time and zone abbreviation of `timeZone`. */
+/** `2026-01-03 14:00 PST`: a UTC instant on the wall clock of `timeZone` (UTC when unknown), `localTimeIn`'s parts. */
 export function localTimeWithZone(iso: string, timeZone: string | null): string {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  const parts = new Intl.DateTimeFormat("en-CA", {
-    timeZone: timeZone ?? "UTC",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    timeZoneName: "short",
-  }).formatToParts(new Date(ms));
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
-  return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")} ${part("timeZoneName")}`;
+  const local = localTimeIn(iso, timeZone ?? "UTC");
+  return local ? `${local.date} ${local.time} ${local.abbreviation}` : iso;
 }
 
+const knownZones = new Map<string, boolean>();
+
+/** `zone` when `Intl` knows it (checked once per zone: an export formats thousands of rows), else null. */
 function zoneOrNull(zone: string | null | undefined): string | null {
   if (!zone) return null;
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: zone });
-    return zone;
-  } catch {
-    return null;
+  let known = knownZones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    knownZones.set(zone, known);
   }
+  return known ? zone : null;
 }
 
 /** The table rows of containers read with their shipments, and their charges by container id. */
