@@ -25,6 +25,7 @@ import { jsonBody } from "./middleware/body";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
 import { strictQuery } from "./middleware/strict-query";
+import { oauthConsentRoutes } from "./oauth/consent-routes";
 import { partyRoutes } from "./parties/routes";
 import { portRoutes } from "./ports/routes";
 import { searchRoutes } from "./search/routes";
@@ -153,6 +154,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.get("/docs", docsPage);
   // The web dashboard (issue 28): sign-in pages and /app, on sessions in cookies (src/sessions/), never API keys.
   app.route("/app", dashboardRoutes);
+  // OAuth for MCP's consent page (src/oauth/consent-routes.tsx; 404 unless MCP_OAUTH is on).
+  app.route("/oauth", oauthConsentRoutes);
   app.get("/", (c) => c.redirect("/app/containers", 303));
 
   // A known path with a method it does not have → 405 with `Allow` (RFC 9110 §15.5.6); OPTIONS on a known path → 204
