@@ -190,7 +190,8 @@ function printBanner(key, devArgs, { cron }) {
   console.log(`
   API      ${base}
   Account  ${DEV_ACCOUNT_NAME} (${DEV_ACCOUNT_ID})
-  API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)${cronLine}
+  API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)
+  MCP      ${devOrigin(devArgs)}/mcp   (Authorization: Token <key>, or sign in with OAuth from an MCP client)${cronLine}
 
 ${sourcesBanner({ root: ROOT, devArgs })}
 
@@ -223,6 +224,9 @@ function runDev(devArgs, { cron }) {
   // it empty until Email Routing is set up. Locally, `npm run keys -- mailbox` addresses end in this domain, and
   // wrangler dev's /cdn-cgi/handler/email delivers to the handler.
   if (!setsVar("EMAIL_SUBMISSION_DOMAIN")) args.push("--var", `EMAIL_SUBMISSION_DOMAIN:${LOCAL_EMAIL_DOMAIN}`);
+  // OAuth for MCP (docs/mcp.md §Signing in with OAuth): on locally, so an MCP client (the Inspector) signs in through
+  // the dashboard; `Token <key>` keeps working. `--var MCP_OAUTH:off` restores Bearer API keys (the wrangler.toml default).
+  if (!setsVar("MCP_OAUTH")) args.push("--var", "MCP_OAUTH:on");
   args.push(...devArgs);
   const child = spawnWrangler(args, { stdio: "inherit" });
   const forward = (signal) => {
