@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
+import { connectionsRoutes } from "./connections-page";
 import { DASHBOARD_HEADERS } from "./headers";
 
 /**
@@ -21,3 +22,4 @@ dashboardRoutes.use("*", async (c, next) => {
 dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
+dashboardRoutes.route("/account/connections", connectionsRoutes);

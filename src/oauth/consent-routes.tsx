@@ -193,10 +193,12 @@ oauthConsentRoutes.post("/authorize", async (c) => {
     }
     const approved = await helpers.approveConsent(c.req.raw, handle, { scope: [MCP_SCOPE] });
     const props: OAuthGrantProps = { accountId: user.accountId, userId: user.userId, role: user.role };
+    const client = await helpers.lookupClient(approved.request.clientId);
     const { redirectTo } = await helpers.completeAuthorization({
       request: approved.request,
       userId: user.userId,
-      metadata: { accountId: user.accountId, email: user.email },
+      // Stored in plaintext (the provider lists grants by it): names only, for /app/account/connections.
+      metadata: { accountId: user.accountId, clientName: client?.clientName ?? approved.request.clientId },
       scope: approved.request.scope,
       props,
     });
