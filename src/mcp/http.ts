@@ -51,7 +51,8 @@ const CORS_HEADERS: Record<string, string> = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Headers": "Content-Type, Accept, Authorization, mcp-session-id, mcp-protocol-version",
   "Access-Control-Allow-Methods": "POST, DELETE, OPTIONS",
-  "Access-Control-Expose-Headers": "mcp-session-id",
+  // WWW-Authenticate: browser-based clients read the 401's challenge to find the OAuth metadata (MCP authorization).
+  "Access-Control-Expose-Headers": "mcp-session-id, WWW-Authenticate",
   "Access-Control-Max-Age": "86400",
 };
 
@@ -337,8 +338,11 @@ export async function handleMcpRequest(
  */
 async function apiKeyCaller(request: Request, env: Env): Promise<McpAuthenticatedCaller | Response> {
   const header = request.headers.get("authorization");
-  if (oauthEnabled(env) && !/^\s*token\s/i.test(header ?? "")) {
-    const origin = new URL(request.url).origin;
+  const oauth = oauthEnabled(env);
+  const origin = new URL(request.url).origin;
+  // With OAuth on, every 401 names the protected resource metadata, so a client can switch to signing in.
+  const rejected = oauth ? oauthChallenge(origin, "invalid_token") : `${MCP_WWW_AUTHENTICATE}, error="invalid_token"`;
+  if (oauth && !/^\s*token\s/i.test(header ?? "")) {
     return jsonRpcError(
       401,
       -32001,
@@ -356,7 +360,7 @@ async function apiKeyCaller(request: Request, env: Env): Promise<McpAuthenticate
       header
         ? "Unauthorized: invalid API key. Send Authorization: Token <key> (or Bearer <key>)."
         : "Unauthorized: missing API key. Send Authorization: Token <key> (or Bearer <key>).",
-      { "WWW-Authenticate": header ? `${MCP_WWW_AUTHENTICATE}, error="invalid_token"` : MCP_WWW_AUTHENTICATE },
+      { "WWW-Authenticate": header ? rejected : MCP_WWW_AUTHENTICATE },
     );
   }
   const now = Date.now();
@@ -371,7 +375,7 @@ async function apiKeyCaller(request: Request, env: Env): Promise<McpAuthenticate
   }
   if (check.outcome === "unauthorized") {
     return jsonRpcError(401, -32001, "Unauthorized: invalid, unknown or revoked API key.", {
-      "WWW-Authenticate": `${MCP_WWW_AUTHENTICATE}, error="invalid_token"`,
+      "WWW-Authenticate": rejected,
     });
   }
   const principal = check.principal;

@@ -69,6 +69,13 @@ describe("/mcp with MCP_OAUTH on", () => {
     expect(bearer.headers.get("www-authenticate")).toContain('error="invalid_token"');
     expect(bearer.headers.get("www-authenticate")).toContain(RESOURCE_METADATA);
 
+    const unknown = await mcpPost(initializeBody(), {
+      Authorization: "Token svc_test_0000000000000000000000000000000000000000000",
+    });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get("www-authenticate")).toContain(RESOURCE_METADATA);
+    expect(await unknown.text()).toContain("revoked API key");
+
     const token = await mcpPost(initializeBody(), { Authorization: `Token ${account.key}` });
     expect(token.status).toBe(200);
     expect(token.headers.get("mcp-session-id")).toBeTruthy();
@@ -147,6 +154,34 @@ describe("/mcp with MCP_OAUTH on", () => {
     });
     expect(refresh.status).toBe(400);
     expect(await refresh.json()).toMatchObject({ error: "invalid_grant" });
+  });
+
+  it("keeps an MCP session across a token refresh: the new access token is of the same grant", async () => {
+    const account = await createAccount();
+    const user = await createWebUser(account.accountId, "member");
+    const { client, oauth } = await connectWithOAuth(user);
+    await client.close();
+    const first = oauth.savedTokens?.access_token ?? "";
+    const opened = await mcpPost(initializeBody(), { Authorization: `Bearer ${first}` });
+    const sessionId = opened.headers.get("mcp-session-id") ?? "";
+    await opened.text();
+    const refresh = await workerFetch(`${ORIGIN}/oauth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: oauth.savedTokens?.refresh_token ?? "",
+        client_id: String(oauth.clientInfo?.client_id),
+      }).toString(),
+    });
+    expect(refresh.status).toBe(200);
+    const renewed = (await refresh.json()) as { access_token: string; refresh_token: string };
+    expect(renewed.access_token).not.toBe(first);
+    expect(grantIdOfToken(renewed.access_token)).toBe(grantIdOfToken(first));
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    const res = await mcpPost(list, { Authorization: `Bearer ${renewed.access_token}`, "mcp-session-id": sessionId });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await sseMessages(res))).toContain("get_container");
   });
 
   it("binds an MCP session to its grant: the same user's other grant cannot use it (404)", async () => {
