@@ -61,6 +61,18 @@ describe("/mcp with MCP_OAUTH on", () => {
     expect(challenge).toContain('scope="mcp"');
   });
 
+  it("keeps the DNS-rebinding guard in front of OAuth: a foreign Origin is 403 before any token check", async () => {
+    const res = await mcpPost(initializeBody(), { Origin: "https://evil.example", Authorization: "Bearer a:b:c" });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain("origin not allowed");
+    const preflight = await workerFetch(MCP_ENDPOINT, {
+      method: "OPTIONS",
+      headers: { Origin: "http://localhost:6274" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization");
+  });
+
   it("refuses an API key sent as Bearer (401 with the resource metadata), and keeps taking it as Token", async () => {
     const account = await createAccount();
     const bearer = await mcpPost(initializeBody(), { Authorization: `Bearer ${account.key}` });
