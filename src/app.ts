@@ -26,6 +26,7 @@ import { jsonBody } from "./middleware/body";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
 import { strictQuery } from "./middleware/strict-query";
+import { oauthConsentRoutes } from "./oauth/consent-routes";
 import { partyRoutes } from "./parties/routes";
 import { portRoutes } from "./ports/routes";
 import { searchRoutes } from "./search/routes";
@@ -161,6 +162,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", signInRoutes);
   app.route("/app", dashboardRoutes);
   app.route("/invitations", acceptInvitationPage);
+  // OAuth for MCP's consent page (src/oauth/consent-routes.tsx; 404 unless MCP_OAUTH is on).
+  app.route("/oauth", oauthConsentRoutes);
   app.get("/", (c) => c.redirect("/app/containers", 303));
 
   // A known path with a method it does not have → 405 with `Allow` (RFC 9110 §15.5.6); OPTIONS on a known path → 204

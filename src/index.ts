@@ -5,6 +5,8 @@ import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
 import { handleEmail } from "./documents/email-intake";
 import { consumeDocumentExtractions, type DocumentQueueMessage } from "./documents/extraction-job";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
+import { routeWithOAuth } from "./oauth/mcp-bridge";
+import { oauthEnabled } from "./oauth/provider";
 // Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
 import "./resource-types";
 import { pruneSignInLinks } from "./sessions/prune";
@@ -28,12 +30,21 @@ export { AisFeed } from "./vessels/positions/ais-feed";
 const app = createApp();
 
 /**
- * The Worker: HTTP (REST /v2, docs; `/mcp` goes to the MCP guard and agent, src/mcp/http.ts), queue consumers
- * and the cron trigger (docs/architecture.md §Overview).
+ * The Worker: HTTP (REST /v2, docs; `/mcp` goes to the MCP guard and agent, src/mcp/http.ts; with `MCP_OAUTH = "on"`
+ * the OAuth endpoints and Bearer requests to `/mcp` go through the OAuth provider first, src/oauth/mcp-bridge.ts),
+ * queue consumers and the cron trigger (docs/architecture.md §Overview).
  */
 const worker = {
-  fetch: (request, env, ctx) =>
-    new URL(request.url).pathname === MCP_PATH ? handleMcpRequest(request, env, ctx) : app.fetch(request, env, ctx),
+  async fetch(request, env, ctx) {
+    if (oauthEnabled(env)) {
+      const routed = await routeWithOAuth(request, env, ctx);
+      if (routed) return routed;
+      return app.fetch(request, env, ctx);
+    }
+    return new URL(request.url).pathname === MCP_PATH
+      ? handleMcpRequest(request, env, ctx)
+      : app.fetch(request, env, ctx);
+  },
   async queue(batch, env, _ctx) {
     switch (batch.queue) {
       case "tracking-requests":

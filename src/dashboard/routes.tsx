@@ -4,6 +4,7 @@ import { accountRoutes } from "../sessions/account-page";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { apiKeysPage } from "./api-keys-page";
+import { connectionsRoutes } from "./connections-page";
 import { containerPageRoutes } from "./container-page";
 import { containersPageRoutes } from "./containers-page";
 import { DASHBOARD_HEADERS } from "./headers";
@@ -26,6 +27,7 @@ dashboardRoutes.use("*", async (c, next) => {
 dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
+dashboardRoutes.route("/account/connections", connectionsRoutes);
 dashboardRoutes.route("/account", accountRoutes);
 dashboardRoutes.route("/settings/team", teamPage);
 dashboardRoutes.route("/settings/api-keys", apiKeysPage);
