@@ -32,6 +32,7 @@ import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { tariffRoutes } from "./tariffs/routes";
 import { terminalRoutes } from "./terminals/routes";
+import { trackingRequestImportRoutes } from "./tracking-request-imports/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
 import { futurePositionRoutes } from "./vessels/future-positions-routes";
 import { vesselRoutes } from "./vessels/routes";
@@ -106,6 +107,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Before the tracking request routes so that /tracking_requests/infer_number is never read as an {id}.
   v2.route("/", inferRoutes);
   v2.route("/", trackingRequestRoutes);
+  v2.route("/", trackingRequestImportRoutes);
   v2.route("/", shipmentRoutes);
   v2.route("/", containerRoutes);
   v2.route("/", containerMapRoutes);

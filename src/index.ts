@@ -11,6 +11,8 @@ import { withBenchEngine } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
 import type { TerminalPollMessage } from "./tracking/terminal-poll-message";
+import { consumeTrackingRequestImports } from "./tracking-request-imports/queue";
+import type { TrackingRequestImportMessage } from "./tracking-request-imports/service";
 import type { TrackingRequestMessage } from "./tracking-requests/queue-message";
 import { syncVesselPositions } from "./vessels/positions/feed-sync";
 import { consumeWebhookDeliveries, consumeWebhookDeliveriesDlq } from "./webhooks/delivery";
@@ -46,6 +48,9 @@ const worker = {
         return;
       case "document-extractions":
         await consumeDocumentExtractions(batch as MessageBatch<DocumentQueueMessage>, env);
+        return;
+      case "tracking-request-imports":
+        await consumeTrackingRequestImports(batch as MessageBatch<TrackingRequestImportMessage>, env);
         return;
       case "webhook-deliveries-dlq":
         await consumeWebhookDeliveriesDlq(batch as MessageBatch<WebhookDeliveryMessage>, env);
