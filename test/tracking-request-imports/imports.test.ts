@@ -7,6 +7,7 @@ import { MAX_IMPORT_BYTES, parseCsv } from "../../src/tracking-request-imports/p
 import { importDepsFromEnv } from "../../src/tracking-request-imports/queue";
 import {
   createImport,
+  type ImportDeps,
   runImportStep,
   type TrackingRequestImportMessage,
 } from "../../src/tracking-request-imports/service";
@@ -216,7 +217,7 @@ describe("the background creation", () => {
     // A bucket of 5 per minute for this test (the RateLimiter reads the limit from the env).
     const deps = {
       ...importDepsFromEnv({ ...env, RATE_LIMIT_CREATE_TRACKING_REQUEST: "5" } as Env, clock),
-      importQueue: { send: async (m: TrackingRequestImportMessage) => void sent.push(m) },
+      importQueue: recordingQueue(sent),
     };
     const numbers = Array.from({ length: 12 }, () => boxNumber());
     const csv = `number,scac\n${numbers.map((n) => `${n},TEST`).join("\n")}\n`;
@@ -276,7 +277,7 @@ describe("the background creation", () => {
       },
     });
     const clock = new FakeClock(Date.now());
-    const deps = { ...importDepsFromEnv(env, clock), importQueue: { send: async () => undefined } };
+    const deps = { ...importDepsFromEnv(env, clock), importQueue: recordingQueue([]) };
     await api(`/tracking_request_imports/${doc.data.id}/start`, { key, method: "POST" });
     expect(await runImportStep(deps, { importId: doc.data.id, accountId })).toEqual({ done: true });
     const after = await getDoc(key, doc.data.id);
@@ -290,6 +291,16 @@ describe("the background creation", () => {
     expect(text).toContain(`2,${box},container,TEST,file,,"'=HYPERLINK(""http://x"")",,,failed,,duplicate:`);
   });
 });
+
+/** A stand-in for the import queue that records what is sent. */
+function recordingQueue(sent: TrackingRequestImportMessage[]): ImportDeps["importQueue"] {
+  return {
+    send: async (m) => {
+      sent.push(m);
+      return {} as QueueSendResponse;
+    },
+  };
+}
 
 async function getDoc(key: string, id: string) {
   const { res, json } = await apiJson<ImportDoc>(`/tracking_request_imports/${id}`, { key });
