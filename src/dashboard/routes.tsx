@@ -3,6 +3,7 @@ import type { AppEnv } from "../env";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { DASHBOARD_HEADERS } from "./headers";
+import { trackRoutes } from "./track-page";
 
 /**
  * The dashboard under /app (issue 28; docs/dashboard.md): server-rendered pages (Hono JSX) reading through the same
@@ -21,3 +22,4 @@ dashboardRoutes.use("*", async (c, next) => {
 dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
+dashboardRoutes.route("/", trackRoutes);
