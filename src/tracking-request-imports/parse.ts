@@ -149,10 +149,19 @@ export function parseCsv(bytes: Uint8Array): ParsedImport {
   } catch {
     throw fileError("The CSV file is not UTF-8 text; save it as “CSV UTF-8”.", "invalid_file");
   }
-  const result = Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), {
+  const source = text.replace(/^\uFEFF/, "");
+  // The delimiter is guessed on the first lines without the blank ones (papaparse counts a blank line as a row of one
+  // field, which makes a short `;` file look like a `,` file); the file is then read with blank lines kept, so that
+  // row numbers stay the file's.
+  const guess = Papa.parse<string[]>(source, {
+    preview: 20,
+    skipEmptyLines: "greedy",
+    delimitersToGuess: [",", ";", "\t", "|"],
+  });
+  const result = Papa.parse<string[]>(source, {
     header: false,
     skipEmptyLines: false,
-    delimitersToGuess: [",", ";", "\t", "|"],
+    delimiter: guess.meta.delimiter || ",",
   });
   const quoteError = result.errors.find((e) => e.type === "Quotes");
   if (quoteError) {

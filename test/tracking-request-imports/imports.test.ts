@@ -1,10 +1,12 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import { utils, write } from "@e965/xlsx";
 import { describe, expect, it } from "vitest";
 import { withCheckDigit } from "../../src/infer/iso6346";
 import { FakeClock } from "../../src/lib/clock";
 import { MAX_IMPORT_BYTES, parseCsv } from "../../src/tracking-request-imports/parse";
 import { importDepsFromEnv } from "../../src/tracking-request-imports/queue";
+import { XLSX_MEDIA_TYPE } from "../../src/tracking-request-imports/routes";
 import {
   createImport,
   type ImportDeps,
@@ -22,6 +24,8 @@ interface ImportDoc {
     type: string;
     attributes: {
       status: string;
+      format: string;
+      file_name: string | null;
       counts: Record<string, number>;
       progress: number;
     };
@@ -33,6 +37,7 @@ interface RowsDoc {
   data: {
     attributes: {
       row_number: number;
+      scac_source: string | null;
       outcome: string;
       reasons: { code: string; detail: string }[];
       scac: string | null;
@@ -144,6 +149,26 @@ describe("POST /tracking_request_imports", () => {
     expect(accountId).toBeTruthy();
   });
 
+  it("fills a missing line when infer_number is confident (this number succeeded at the line before)", async () => {
+    const { key } = await createAccount();
+    const other = await createAccount();
+    const box = boxNumber();
+    // Another account's request for the box that reached `created` at TEST: history counts per SCAC only.
+    await env.DB.prepare(
+      "INSERT INTO tracking_requests (id, account_id, request_type, request_number, normalized_number, compact_number, scac, line_scac, status, created_at, updated_at) VALUES (?1, ?2, 'container', ?3, ?3, ?3, 'TEST', 'TEST', 'created', '2026-11-01T00:00:00Z', '2026-11-01T00:00:00Z')",
+    )
+      .bind(crypto.randomUUID(), other.accountId, box)
+      .run();
+    const doc = (await (await upload(key, `number\n${box}\n`, "text/csv", "?dry_run=true")).json()) as ImportDoc;
+    const { json: rows } = await apiJson<RowsDoc>(`/tracking_request_imports/${doc.data.id}/rows`, { key });
+    expect(rows.data[0]?.attributes).toMatchObject({
+      outcome: "valid",
+      scac: "TEST",
+      scac_source: "inferred",
+      reasons: [],
+    });
+  });
+
   it("accepts multipart and JSON rows, and starts right away without dry_run", async () => {
     const { key } = await createAccount();
     const res = await multipart(key, `request_number,scac,type\n${boxNumber()},TEST,container\n`);
@@ -166,6 +191,40 @@ describe("POST /tracking_request_imports", () => {
     expect(json.res.status).toBe(201);
     expect(json.json.data.attributes.counts.valid).toBe(1);
     expect(json.json.data.attributes.status).toBe("validated");
+  });
+
+  it("reads an XLSX workbook, as a raw body or a multipart file", async () => {
+    const { key } = await createAccount();
+    const book = utils.book_new();
+    utils.book_append_sheet(
+      book,
+      utils.aoa_to_sheet([
+        ["Container", "SCAC"],
+        [boxNumber(), "TEST"],
+        [badCheckDigit(boxNumber()), "TEST"],
+      ]),
+      "Boxes",
+    );
+    const file = new Uint8Array(write(book, { type: "array", bookType: "xlsx" }) as ArrayBuffer);
+    const raw = await upload(key, file, XLSX_MEDIA_TYPE, "?dry_run=true");
+    expect(raw.status).toBe(201);
+    const doc = (await raw.json()) as ImportDoc;
+    expect(doc.data.attributes).toMatchObject({ format: "xlsx", counts: { total: 2, valid: 1, invalid: 1 } });
+    const form = new FormData();
+    form.set("file", new File([file], "boxes.xlsx", { type: "application/octet-stream" }));
+    form.set("dry_run", "true");
+    const res = await exports.default.fetch(
+      new Request(`${BASE}/tracking_request_imports`, {
+        method: "POST",
+        headers: { Authorization: `Token ${key}` },
+        body: form,
+      }),
+    );
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as ImportDoc).data.attributes).toMatchObject({
+      status: "validated",
+      file_name: "boxes.xlsx",
+    });
   });
 
   it("refuses bad input with a clear 4xx and stores nothing", async () => {
