@@ -182,7 +182,14 @@ export async function runImportStep(
     .limit(maxRows + 1);
   for (const row of pending.slice(0, maxRows)) {
     const token = await deps.takeCreateToken(current.accountId, deps.clock.now());
-    if (!token.allowed) return { done: false, delaySeconds: Math.max(1, token.retryAfterSeconds) };
+    if (!token.allowed) {
+      // A heartbeat: the chain of steps is alive while it waits for the bucket (`requeueStalledImports`).
+      await db
+        .update(trackingRequestImports)
+        .set({ updatedAt: toIsoSeconds(deps.clock.now()) })
+        .where(eq(trackingRequestImports.id, current.id));
+      return { done: false, delaySeconds: Math.max(1, token.retryAfterSeconds) };
+    }
     const claimed = await db
       .update(trackingRequestImportRows)
       .set({ outcome: "creating" })
@@ -252,6 +259,40 @@ function rowIs(importId: string, rowNumber: number, outcome: ImportRowOutcome) {
     eq(trackingRequestImportRows.rowNumber, rowNumber),
     eq(trackingRequestImportRows.outcome, outcome),
   );
+}
+
+/** A running import whose steps have not touched it for this long lost its message (steps wait at most 60 s). */
+export const STALLED_IMPORT_MS = 15 * 60_000;
+
+/**
+ * The cron's sweep (docs/architecture.md §Cron): running imports untouched for {@link STALLED_IMPORT_MS} lost their
+ * message (a step is at most a minute apart from the next, and touches the import even while it waits for the
+ * bucket). Their rows left `creating` by a step that died are given back (`valid`; a create that did happen then fails
+ * as a duplicate, which the row reports) and a new step is queued. At most 50 imports per run. Returns how many.
+ */
+export async function requeueStalledImports(deps: Pick<ImportDeps, "db" | "clock" | "importQueue">): Promise<number> {
+  const { db } = deps;
+  const now = deps.clock.now();
+  const before = toIsoSeconds(now - STALLED_IMPORT_MS);
+  const stalled = await db
+    .select({ id: trackingRequestImports.id, accountId: trackingRequestImports.accountId })
+    .from(trackingRequestImports)
+    .where(and(eq(trackingRequestImports.status, "running"), sql`${trackingRequestImports.updatedAt} < ${before}`))
+    .limit(50);
+  for (const imp of stalled) {
+    await db.batch([
+      db
+        .update(trackingRequestImportRows)
+        .set({ outcome: "valid" })
+        .where(and(eq(trackingRequestImportRows.importId, imp.id), eq(trackingRequestImportRows.outcome, "creating"))),
+      db
+        .update(trackingRequestImports)
+        .set({ updatedAt: toIsoSeconds(now) })
+        .where(eq(trackingRequestImports.id, imp.id)),
+    ]);
+    await deps.importQueue.send({ importId: imp.id, accountId: imp.accountId });
+  }
+  return stalled.length;
 }
 
 /** Outcomes a rows listing may be filtered by. */

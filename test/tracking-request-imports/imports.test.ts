@@ -10,6 +10,7 @@ import { XLSX_MEDIA_TYPE } from "../../src/tracking-request-imports/routes";
 import {
   createImport,
   type ImportDeps,
+  requeueStalledImports,
   runImportStep,
   type TrackingRequestImportMessage,
 } from "../../src/tracking-request-imports/service";
@@ -348,6 +349,40 @@ describe("the background creation", () => {
       "row,request_number,request_type,scac,scac_source,suggested_scac,ref_numbers,shipment_tags,customer_id,outcome,tracking_request_id,reasons",
     );
     expect(text).toContain(`2,${box},container,TEST,file,,"'=HYPERLINK(""http://x"")",,,failed,,duplicate:`);
+  });
+});
+
+describe("the cron's sweep of stalled imports", () => {
+  it("gives back rows a dead step left `creating` and queues a new step, only for imports untouched for 15 minutes", async () => {
+    const { key, accountId } = await createAccount();
+    const doc = (await (
+      await upload(key, `number,scac\n${boxNumber()},TEST\n${boxNumber()},TEST\n`, "text/csv", "?dry_run=true")
+    ).json()) as ImportDoc;
+    const id = doc.data.id;
+    // As if a step had claimed row 2 and died, long ago.
+    await env.DB.batch([
+      env.DB.prepare(
+        "UPDATE tracking_request_imports SET status = 'running', updated_at = '2026-01-01T00:00:00Z' WHERE id = ?1",
+      ).bind(id),
+      env.DB.prepare(
+        "UPDATE tracking_request_import_rows SET outcome = 'creating' WHERE import_id = ?1 AND row_number = 2",
+      ).bind(id),
+    ]);
+    const sent: TrackingRequestImportMessage[] = [];
+    const clock = new FakeClock(Date.parse("2026-01-01T00:14:00Z"));
+    const deps = { ...importDepsFromEnv(env, clock), importQueue: recordingQueue(sent) };
+    expect(await requeueStalledImports(deps)).toBe(0);
+    clock.set(Date.parse("2026-01-01T00:16:00Z"));
+    expect(await requeueStalledImports(deps)).toBeGreaterThanOrEqual(1);
+    expect(sent).toContainEqual({ importId: id, accountId });
+    const { json: rows } = await apiJson<RowsDoc>(`/tracking_request_imports/${id}/rows?filter[outcome]=valid`, {
+      key,
+    });
+    expect(rows.data.map((r) => r.attributes.row_number)).toEqual([2, 3]);
+    // Touched: the next run leaves it alone.
+    sent.length = 0;
+    await requeueStalledImports(deps);
+    expect(sent.filter((m) => m.importId === id)).toEqual([]);
   });
 });
 
