@@ -76,7 +76,7 @@ function ImportPage({ user, row, rows }: { user: SignedInUser; row: ImportRow; r
       ) : null}
       {row.status === "completed" ? (
         <p>
-          {`Tracking started for ${row.createdRows} number${row.createdRows === 1 ? "" : "s"}. `}
+          {`${row.createdRows} tracked: the boxes appear under Containers once their lines answer. `}
           <a href="/app/containers">Go to Containers</a>
         </p>
       ) : null}
@@ -136,11 +136,13 @@ function failure(c: Context<AppEnv>, err: ApiError) {
       user={c.get("user")}
       current="/app/track"
     >
-      <ul role="alert">
-        {err.errors.map((e) => (
-          <li>{e.detail ?? e.title}</li>
-        ))}
-      </ul>
+      <div role="alert">
+        <ul>
+          {err.errors.map((e) => (
+            <li>{e.detail ?? e.title}</li>
+          ))}
+        </ul>
+      </div>
       <p>
         <a href="/app/track">Back to Track</a>
       </p>

@@ -170,7 +170,7 @@ function TrackPage({
         <form method="post" action="/app/track/imports" enctype="multipart/form-data">
           <CsrfField user={user} />
           <div class="field">
-            <label for="track-file">File</label>
+            <label for="track-file">CSV or XLSX file</label>
             <input
               id="track-file"
               type="file"

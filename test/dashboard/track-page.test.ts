@@ -43,7 +43,7 @@ describe("/app/track, one number", () => {
     expect(res.headers.get("content-security-policy")).toBe(DASHBOARD_CONTENT_SECURITY_POLICY);
     const html = await res.text();
     expect(html).toContain('<label for="track-number">Container, bill of lading or booking number</label>');
-    expect(html).toContain('<label for="track-file">File</label>');
+    expect(html).toContain('<label for="track-file">CSV or XLSX file</label>');
     expect(html).toContain('src="/app/assets/track.js"');
     expect(html).not.toMatch(/style="/);
   });
@@ -150,6 +150,7 @@ describe("/app/track/imports", () => {
     while (!(await runImportStep(importDepsFromEnv(env), { importId, accountId })).done) {}
     const done = await (await web(location, { user })).text();
     expect(done).toContain("10 created, 2 invalid");
+    expect(done).toContain("10 tracked: the boxes appear under Containers");
     expect(done).toContain("Download results (CSV)");
     expect(await countTrackingRequests(accountId)).toBe(10);
     const status = (await (await web(`${location}/status`, { user })).json()) as { status: string; progress: number };
