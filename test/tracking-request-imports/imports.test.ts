@@ -124,6 +124,49 @@ describe("POST /tracking_request_imports", () => {
     expect(count?.n).toBe(0);
   });
 
+  it("reports every rule a row fails: blank, type, container shape, lists, customers by id or unique name", async () => {
+    const { key, accountId } = await createAccount();
+    const acme = crypto.randomUUID();
+    await env.DB.batch(
+      [
+        [acme, "Acme Imports"],
+        [crypto.randomUUID(), "Twin Co"],
+        [crypto.randomUUID(), "twin co"],
+      ].map(([id, name]) =>
+        env.DB.prepare(
+          "INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, '2026-11-01T00:00:00Z')",
+        ).bind(id, accountId, name),
+      ),
+    );
+    const tooMany = Array.from({ length: 51 }, (_, i) => `R${i}`).join(";");
+    const csv = [
+      "number,type,scac,customer,ref_numbers",
+      ",container,TEST,,",
+      `${boxNumber()},pallet,TEST,,`,
+      "ABC123,container,TEST,,",
+      `${boxNumber()},container,TEST,acme imports,`,
+      `${boxNumber()},container,TEST,${acme},`,
+      `${boxNumber()},container,TEST,Twin Co,`,
+      `${boxNumber()},container,TEST,Nobody,${tooMany}`,
+      `MEDUAB123456,BL,MSCU,,`,
+    ].join("\n");
+    const doc = (await (await upload(key, csv, "text/csv", "?dry_run=true")).json()) as ImportDoc;
+    const { json } = await apiJson<RowsDoc>(`/tracking_request_imports/${doc.data.id}/rows`, { key });
+    const codes = json.data.map((r) => [r.attributes.row_number, r.attributes.reasons.map((x) => x.code)]);
+    expect(codes).toEqual([
+      [2, ["blank"]],
+      [3, ["invalid_type"]],
+      [4, ["invalid_container_number"]],
+      [5, []],
+      [6, []],
+      [7, ["customer_ambiguous"]],
+      [8, ["invalid_ref_numbers", "customer_not_found"]],
+      // MSCU is a known line without a source in tests.
+      [9, ["not_supported"]],
+    ]);
+    expect(doc.data.attributes.counts).toMatchObject({ total: 8, valid: 2, invalid: 6 });
+  });
+
   it("marks a number the account already tracks, and fills or suggests a missing line with infer_number", async () => {
     const { key, accountId } = await createAccount();
     const tracked = boxNumber();
