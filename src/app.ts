@@ -35,6 +35,7 @@ import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { tariffRoutes } from "./tariffs/routes";
 import { terminalRoutes } from "./terminals/routes";
+import { trackingRequestImportRoutes } from "./tracking-request-imports/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
 import { acceptInvitationPage } from "./users/accept-page";
 import { userRoutes } from "./users/routes";
@@ -111,6 +112,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Before the tracking request routes so that /tracking_requests/infer_number is never read as an {id}.
   v2.route("/", inferRoutes);
   v2.route("/", trackingRequestRoutes);
+  v2.route("/", trackingRequestImportRoutes);
   v2.route("/", shipmentRoutes);
   v2.route("/", containerRoutes);
   v2.route("/", containerMapRoutes);

@@ -14,6 +14,8 @@ import { withBenchEngine } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
 import type { TerminalPollMessage } from "./tracking/terminal-poll-message";
+import { consumeTrackingRequestImports, importDepsFromEnv } from "./tracking-request-imports/queue";
+import { requeueStalledImports, type TrackingRequestImportMessage } from "./tracking-request-imports/service";
 import type { TrackingRequestMessage } from "./tracking-requests/queue-message";
 import { syncVesselPositions } from "./vessels/positions/feed-sync";
 import { consumeWebhookDeliveries, consumeWebhookDeliveriesDlq } from "./webhooks/delivery";
@@ -59,6 +61,9 @@ const worker = {
       case "document-extractions":
         await consumeDocumentExtractions(batch as MessageBatch<DocumentQueueMessage>, env);
         return;
+      case "tracking-request-imports":
+        await consumeTrackingRequestImports(batch as MessageBatch<TrackingRequestImportMessage>, env);
+        return;
       case "webhook-deliveries-dlq":
         await consumeWebhookDeliveriesDlq(batch as MessageBatch<WebhookDeliveryMessage>, env);
         return;
@@ -76,6 +81,8 @@ const worker = {
     ctx.waitUntil(runMaintenance(env));
     // Alerts: date-driven conditions, the daily digests, the charges webhook events, the alert outbox sweep.
     ctx.waitUntil(runAlertsCron(env));
+    // Bulk imports whose chain of steps lost its message (src/tracking-request-imports/service.ts).
+    ctx.waitUntil(requeueStalledImports(importDepsFromEnv(env)));
     // Vessel positions: retention, and the AIS feed's subscription follows the vessels carrying tracked boxes.
     ctx.waitUntil(syncVesselPositions(env, Date.now()));
     // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4). The

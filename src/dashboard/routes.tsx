@@ -9,6 +9,7 @@ import { containerPageRoutes } from "./container-page";
 import { containersPageRoutes } from "./containers-page";
 import { DASHBOARD_HEADERS } from "./headers";
 import { teamPage } from "./team-page";
+import { trackRoutes } from "./track-page";
 
 /**
  * The dashboard under /app (issue 28; docs/dashboard.md): server-rendered pages (Hono JSX) reading through the same
@@ -33,3 +34,4 @@ dashboardRoutes.route("/settings/team", teamPage);
 dashboardRoutes.route("/settings/api-keys", apiKeysPage);
 dashboardRoutes.route("/", containerPageRoutes);
 dashboardRoutes.route("/", containersPageRoutes);
+dashboardRoutes.route("/", trackRoutes);
