@@ -5,10 +5,13 @@ import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { alertPages } from "./alerts-page";
 import { apiKeysPage } from "./api-keys-page";
+import { connectionsRoutes } from "./connections-page";
 import { containerPageRoutes } from "./container-page";
+import { containersPageRoutes } from "./containers-page";
 import { DASHBOARD_HEADERS } from "./headers";
 import { tariffPages } from "./tariffs-page";
 import { teamPage } from "./team-page";
+import { trackRoutes } from "./track-page";
 import { webhookPages } from "./webhooks-page";
 
 /**
@@ -28,6 +31,7 @@ dashboardRoutes.use("*", async (c, next) => {
 dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
+dashboardRoutes.route("/account/connections", connectionsRoutes);
 dashboardRoutes.route("/account", accountRoutes);
 dashboardRoutes.route("/settings/team", teamPage);
 dashboardRoutes.route("/settings/api-keys", apiKeysPage);
@@ -35,3 +39,5 @@ dashboardRoutes.route("/settings/webhooks", webhookPages);
 dashboardRoutes.route("/settings/alerts", alertPages);
 dashboardRoutes.route("/settings/tariffs", tariffPages);
 dashboardRoutes.route("/", containerPageRoutes);
+dashboardRoutes.route("/", containersPageRoutes);
+dashboardRoutes.route("/", trackRoutes);

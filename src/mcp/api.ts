@@ -11,6 +11,7 @@
  */
 
 import { type DemurrageReport, demurrageReportOf } from "../charges/report";
+import { parseContainerSort } from "../containers/list-order";
 import type { ContainerMap } from "../containers/map-geojson";
 import {
   type CurrentVesselPosition,
@@ -202,6 +203,11 @@ export interface TrackingApiDeps {
   accountId: string;
   /** Draws from a dedicated bucket (creates also count against `create_tracking_request`, as over REST). */
   limitBucket?: BucketGuard;
+  /**
+   * The caller may only read (an OAuth token of a viewer, docs/mcp.md §Signing in with OAuth): every write rejects
+   * with `forbidden`, as the dashboard answers a viewer 403 (src/sessions/session.ts `requireRole`). Default false.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -329,20 +335,22 @@ export class TrackingApi {
 
   /**
    * A page of the account's containers, newest first, filtered as `GET /v2/containers` filters (`filters` by its
-   * parameter names, checked by `parseContainerFilters`); `includeShipment` adds each one's shipment (null: none).
-   * @throws TrackingApiError `invalid_argument` for a bad filter, naming its parameter.
+   * parameter names, checked by `parseContainerFilters`); `includeShipment` adds each one's shipment (null: none);
+   * `sort` is the list's `sort` (`parseContainerSort`: `pickup_lfd`, `-pod_eta_at` …; newest first when absent).
+   * @throws TrackingApiError `invalid_argument` for a bad filter or sort, naming its parameter.
    */
   async listContainers(
     filters: FilterValues<keyof ContainerFilters> = {},
     page: PageOptions = {},
-    options: { includeShipment?: boolean } = {},
+    options: { includeShipment?: boolean; sort?: string } = {},
   ): Promise<Page<ContainerDetails>> {
     return mapErrors(async () => {
       const request = pageRequest(page);
       const parsed = parseContainerFilters(filters);
+      const sort = parseContainerSort(options.sort);
       const tree = parseInclude(options.includeShipment ? "shipment" : "", containerResource);
       const { db, accountId } = this.deps;
-      const { rows, total, prefetched } = await listContainers(db, accountId, parsed, request, tree);
+      const { rows, total, prefetched } = await listContainers(db, accountId, parsed, request, tree, sort);
       const shipments = prefetched.get("shipment");
       const items = rows.map((row): ContainerDetails => {
         if (!options.includeShipment) return { container: serializeContainer(row) };
@@ -510,11 +518,17 @@ export class TrackingApi {
    * Creates a tracking request (docs/api.md §Tracking request endpoints) after drawing from the account's
    * `create_tracking_request` bucket; it starts `pending` and is looked up asynchronously.
    * @throws TrackingApiError `invalid_argument` (field `scac` / `request_number`, code `blank`, `not_recognized`,
-   *   `not_supported`, `duplicate`, `invalid`); `rate_limited`.
+   *   `not_supported`, `duplicate`, `invalid`); `rate_limited`; `forbidden` for a read-only caller (nothing counted).
    */
   async createTrackingRequest(
     input: Pick<CreateTrackingRequestInput, "requestType" | "requestNumber" | "scac" | "refNumbers">,
   ): Promise<TrackingRequestResource> {
+    if (this.deps.readOnly) {
+      throw new TrackingApiError(
+        "forbidden",
+        "Forbidden: your role (viewer) may only read; nothing was created. Ask an admin of the account for the member role.",
+      );
+    }
     return mapErrors(async () => {
       await this.deps.limitBucket?.("create_tracking_request");
       const row = await createTrackingRequest(
