@@ -9,6 +9,7 @@ import type { AlertRuleRow, AlertSettingsRow } from "../alerts/rule-service";
 import type { SignedInUser } from "../env";
 import {
   CheckboxField,
+  DeleteSection,
   ErrorSummary,
   FormErrors,
   Notice,
@@ -539,19 +540,13 @@ export function AlertRulePage(props: {
               submit="Save changes"
             />
           </section>
-          <section aria-labelledby="delete-title">
-            <h2 id="delete-title">Delete</h2>
-            <form method="post" action={`${base}/delete`} class="inline-form">
-              <CsrfField user={props.user} />
-              <CheckboxField
-                name="confirm"
-                label="Yes, delete this rule (its pending alerts are not sent)"
-                checked={false}
-                errors={props.actionErrors ?? FormErrors.none}
-              />
-              <button type="submit">Delete rule</button>
-            </form>
-          </section>
+          <DeleteSection
+            user={props.user}
+            base={base}
+            confirmLabel="Yes, delete this rule (its pending alerts are not sent)"
+            button="Delete rule"
+            errors={props.actionErrors ?? FormErrors.none}
+          />
         </>
       ) : (
         <p class="read-only">Only members and admins can change alerts.</p>

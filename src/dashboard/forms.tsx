@@ -1,9 +1,10 @@
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import type { AppEnv } from "../env";
+import type { AppEnv, SignedInUser } from "../env";
 import { ApiError } from "../lib/errors";
 import { validationError } from "../lib/validation";
+import { CsrfField } from "./layout";
 
 // The dashboard's form plumbing (docs/dashboard.md §Forms): a posted form becomes the JSON:API body the REST route
 // takes, is checked by the route's own zod schema and then by the same service function, and an ApiError of either
@@ -332,5 +333,29 @@ export function Notice({ children }: { children?: Child }) {
     <div class="notice" role="status">
       {children}
     </div>
+  );
+}
+
+/**
+ * The "Delete" section of a settings detail page (webhook, alert rule, tariff): a required confirmation checkbox
+ * (`confirm`) and the delete button, posting to `{base}/delete` with the CSRF token. `errors` carries the refusal of an
+ * unconfirmed delete, shown next to the checkbox.
+ */
+export function DeleteSection(props: {
+  user: SignedInUser;
+  base: string;
+  confirmLabel: string;
+  button: string;
+  errors: FormErrors;
+}) {
+  return (
+    <section aria-labelledby="delete-title">
+      <h2 id="delete-title">Delete</h2>
+      <form method="post" action={`${props.base}/delete`} class="inline-form">
+        <CsrfField user={props.user} />
+        <CheckboxField name="confirm" label={props.confirmLabel} checked={false} errors={props.errors} />
+        <button type="submit">{props.button}</button>
+      </form>
+    </section>
   );
 }

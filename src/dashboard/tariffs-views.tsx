@@ -2,7 +2,7 @@ import { CLOCK_STARTS, TARIFF_KINDS } from "../charges/tariff-match";
 import type { SignedInUser } from "../env";
 import type { TariffRow } from "../tariffs/serializer";
 import {
-  CheckboxField,
+  DeleteSection,
   ErrorSummary,
   FieldMessage,
   FormErrors,
@@ -385,19 +385,13 @@ export function TariffPage(props: {
               submit="Save changes"
             />
           </section>
-          <section aria-labelledby="delete-title">
-            <h2 id="delete-title">Delete</h2>
-            <form method="post" action={`${base}/delete`} class="inline-form">
-              <CsrfField user={props.user} />
-              <CheckboxField
-                name="confirm"
-                label="Yes, delete this tariff (charges are computed again without it)"
-                checked={false}
-                errors={props.actionErrors ?? FormErrors.none}
-              />
-              <button type="submit">Delete tariff</button>
-            </form>
-          </section>
+          <DeleteSection
+            user={props.user}
+            base={base}
+            confirmLabel="Yes, delete this tariff (charges are computed again without it)"
+            button="Delete tariff"
+            errors={props.actionErrors ?? FormErrors.none}
+          />
         </>
       ) : (
         <p class="read-only">Only admins can change tariffs.</p>

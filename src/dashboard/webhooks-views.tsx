@@ -6,6 +6,7 @@ import type { WebhookRow } from "../webhooks/serializer";
 import type { TriggerWebhookResult } from "../webhooks/service";
 import {
   CheckboxField,
+  DeleteSection,
   ErrorSummary,
   FieldMessage,
   FormErrors,
@@ -397,19 +398,13 @@ export function WebhookDetailPage(props: {
               <button type="submit">Rotate secret</button>
             </form>
           </section>
-          <section aria-labelledby="delete-title">
-            <h2 id="delete-title">Delete</h2>
-            <form method="post" action={`${base}/delete`} class="inline-form">
-              <CsrfField user={props.user} />
-              <CheckboxField
-                name="confirm"
-                label="Yes, delete this webhook and its pending deliveries"
-                checked={false}
-                errors={actionErrors}
-              />
-              <button type="submit">Delete webhook</button>
-            </form>
-          </section>
+          <DeleteSection
+            user={props.user}
+            base={base}
+            confirmLabel="Yes, delete this webhook and its pending deliveries"
+            button="Delete webhook"
+            errors={actionErrors}
+          />
         </>
       ) : (
         <p class="read-only">Only admins can test, change or delete webhooks.</p>
