@@ -1,0 +1,404 @@
+// The scenarios of `npm run check:dashboard` (issue 28 §Tests and figures), run in order in one signed-in browser
+// page by scripts/check-dashboard.mjs. Each one throws an Error saying what it saw when it fails; page audits
+// (scripts/lib/page-audit.mjs) add their failures through `ctx.audit` without stopping the scenario.
+import { readFileSync } from "node:fs";
+import { findKey, parseCsv, readTable, TRACKED_BOXES, trackUploadCsv } from "./dashboard-fixtures.mjs";
+
+/** Milliseconds for a page element to appear after an action. */
+const STEP_MS = 15_000;
+/** Milliseconds for the bulk import to create its ten tracking requests. */
+const IMPORT_MS = 90_000;
+/** Milliseconds to wait for a simulator box to show "available" with an LFD, without reloading. */
+const AVAILABLE_MS = 150_000;
+/** Milliseconds for a test delivery to show on the webhook's page and at the receiver. */
+const DELIVERY_MS = 30_000;
+
+/**
+ * What a scenario gets.
+ * @typedef {{ origin: string, page: import("playwright-core").Page, context: import("playwright-core").BrowserContext,
+ *   apiKey: string, email: string, mail: Awaited<ReturnType<typeof import("./mail-store.mjs").startMailStore>>,
+ *   receiverUrl: string, deliveries: { event: string, receivedAt: number }[],
+ *   audit: (name: string, options?: { controls?: import("playwright-core").Locator[], keyboard?: boolean }) =>
+ *     Promise<void>,
+ *   note: (text: string) => void, state: Record<string, unknown>, useSeededSession: () => Promise<void>,
+ *   api: (method: string, path: string, body?: unknown) => Promise<{ status: number, body: any }> }} Ctx
+ */
+
+/** Navigates to `path` and fails with what came back unless it is a 200 page at that path (after redirects). */
+async function open(page, origin, path) {
+  const response = await page.goto(`${origin}${path}`, { waitUntil: "load" });
+  const status = response?.status() ?? 0;
+  const at = new URL(page.url());
+  if (status !== 200) throw new Error(`GET ${path} answered ${status}${await headingOf(page)}`);
+  const wanted = new URL(path, origin).pathname;
+  if (at.pathname !== wanted)
+    throw new Error(`GET ${path} ended on ${at.pathname}${at.search}${await headingOf(page)}`);
+  return response;
+}
+
+/** The rendered text of the page's `<main>` (what a reader sees, hidden elements left out). */
+function mainText(page) {
+  // biome-ignore lint/performance/useDomNodeTextContent: rendered text on purpose (what a reader sees)
+  return page.locator("main").innerText();
+}
+
+/** ` ("<h1 text>")` of the page, for failure messages. */
+async function headingOf(page) {
+  const h1 = await page
+    .locator("h1")
+    .first()
+    .textContent({ timeout: 1000 })
+    .catch(() => null);
+  return h1 ? ` ("${h1.trim().slice(0, 80)}")` : "";
+}
+
+/** Waits for a download started by `action`; returns its text. */
+async function downloadText(page, action) {
+  const [download] = await Promise.all([page.waitForEvent("download", { timeout: STEP_MS }), action()]);
+  const path = await download.path();
+  return { name: download.suggestedFilename(), text: readFileSync(path, "utf8") };
+}
+
+/** a. Sign in through the e-mailed link; the session cookie is `__Host-`, HttpOnly, Secure, SameSite=Lax. */
+export async function signIn(ctx) {
+  const { page, origin, email } = ctx;
+  await open(page, origin, "/sign-in");
+  const address = page.getByLabel(/e-?mail/i);
+  const send = page.getByRole("button", { name: /sign in|send|continue|e-?mail me/i });
+  await ctx.audit("01-sign-in", { controls: [address, send] });
+  await address.fill(email);
+  await send.click();
+  await page.waitForURL((url) => url.pathname === "/sign-in/sent", { timeout: STEP_MS });
+  await ctx.audit("02-sign-in-sent");
+  const mail = await ctx.mail.waitFor((m) => m.to.includes(email), STEP_MS);
+  const link = /https?:\/\/[^\s"'<>]+\/sign-in\/link\?token=[^\s"'<>]+/.exec(mail.text)?.[0];
+  if (!link) throw new Error(`the sign-in e-mail ("${mail.subject}") has no /sign-in/link?token= link`);
+  if (new URL(link).origin !== origin) throw new Error(`the e-mailed link points to ${new URL(link).origin}`);
+  await page.goto(link, { waitUntil: "load" });
+  const confirm = page.getByRole("button", { name: /^sign in/i });
+  await confirm.waitFor({ timeout: STEP_MS });
+  await ctx.audit("03-sign-in-link", { controls: [confirm] });
+  await confirm.click();
+  await page.waitForURL((url) => url.pathname === "/app/containers", { timeout: STEP_MS });
+  const cookie = (await ctx.context.cookies(origin)).find((c) => c.name === "__Host-session");
+  if (!cookie) throw new Error("signed in, but the browser holds no __Host-session cookie");
+  const flags = `${cookie.httpOnly ? "HttpOnly" : "no HttpOnly"}, ${cookie.secure ? "Secure" : "no Secure"}, SameSite=${cookie.sameSite}, path ${cookie.path}`;
+  if (!cookie.httpOnly || !cookie.secure || cookie.sameSite !== "Lax" || cookie.path !== "/")
+    throw new Error(`__Host-session cookie flags: ${flags}`);
+  ctx.state.signedInCookie = cookie.value;
+  // The link is one use: opening it again offers no sign-in.
+  const again = await fetch(link, {
+    method: "POST",
+    body: new URLSearchParams({ token: new URL(link).searchParams.get("token") ?? "" }),
+    headers: { Origin: origin, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/x-www-form-urlencoded" },
+    redirect: "manual",
+  });
+  if (again.status < 400) throw new Error(`POST /sign-in/link with a used token answered ${again.status}`);
+  ctx.note(`e-mail "${mail.subject}" to ${email}; cookie ${flags}; the used link answers ${again.status}`);
+}
+
+/** b. Track: a 12-row CSV with two bad rows → preview with both explained → create → "10 created"; results CSV. */
+export async function trackUpload(ctx) {
+  const { page, origin } = ctx;
+  const upload = trackUploadCsv();
+  await open(page, origin, "/app/track");
+  const file = page.getByLabel(/file|csv|spreadsheet|upload/i).and(page.locator("input[type=file]"));
+  const submitFile = page.getByRole("button", { name: /upload|preview|check|validate/i });
+  await ctx.audit("04-track", { controls: [file, submitFile] });
+  await file.setInputFiles({ name: "boxes.csv", mimeType: "text/csv", buffer: Buffer.from(upload.csv) });
+  await submitFile.click();
+  const create = page.getByRole("button", { name: new RegExp(`create ${upload.valid}\\b`, "i") });
+  await create.waitFor({ timeout: STEP_MS }).catch(async () => {
+    throw new Error(`no "Create ${upload.valid} …" button after the upload${await headingOf(page)}`);
+  });
+  const previewText = await mainText(page);
+  for (const bad of upload.badRows) {
+    if (!previewText.includes(bad.number) || !bad.reason.test(previewText))
+      throw new Error(`the preview does not explain row ${bad.row} (${bad.number}, ${bad.reason})`);
+  }
+  await ctx.audit("05-track-preview", { controls: [create] });
+  await create.click();
+  const progress = page.locator("progress");
+  const sawProgress = await progress
+    .first()
+    .waitFor({ state: "attached", timeout: 5000 })
+    .then(() => true)
+    .catch(() => false);
+  const created = page.getByText(new RegExp(`\\b${upload.valid} (created|tracked)\\b`, "i"));
+  await created
+    .first()
+    .waitFor({ timeout: IMPORT_MS })
+    .catch(async () => {
+      throw new Error(
+        `no "${upload.valid} created" within ${IMPORT_MS / 1000} s; the page says: ${(await mainText(page)).slice(0, 300)}`,
+      );
+    });
+  const resultText = await mainText(page);
+  if (!/\b2 (invalid|not created|explained|rejected|failed)\b/i.test(resultText))
+    throw new Error("the results do not say the two bad rows were not created");
+  await ctx.audit("06-track-results");
+  const results = await downloadText(page, () =>
+    page
+      .getByRole("link", { name: /download/i })
+      .first()
+      .click(),
+  );
+  const records = parseCsv(results.text);
+  const keys = Object.keys(records[0] ?? {});
+  const outcomeKey = findKey(keys, /outcome|result|status/i);
+  if (records.length !== upload.rows || !outcomeKey)
+    throw new Error(`results CSV ${results.name}: ${records.length} rows, columns ${keys.join(",")}`);
+  const createdRows = records.filter((r) => /created/i.test(r[outcomeKey])).length;
+  if (createdRows !== upload.valid) throw new Error(`results CSV: ${createdRows} rows "created", not ${upload.valid}`);
+  ctx.state.tracked = true;
+  ctx.note(
+    `${upload.valid} created, 2 explained; progress bar ${sawProgress ? "shown" : "not seen (done first?)"}; ${results.name} ${records.length} rows`,
+  );
+}
+
+/** When the upload did not work: the same ten boxes through POST /v2/tracking_requests, so c and d can still run. */
+export async function trackThroughApi(ctx) {
+  for (const box of TRACKED_BOXES) {
+    const answer = await ctx.api("POST", "/v2/tracking_requests", {
+      data: {
+        type: "tracking_request",
+        attributes: { request_type: "container", request_number: box.number, scac: box.scac },
+      },
+    });
+    if (answer.status !== 201 && answer.status !== 200 && answer.status !== 422)
+      throw new Error(`POST /v2/tracking_requests ${box.number} answered ${answer.status}`);
+  }
+}
+
+/** c. A simulator box reaches "available" with its LFD on /app/containers without a reload; then its page. */
+export async function watchAvailable(ctx) {
+  const { page, origin } = ctx;
+  await open(page, origin, "/app/containers");
+  await ctx.audit("07-containers", { controls: [page.getByRole("link", { name: /export|csv/i }).first()] });
+  await page.evaluate(() => {
+    window.__sameDocument = true;
+  });
+  let navigations = 0;
+  const onNavigate = (frame) => {
+    if (frame === page.mainFrame()) navigations++;
+  };
+  page.on("framenavigated", onNavigate);
+  const started = Date.now();
+  let found = null;
+  let last = null;
+  while (!found && Date.now() - started < AVAILABLE_MS) {
+    last = await readTable(page);
+    if (last) {
+      const statusKey = findKey(last.headers, /status/i);
+      const lfdKey = findKey(last.headers, /last free|lfd/i);
+      const numberKey = findKey(last.headers, /number|container/i);
+      if (!statusKey || !lfdKey || !numberKey) throw new Error(`containers table columns: ${last.headers.join(" | ")}`);
+      found = last.rows.find((r) => /^available\b/i.test(r.cells[statusKey]) && /\d/.test(r.cells[lfdKey]));
+      if (found) found = { number: found.cells[numberKey], lfd: found.cells[lfdKey], href: found.links[numberKey] };
+    }
+    if (!found) await page.waitForTimeout(2000);
+  }
+  page.off("framenavigated", onNavigate);
+  if (!found) {
+    const statuses = last?.rows.map((r) => r.cells[findKey(last.headers, /status/i) ?? ""]).join(", ");
+    throw new Error(
+      `no box showed "available" with an LFD within ${AVAILABLE_MS / 1000} s (statuses: ${statuses || "no rows"})`,
+    );
+  }
+  const sameDocument = await page.evaluate(() => window.__sameDocument === true);
+  if (!sameDocument || navigations > 0) throw new Error("the page reloaded to show the change (no live update)");
+  ctx.note(
+    `${found.number} available, LFD ${found.lfd}, after ${Math.round((Date.now() - started) / 1000)} s on the page`,
+  );
+  await ctx.audit("08-containers-available", { keyboard: false });
+  if (!found.href) throw new Error(`${found.number}: its number is not a link to its page`);
+  await open(page, origin, found.href);
+  const timeline = page.getByRole("heading", { name: /timeline|milestones/i });
+  const holds = page.getByRole("heading", { name: /holds/i });
+  for (const [what, locator] of [
+    ["timeline", timeline],
+    ["holds", holds],
+  ]) {
+    if ((await locator.count()) === 0) throw new Error(`${found.href}: no ${what} heading${await headingOf(page)}`);
+  }
+  const canvas = page.locator("canvas").first();
+  await canvas.waitFor({ timeout: STEP_MS }).catch(() => {
+    throw new Error(`${found.href}: no map canvas`);
+  });
+  const box = await canvas.boundingBox();
+  if (!box || box.width < 100 || box.height < 100)
+    throw new Error(`${found.href}: the map canvas is ${box?.width}×${box?.height}`);
+  // Give the map a moment to draw before the screenshot.
+  await page.waitForTimeout(1500);
+  await ctx.audit("09-container", { controls: [page.getByRole("link", { name: /containers/i }).first()] });
+}
+
+/** d. "Export CSV" of the containers table equals the API's list: same numbers, statuses and LFDs. */
+export async function exportMatchesApi(ctx) {
+  const { page, origin } = ctx;
+  await open(page, origin, "/app/containers");
+  const before = await apiContainers(ctx);
+  const csv = await downloadText(page, () =>
+    page
+      .getByRole("link", { name: /export|csv/i })
+      .first()
+      .click(),
+  );
+  const after = await apiContainers(ctx);
+  const records = parseCsv(csv.text);
+  const keys = Object.keys(records[0] ?? {});
+  const numberKey = findKey(keys, /^(number|container_number|container)$/i) ?? findKey(keys, /number/i);
+  const statusKey = findKey(keys, /status/i);
+  const lfdKey = findKey(keys, /lfd|last_free|last free/i);
+  if (!numberKey || !statusKey || !lfdKey) throw new Error(`${csv.name} columns: ${keys.join(",")}`);
+  const mismatches = [];
+  const numbers = new Set(records.map((r) => r[numberKey]));
+  for (const number of new Set([...before.keys(), ...after.keys()])) {
+    if (!numbers.has(number) && after.has(number) && before.has(number))
+      mismatches.push(`${number} missing from the CSV`);
+  }
+  for (const record of records) {
+    const number = record[numberKey];
+    const views = [before.get(number), after.get(number)].filter(Boolean);
+    if (views.length === 0) {
+      mismatches.push(`${number} in the CSV, not in the API`);
+      continue;
+    }
+    // The simulator moves boxes between the reads: the CSV must agree with the API before or after it.
+    if (!views.some((v) => v.status === record[statusKey]))
+      mismatches.push(`${number} status ${record[statusKey]} vs API ${views.map((v) => v.status).join("/")}`);
+    if (!views.some((v) => sameLfd(record[lfdKey], v)))
+      mismatches.push(
+        `${number} LFD ${record[lfdKey] || "(none)"} vs API ${views.map((v) => v.lfd ?? "null").join("/")}`,
+      );
+  }
+  if (mismatches.length > 0) throw new Error(`${csv.name} vs GET /v2/containers: ${mismatches.slice(0, 6).join("; ")}`);
+  ctx.note(`${csv.name}: ${records.length} rows equal the API's numbers, statuses and LFDs`);
+}
+
+/** The CSV's LFD equals the API's `pickup_lfd` (the same timestamp, or its date in the POD's zone / in UTC). */
+function sameLfd(csvValue, view) {
+  const value = (csvValue ?? "").trim();
+  if (view.lfd === null) return value === "";
+  if (value === view.lfd) return true;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value))
+    return value === view.lfdLocal?.slice(0, 10) || value === view.lfd.slice(0, 10);
+  return Date.parse(value) === Date.parse(view.lfd);
+}
+
+/** Every container of the account through the API: number → status, LFD. */
+async function apiContainers(ctx) {
+  const byNumber = new Map();
+  for (let pageNumber = 1; pageNumber <= 20; pageNumber++) {
+    const answer = await ctx.api("GET", `/v2/containers?page[size]=100&page[number]=${pageNumber}`);
+    if (answer.status !== 200) throw new Error(`GET /v2/containers answered ${answer.status}`);
+    for (const c of answer.body.data ?? []) {
+      const a = c.attributes ?? {};
+      byNumber.set(a.number, {
+        status: a.current_status,
+        lfd: a.pickup_lfd ?? null,
+        lfdLocal: a.pickup_lfd_local ?? null,
+      });
+    }
+    if ((answer.body.data ?? []).length < 100) break;
+  }
+  return byNumber;
+}
+
+/** e. Settings → Webhooks: create one to the local receiver, "Send test", the delivery shows on the page and arrives. */
+export async function webhookTest(ctx) {
+  const { page, origin } = ctx;
+  await open(page, origin, "/app/settings/webhooks");
+  const url = page.getByLabel(/url|endpoint/i).first();
+  const create = page.getByRole("button", { name: /create|add/i }).first();
+  await ctx.audit("10-webhooks", { controls: [url, create] });
+  await url.fill(ctx.receiverUrl);
+  const firstEvent = page.getByRole("checkbox").first();
+  if ((await firstEvent.count()) > 0 && !(await firstEvent.isChecked())) await firstEvent.check();
+  await create.click();
+  await page.waitForLoadState("load");
+  if (
+    !(await page
+      .getByText(ctx.receiverUrl)
+      .first()
+      .isVisible()
+      .catch(() => false))
+  )
+    throw new Error(`after "Create" the page does not show ${ctx.receiverUrl}${await headingOf(page)}`);
+  if (!/\/app\/settings\/webhooks\/[^/]+$/.test(new URL(page.url()).pathname)) {
+    const link = page.locator('a[href^="/app/settings/webhooks/"]').first();
+    if ((await link.count()) === 0) throw new Error("no link to the new webhook's page");
+    await link.click();
+    await page.waitForLoadState("load");
+  }
+  const sendTest = page.getByRole("button", { name: /send test/i });
+  await sendTest.waitFor({ timeout: STEP_MS }).catch(async () => {
+    throw new Error(`no "Send test" button on ${new URL(page.url()).pathname}${await headingOf(page)}`);
+  });
+  await ctx.audit("11-webhook", { controls: [sendTest] });
+  const sentAt = Date.now();
+  await sendTest.click();
+  const arrived = await waitUntil(() => ctx.deliveries.some((d) => d.receivedAt >= sentAt), DELIVERY_MS);
+  const shown = await page
+    .getByText(/\b(delivered|succeeded|success|200)\b/i)
+    .first()
+    .waitFor({ timeout: DELIVERY_MS })
+    .then(() => true)
+    .catch(() => false);
+  if (!arrived) throw new Error(`the receiver got no delivery within ${DELIVERY_MS / 1000} s of "Send test"`);
+  if (!shown) throw new Error(`the webhook's page did not show the delivery's success within ${DELIVERY_MS / 1000} s`);
+  await ctx.audit("12-webhook-tested", { keyboard: false });
+  ctx.note(`test delivery ${ctx.deliveries.at(-1)?.event} verified at the receiver and shown on the page`);
+}
+
+async function waitUntil(test, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (test()) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return test();
+}
+
+/** The other pages of the navigation render (200) and pass the audits. */
+export async function otherPages(ctx) {
+  const { page, origin } = ctx;
+  const failures = [];
+  const pages = [
+    ["/app/settings/alerts", "13-alerts"],
+    ["/app/settings/tariffs", "14-tariffs"],
+    ["/app/settings/api-keys", "15-api-keys"],
+    ["/app/settings/team", "16-team"],
+  ];
+  for (const [path, name] of pages) {
+    try {
+      await open(page, origin, path);
+      await ctx.audit(name, { controls: [page.locator("main").getByRole("button").first()] });
+    } catch (err) {
+      failures.push(err.message);
+    }
+  }
+  if (failures.length > 0) throw new Error(failures.join("; "));
+}
+
+/** f. Sign out → /sign-in; /app/containers then redirects to sign-in, and the old cookie no longer works. */
+export async function signOut(ctx) {
+  const { page, origin } = ctx;
+  await open(page, origin, "/app/containers");
+  const cookie = (await ctx.context.cookies(origin)).find((c) => c.name === "__Host-session");
+  await page.getByRole("button", { name: /^sign out$/i }).click();
+  await page.waitForURL((url) => url.pathname === "/sign-in", { timeout: STEP_MS });
+  await page.goto(`${origin}/app/containers`, { waitUntil: "load" });
+  if (new URL(page.url()).pathname !== "/sign-in")
+    throw new Error(`after sign-out /app/containers shows ${page.url()}`);
+  if (cookie) {
+    const replay = await fetch(`${origin}/app/containers`, {
+      headers: { Cookie: `__Host-session=${cookie.value}` },
+      redirect: "manual",
+    });
+    const to = replay.headers.get("location") ?? "";
+    if (replay.status !== 303 || !to.includes("/sign-in"))
+      throw new Error(`the signed-out cookie still answers ${replay.status} ${to}`);
+  }
+  ctx.note("signed out; /app/containers → /sign-in; the old cookie is refused");
+}
