@@ -48,8 +48,8 @@ const LIMIT_MS = 6 * 60_000;
 const ARTIFACTS = join(ROOT, "artifacts", "dashboard");
 /** The screenshots docs/dashboard.md shows, copied by `--docs-screenshots`. */
 const DOCS_SCREENSHOTS = ["01-sign-in", "06-track-results", "08-containers-available", "09-container", "11-webhook"];
-/** The account's admin user, who signs in. */
-const USER_EMAIL = "ops@dashboard-check.localhost";
+/** The account's admin user, who signs in: the address `npm start` gives the development admin (scripts/start.mjs). */
+const USER_EMAIL = "dev@localhost";
 /** Simulated days per real minute (see TRACKED_BOXES in scripts/lib/dashboard-fixtures.mjs). */
 const SIMULATION_SPEED = "10";
 /** How often the cron is triggered (`npm start` does it every minute; the simulator's clock runs faster here). */

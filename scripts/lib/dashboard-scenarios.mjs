@@ -86,15 +86,23 @@ export async function signIn(ctx) {
   if (!cookie.httpOnly || !cookie.secure || cookie.sameSite !== "Lax" || cookie.path !== "/")
     throw new Error(`__Host-session cookie flags: ${flags}`);
   ctx.state.signedInCookie = cookie.value;
-  // The link is one use: opening it again offers no sign-in.
-  const again = await fetch(link, {
-    method: "POST",
-    body: new URLSearchParams({ token: new URL(link).searchParams.get("token") ?? "" }),
-    headers: { Origin: origin, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/x-www-form-urlencoded" },
-    redirect: "manual",
-  });
-  if (again.status < 400) throw new Error(`POST /sign-in/link with a used token answered ${again.status}`);
-  ctx.note(`e-mail "${mail.subject}" to ${email}; cookie ${flags}; the used link answers ${again.status}`);
+  // The link is one use: in a browser without the session, opening it again and pressing "Sign in" is refused.
+  const replay = await ctx.context.browser().newContext();
+  let replayStatus;
+  try {
+    const other = await replay.newPage();
+    const shown = await other.goto(link, { waitUntil: "load" });
+    replayStatus = shown?.status() ?? 0;
+    const button = other.getByRole("button", { name: /^sign in/i });
+    if (replayStatus < 400 && (await button.count()) > 0) {
+      const [answer] = await Promise.all([other.waitForNavigation(), button.click()]);
+      replayStatus = answer?.status() ?? 0;
+    }
+  } finally {
+    await replay.close();
+  }
+  if (replayStatus < 400) throw new Error(`the used sign-in link signed in again (${replayStatus})`);
+  ctx.note(`e-mail "${mail.subject}" to ${email}; cookie ${flags}; the used link answers ${replayStatus}`);
 }
 
 /** b. Track: a 12-row CSV with two bad rows → preview with both explained → create → "10 created"; results CSV. */
