@@ -389,10 +389,14 @@ export async function otherPages(ctx) {
   if (failures.length > 0) throw new Error(failures.join("; "));
 }
 
-/** f. Sign out → /sign-in; /app/containers then redirects to sign-in, and the old cookie no longer works. */
+/**
+ * f. Sign out (from the account page, which lists the sessions) → /sign-in; /app/containers then redirects to
+ * sign-in, and the old cookie no longer works.
+ */
 export async function signOut(ctx) {
   const { page, origin } = ctx;
-  await open(page, origin, "/app/containers");
+  await open(page, origin, "/app/account");
+  await ctx.audit("17-account", { controls: [page.getByRole("button", { name: /sign out everywhere/i })] });
   const cookie = (await ctx.context.cookies(origin)).find((c) => c.name === "__Host-session");
   await page.getByRole("button", { name: /^sign out$/i }).click();
   await page.waitForURL((url) => url.pathname === "/sign-in", { timeout: STEP_MS });

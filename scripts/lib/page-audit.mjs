@@ -189,6 +189,8 @@ export async function auditPage(page, { name, dir, events, controls = [], keyboa
   const notes = [];
   await page.waitForLoadState("load");
   const screenshot = join(dir, `${name}.png`);
+  // The top of the page, as a person arriving sees it.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: screenshot, animations: "disabled" });
   const axe = await axeViolations(page);
   failures.push(...axe.failing);
