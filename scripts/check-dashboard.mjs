@@ -66,8 +66,32 @@ const PLAN = [
   { id: "f", title: "sign out", run: scenarios.signOut },
 ];
 
-/** Users and a spare session written into D1 before the Worker starts; returns the spare session's cookie value. */
-function seedUsers(seededToken) {
+/**
+ * The session token's shape (src/sessions/session.ts): 43 base62 characters, like an API key's random part.
+ */
+function sessionToken() {
+  return generateApiKey("test").slice("svc_test_".length);
+}
+
+/** The browser cookie of a session token, as the Worker sets it (domain + path: CDP refuses a __Host- cookie by URL). */
+function sessionCookie(token) {
+  return {
+    name: "__Host-session",
+    value: token,
+    domain: "127.0.0.1",
+    path: "/",
+    httpOnly: true,
+    secure: true,
+    sameSite: "Lax",
+  };
+}
+
+/**
+ * Writes into D1, before the Worker starts, the account's admin user and a session of theirs for each token: the spare
+ * one scenarios b–g fall back on when a fails, and the one a plants in the browser before signing in.
+ * @param {string[]} tokens
+ */
+function seedUsers(tokens) {
   return (db, { accountId, now }) => {
     const userId = crypto.randomUUID();
     db.prepare("INSERT INTO users (id, account_id, email, name, role, created_at) VALUES (?, ?, ?, ?, 'admin', ?)").run(
@@ -78,20 +102,22 @@ function seedUsers(seededToken) {
       now,
     );
     const expires = new Date(Date.now() + 24 * 3600_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-    db.prepare(
-      `INSERT INTO web_sessions (id, token_hash, user_id, account_id, created_at, last_seen_at, rotated_at, expires_at,
+    for (const token of tokens) {
+      db.prepare(
+        `INSERT INTO web_sessions (id, token_hash, user_id, account_id, created_at, last_seen_at, rotated_at, expires_at,
          user_agent, csrf_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'check:dashboard (seeded)', ?)`,
-    ).run(
-      crypto.randomUUID(),
-      createHash("sha256").update(seededToken).digest("hex"),
-      userId,
-      accountId,
-      now,
-      now,
-      now,
-      expires,
-      generateApiKey("test").slice(-32),
-    );
+      ).run(
+        crypto.randomUUID(),
+        createHash("sha256").update(token).digest("hex"),
+        userId,
+        accountId,
+        now,
+        now,
+        now,
+        expires,
+        generateApiKey("test").slice(-32),
+      );
+    }
   };
 }
 
@@ -118,15 +144,15 @@ async function run({ docsScreenshots }) {
     closers.push(receiver.close);
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    // The session token's shape (src/sessions/session.ts): 43 base62 characters, like an API key's random part.
-    const seededToken = generateApiKey("test").slice("svc_test_".length);
+    const seededToken = sessionToken();
+    const plantedToken = sessionToken();
     const worker = await startLocalWorker({
       port,
       seedReferenceData: true,
       snapshot: true,
       logLevel: "log",
       timeoutMs: 120_000,
-      setup: seedUsers(seededToken),
+      setup: seedUsers([seededToken, plantedToken]),
       vars: {
         PUBLIC_BASE_URL: origin,
         SIMULATOR_ENABLED: "true",
@@ -184,6 +210,8 @@ async function run({ docsScreenshots }) {
       receiverUrl: `http://127.0.0.1:${receiver.port}/hooks/dashboard-check`,
       deliveries,
       state: {},
+      plantedToken,
+      plantSession: () => context.addCookies([sessionCookie(plantedToken)]),
       note: (text) => current.notes.push(text),
       audit: async (name, options = {}) => {
         const audit = await auditPage(page, { name, dir: ARTIFACTS, events, ...options });
@@ -224,18 +252,7 @@ async function run({ docsScreenshots }) {
       // What the pages reported after the scenario's last audit belongs to it too.
       current.audits.push(...events.splice(0));
       if (step.id === "a" && !current.ok) {
-        await context.addCookies([
-          // domain + path, not url: CDP refuses a __Host- cookie given by URL ("Invalid cookie fields").
-          {
-            name: "__Host-session",
-            value: seededToken,
-            domain: "127.0.0.1",
-            path: "/",
-            httpOnly: true,
-            secure: true,
-            sameSite: "Lax",
-          },
-        ]);
+        await context.addCookies([sessionCookie(seededToken)]);
         current.notes.push("fallback: b–g run on a session seeded in D1");
       }
       if (step.id === "b" && !current.ok) {

@@ -62,6 +62,8 @@ async function downloadText(page, action) {
 /** a. Sign in through the e-mailed link; the session cookie is `__Host-`, HttpOnly, Secure, SameSite=Lax. */
 export async function signIn(ctx) {
   const { page, origin, email } = ctx;
+  // Session fixation: a session token planted in the browser before sign-in must not be the session after it.
+  await ctx.plantSession();
   await open(page, origin, "/sign-in");
   const address = page.getByLabel(/e-?mail/i);
   const send = page.getByRole("button", { name: /sign in|send|continue|e-?mail me/i });
@@ -85,7 +87,14 @@ export async function signIn(ctx) {
   const flags = `${cookie.httpOnly ? "HttpOnly" : "no HttpOnly"}, ${cookie.secure ? "Secure" : "no Secure"}, SameSite=${cookie.sameSite}, path ${cookie.path}`;
   if (!cookie.httpOnly || !cookie.secure || cookie.sameSite !== "Lax" || cookie.path !== "/")
     throw new Error(`__Host-session cookie flags: ${flags}`);
-  ctx.state.signedInCookie = cookie.value;
+  if (cookie.value === ctx.plantedToken)
+    throw new Error("session fixation: the planted session token is still the session");
+  const planted = await fetch(`${origin}/app/containers`, {
+    headers: { Cookie: `__Host-session=${ctx.plantedToken}` },
+    redirect: "manual",
+  });
+  await planted.body?.cancel();
+  if (planted.status !== 303) throw new Error(`the planted session still answers ${planted.status} after sign-in`);
   // The link is one use: in a browser without the session, opening it again and pressing "Sign in" is refused.
   const replay = await ctx.context.browser().newContext();
   let replayStatus;
@@ -102,7 +111,10 @@ export async function signIn(ctx) {
     await replay.close();
   }
   if (replayStatus < 400) throw new Error(`the used sign-in link signed in again (${replayStatus})`);
-  ctx.note(`e-mail "${mail.subject}" to ${email}; cookie ${flags}; the used link answers ${replayStatus}`);
+  ctx.note(
+    `e-mail "${mail.subject}" to ${email}; cookie ${flags}; a planted session replaced and refused; ` +
+      `the used link answers ${replayStatus}`,
+  );
 }
 
 /** b. Track: a 12-row CSV with two bad rows → preview with both explained → create → "10 created"; results CSV. */
@@ -220,7 +232,13 @@ export async function watchAvailable(ctx) {
   );
   await ctx.audit("08-containers-available", { keyboard: false });
   if (!found.href) throw new Error(`${found.number}: its number is not a link to its page`);
+  const xss = await storeXssPayloads(ctx, found.href.split("/").pop());
   await open(page, origin, found.href);
+  const shownText = await mainText(page);
+  if (!shownText.includes(XSS_VALUE))
+    throw new Error(`${found.href}: the custom field value ${xss.slug} is not shown as text`);
+  if ((await page.locator('main img[src="x"]').count()) > 0)
+    throw new Error(`${found.href}: the custom field value became markup`);
   const timeline = page.getByRole("heading", { name: /timeline|milestones/i });
   const holds = page.getByRole("heading", { name: /holds/i });
   for (const [what, locator] of [
@@ -239,6 +257,36 @@ export async function watchAvailable(ctx) {
   // Give the map a moment to draw before the screenshot.
   await page.waitForTimeout(1500);
   await ctx.audit("09-container", { controls: [page.getByRole("link", { name: /containers/i }).first()] });
+}
+
+/** A custom field value written as markup: shown as text it is harmless; rendered as HTML it runs alert(). */
+const XSS_VALUE = `"><img src=x onerror=alert(1)><script>alert(2)</script>`;
+
+/**
+ * Through the API: a container custom field whose display name and value are XSS payloads, set on `containerId` (the
+ * page must show them as text; a dialog or a CSP violation would mean they ran).
+ */
+async function storeXssPayloads(ctx, containerId) {
+  const slug = "dashboard_check_note";
+  const definition = await ctx.api("POST", "/v2/custom_field_definitions", {
+    data: {
+      type: "custom_field_definition",
+      attributes: {
+        entity_type: "Container",
+        api_slug: slug,
+        display_name: "Note <script>alert(3)</script>",
+        data_type: "short_text",
+      },
+    },
+  });
+  if (definition.status !== 201 && definition.status !== 422)
+    throw new Error(`POST /v2/custom_field_definitions answered ${definition.status}`);
+  const value = await ctx.api("POST", `/v2/containers/${containerId}/custom_fields`, {
+    data: { type: "custom_field", attributes: { api_slug: slug, value: XSS_VALUE } },
+  });
+  if (value.status !== 201)
+    throw new Error(`POST /v2/containers/${containerId}/custom_fields answered ${value.status}`);
+  return { slug };
 }
 
 /** d. "Export CSV" of the containers table equals the API's list: same numbers, statuses and LFDs. */

@@ -1,7 +1,7 @@
 // What `npm run check:dashboard` checks on every page it visits (issue 28 §Tests and figures), in headless Chromium
 // driven by playwright-core:
 //   - the network is off: every request that is not to the local Worker is aborted and counted (0 expected);
-//   - no Content-Security-Policy violation (`securitypolicyviolation` events, reported through a binding that an
+//   - no dialog (an XSS payload's alert() running), no Content-Security-Policy violation (`securitypolicyviolation` events, reported through a binding that an
 //     init script registers before any page script runs), no console error, no uncaught page error;
 //   - axe-core finds no serious or critical violation. axe runs under the page's real CSP, no `bypassCSP`: its source
 //     is evaluated through the DevTools protocol (page.evaluate → Runtime.evaluate), which a page's CSP does not
@@ -82,6 +82,11 @@ export async function watchedContext(browser, origin, { viewport = { width: 1280
       events.push(`console error on ${where(page.url())}: ${message.text()}`);
     });
     page.on("pageerror", (error) => events.push(`page error on ${where(page.url())}: ${error.message}`));
+    // A dialog would be injected script running (the XSS payloads the check stores call alert()).
+    page.on("dialog", (dialog) => {
+      events.push(`a ${dialog.type()} dialog opened on ${where(page.url())}: "${dialog.message()}"`);
+      dialog.dismiss().catch(() => undefined);
+    });
   });
   return { context, events, blocked };
 }
