@@ -9,8 +9,8 @@
 //   a. sign in through the e-mailed link (the cookie's flags, the link used once);
 //   b. Track: upload a 12-row CSV with two bad rows, see the preview explain them, create, "10 created", download
 //      the per-row results;
-//   c. watch a simulator box reach "available" with its LFD on /app/containers without reloading, open its page
-//      (timeline, holds, the map's canvas);
+//   c. watch a simulator box reach "available" with its LFD on /app/containers without reloading (c1), open its page
+//      (c2: timeline, holds, the map's canvas, a custom field value holding markup shown as text);
 //   d. "Export CSV" of the table equals GET /v2/containers (numbers, statuses, LFDs);
 //   e. Settings → Webhooks: create one to the receiver, "Send test", the delivery succeeds on the page and arrives;
 //   g. the other settings pages render;
@@ -21,7 +21,8 @@
 // docs/dashboard.md shows, in docs/screenshots/).
 //
 // When a scenario fails the others still run where they can: without a signed-in session (a failed) they use a
-// session seeded in D1, without the upload (b failed) the ten boxes are tracked through the API; each such fallback
+// session seeded in D1, without the upload (b failed) the ten boxes are tracked through the API, without the table
+// (c1 failed) c2 finds an available box through the API; each such fallback
 // is printed, and the check fails. Bounded: everything stops after LIMIT_MS, and what it started is killed.
 //
 //   npm run check:dashboard
@@ -59,7 +60,8 @@ const CRON_EVERY_MS = 15_000;
 const PLAN = [
   { id: "a", title: "sign in through the e-mailed link", run: scenarios.signIn },
   { id: "b", title: "Track: 12-row CSV upload, 10 created, 2 explained", run: scenarios.trackUpload },
-  { id: "c", title: "a simulator box reaches available live; its page", run: scenarios.watchAvailable },
+  { id: "c1", title: "a simulator box reaches available on /app/containers, live", run: scenarios.watchAvailable },
+  { id: "c2", title: "its page: timeline, holds, map, custom field markup inert", run: scenarios.containerPage },
   { id: "d", title: "Export CSV equals GET /v2/containers", run: scenarios.exportMatchesApi },
   { id: "e", title: "Webhooks: create, Send test, delivery shown and received", run: scenarios.webhookTest },
   { id: "g", title: "the other settings pages", run: scenarios.otherPages },

@@ -232,6 +232,16 @@ export async function watchAvailable(ctx) {
   );
   await ctx.audit("08-containers-available", { keyboard: false });
   if (!found.href) throw new Error(`${found.number}: its number is not a link to its page`);
+  ctx.state.availableBox = found;
+}
+
+/**
+ * c (continued). The page of the box c saw turn available (or, when the table failed, of one the API reports
+ * available with an LFD): timeline, holds, the map's canvas, and a custom field value holding markup shown as text.
+ */
+export async function containerPage(ctx) {
+  const { page, origin } = ctx;
+  const found = ctx.state.availableBox ?? (await availableThroughApi(ctx));
   const xss = await storeXssPayloads(ctx, found.href.split("/").pop());
   await open(page, origin, found.href);
   const shownText = await mainText(page);
@@ -257,6 +267,24 @@ export async function watchAvailable(ctx) {
   // Give the map a moment to draw before the screenshot.
   await page.waitForTimeout(1500);
   await ctx.audit("09-container", { controls: [page.getByRole("link", { name: /containers/i }).first()] });
+}
+
+/** When the table could not show it: a box the API reports available with an LFD, waited for as c would. */
+async function availableThroughApi(ctx) {
+  const deadline = Date.now() + AVAILABLE_MS;
+  for (;;) {
+    const answer = await ctx.api("GET", "/v2/containers?page[size]=100");
+    const box = (answer.body?.data ?? []).find(
+      (c) => c.attributes?.current_status === "available" && c.attributes?.pickup_lfd,
+    );
+    if (box) {
+      ctx.note(`fallback: ${box.attributes.number} found available through GET /v2/containers`);
+      return { number: box.attributes.number, href: `/app/containers/${box.id}` };
+    }
+    if (Date.now() > deadline)
+      throw new Error(`no box available with an LFD in GET /v2/containers within ${AVAILABLE_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 3000));
+  }
 }
 
 /** A custom field value written as markup: shown as text it is harmless; rendered as HTML it runs alert(). */
