@@ -244,9 +244,12 @@ export async function containerPage(ctx) {
   const found = ctx.state.availableBox ?? (await availableThroughApi(ctx));
   const xss = await storeXssPayloads(ctx, found.href.split("/").pop());
   await open(page, origin, found.href);
+  // Shown as text, or as the value of its edit field: either way the markup stays characters.
   const shownText = await mainText(page);
-  if (!shownText.includes(XSS_VALUE))
-    throw new Error(`${found.href}: the custom field value ${xss.slug} is not shown as text`);
+  const fieldValues = await page.locator("main input, main textarea").evaluateAll((els) => els.map((el) => el.value));
+  if (!shownText.includes(XSS_VALUE) && !fieldValues.includes(XSS_VALUE))
+    throw new Error(`${found.href}: the custom field value ${xss.slug} is not shown, as text or in its field`);
+  if (!shownText.includes(XSS_NAME)) throw new Error(`${found.href}: the custom field's name is not shown as text`);
   if ((await page.locator('main img[src="x"]').count()) > 0)
     throw new Error(`${found.href}: the custom field value became markup`);
   const timeline = page.getByRole("heading", { name: /timeline|milestones/i });
@@ -289,6 +292,8 @@ async function availableThroughApi(ctx) {
 
 /** A custom field value written as markup: shown as text it is harmless; rendered as HTML it runs alert(). */
 const XSS_VALUE = `"><img src=x onerror=alert(1)><script>alert(2)</script>`;
+/** The custom field's display name, markup too. */
+const XSS_NAME = "Note <script>alert(3)</script>";
 
 /**
  * Through the API: a container custom field whose display name and value are XSS payloads, set on `containerId` (the
@@ -302,7 +307,7 @@ async function storeXssPayloads(ctx, containerId) {
       attributes: {
         entity_type: "Container",
         api_slug: slug,
-        display_name: "Note <script>alert(3)</script>",
+        display_name: XSS_NAME,
         data_type: "short_text",
       },
     },
