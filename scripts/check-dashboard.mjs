@@ -198,7 +198,7 @@ async function run({ docsScreenshots, only }) {
       ],
     });
     closers.push(() => browser.close());
-    const { context, events, blocked } = await watchedContext(browser, origin);
+    const { context, events, warnings, blocked } = await watchedContext(browser, origin);
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
 
@@ -261,6 +261,7 @@ async function run({ docsScreenshots, only }) {
       current.ms = Date.now() - started;
       // What the pages reported after the scenario's last audit belongs to it too.
       current.audits.push(...events.splice(0));
+      current.notes.push(...[...new Set(warnings.splice(0))].slice(0, 5));
       if (step.id === "a" && !current.ok) {
         await context.addCookies([sessionCookie(seededToken)]);
         current.notes.push("fallback: b–g run on a session seeded in D1");

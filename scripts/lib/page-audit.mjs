@@ -30,16 +30,18 @@ function axeScript() {
 /**
  * A browser context whose pages are watched: requests to anything but `origin` aborted and recorded, CSP violations,
  * console errors and page errors recorded with the page's path. Failures accumulate in `events` until an audit (or the
- * end of the run) takes them.
+ * end of the run) takes them; console warnings go to `warnings` (printed, not failures).
  * @param {import("playwright-core").Browser} browser
  * @param {string} origin e.g. `http://127.0.0.1:40123`
  * @param {{ viewport?: { width: number, height: number } }} [options]
- * @returns {Promise<{ context: import("playwright-core").BrowserContext, events: string[], blocked: string[] }>}
+ * @returns {Promise<{ context: import("playwright-core").BrowserContext, events: string[], warnings: string[],
+ *   blocked: string[] }>}
  */
 export async function watchedContext(browser, origin, { viewport = { width: 1280, height: 800 } } = {}) {
   const context = await browser.newContext({ viewport, acceptDownloads: true, locale: "en-US" });
   const { host } = new URL(origin);
   const events = [];
+  const warnings = [];
   const blocked = [];
   const where = (url) => {
     try {
@@ -76,6 +78,7 @@ export async function watchedContext(browser, origin, { viewport = { width: 1280
   });
   context.on("page", (page) => {
     page.on("console", (message) => {
+      if (message.type() === "warning") warnings.push(`console warning on ${where(page.url())}: ${message.text()}`);
       if (message.type() !== "error") return;
       // A page's own status (a 404 the check navigated to) is judged by the scenario that opened it.
       if (/^Failed to load resource/.test(message.text()) && message.location().url === page.url()) return;
@@ -88,7 +91,7 @@ export async function watchedContext(browser, origin, { viewport = { width: 1280
       dialog.dismiss().catch(() => undefined);
     });
   });
-  return { context, events, blocked };
+  return { context, events, warnings, blocked };
 }
 
 /** Runs axe-core in the page; returns the serious and critical violations, one line each, and the others' count. */
