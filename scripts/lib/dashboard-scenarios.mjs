@@ -261,8 +261,11 @@ export async function containerPage(ctx) {
     if ((await locator.count()) === 0) throw new Error(`${found.href}: no ${what} heading${await headingOf(page)}`);
   }
   const canvas = page.locator("canvas").first();
-  await canvas.waitFor({ timeout: STEP_MS }).catch(() => {
-    throw new Error(`${found.href}: no map canvas`);
+  await canvas.waitFor({ timeout: STEP_MS }).catch(async () => {
+    const section = page.locator("section", { has: page.getByRole("heading", { name: /map/i }) }).first();
+    // biome-ignore lint/performance/useDomNodeTextContent: rendered text on purpose (what a reader sees)
+    const said = await section.innerText({ timeout: 1000 }).catch(() => "no map section");
+    throw new Error(`${found.href}: no map canvas; the map section says: ${said.replace(/\s+/g, " ").slice(0, 200)}`);
   });
   const box = await canvas.boundingBox();
   if (!box || box.width < 100 || box.height < 100)
