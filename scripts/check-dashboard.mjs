@@ -153,6 +153,8 @@ async function run({ docsScreenshots, only }) {
       port,
       seedReferenceData: true,
       snapshot: true,
+      // The container map (GET /v2/containers/{id}/map_geojson) is the routing feature's.
+      entitlements: ["routing"],
       logLevel: "log",
       timeoutMs: 120_000,
       setup: seedUsers([seededToken, plantedToken]),
