@@ -49,7 +49,14 @@ const LIMIT_MS = 6 * 60_000;
 /** Where the screenshots go (gitignored; CI keeps the folder as artefacts). */
 const ARTIFACTS = join(ROOT, "artifacts", "dashboard");
 /** The screenshots docs/dashboard.md shows, copied by `--docs-screenshots`. */
-const DOCS_SCREENSHOTS = ["01-sign-in", "06-track-results", "08-containers-available", "09-container", "11-webhook"];
+const DOCS_SCREENSHOTS = [
+  "01-sign-in",
+  "06-track-results",
+  "08-containers-available",
+  "09-container",
+  "09-container-map",
+  "12-webhook-tested",
+];
 /** The account's admin user, who signs in: the address `npm start` gives the development admin (scripts/start.mjs). */
 const USER_EMAIL = "dev@localhost";
 /** Simulated days per real minute (see TRACKED_BOXES in scripts/lib/dashboard-fixtures.mjs). */
@@ -218,6 +225,11 @@ async function run({ docsScreenshots, only }) {
       plantedToken,
       plantSession: () => context.addCookies([sessionCookie(plantedToken)]),
       note: (text) => current.notes.push(text),
+      // A viewport screenshot with `top` scrolled to the top of the window (a section further down the page).
+      screenshot: async (name, top) => {
+        await top.evaluate((el) => el.scrollIntoView({ block: "start" }));
+        await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), animations: "disabled" });
+      },
       audit: async (name, options = {}) => {
         const audit = await auditPage(page, { name, dir: ARTIFACTS, events, ...options });
         current.audits.push(...audit.failures.map((f) => `${name}: ${f}`));

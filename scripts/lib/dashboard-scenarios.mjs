@@ -20,6 +20,7 @@ const DELIVERY_MS = 30_000;
  *   receiverUrl: string, deliveries: { event: string, receivedAt: number }[],
  *   audit: (name: string, options?: { controls?: import("playwright-core").Locator[], keyboard?: boolean }) =>
  *     Promise<void>,
+ *   screenshot: (name: string, top: import("playwright-core").Locator) => Promise<void>,
  *   note: (text: string) => void, state: Record<string, unknown>, useSeededSession: () => Promise<void>,
  *   api: (method: string, path: string, body?: unknown) => Promise<{ status: number, body: any }> }} Ctx
  */
@@ -273,6 +274,8 @@ export async function containerPage(ctx) {
   // Give the map a moment to draw before the screenshot.
   await page.waitForTimeout(1500);
   await ctx.audit("09-container", { controls: [page.getByRole("link", { name: /containers/i }).first()] });
+  await ctx.screenshot("09-container-map", page.getByRole("heading", { name: /map/i }).first());
+  await ctx.screenshot("09-container-timeline", timeline.first());
 }
 
 /** When the table could not show it: a box the API reports available with an LFD, waited for as c would. */
