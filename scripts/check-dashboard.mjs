@@ -49,14 +49,7 @@ const LIMIT_MS = 6 * 60_000;
 /** Where the screenshots go (gitignored; CI keeps the folder as artefacts). */
 const ARTIFACTS = join(ROOT, "artifacts", "dashboard");
 /** The screenshots docs/dashboard.md shows, copied by `--docs-screenshots`. */
-const DOCS_SCREENSHOTS = [
-  "01-sign-in",
-  "06-track-results",
-  "08-containers-available",
-  "09-container",
-  "09-container-map",
-  "12-webhook-tested",
-];
+const DOCS_SCREENSHOTS = ["01-sign-in", "08-containers-available", "09-container-map", "12-webhook-tested"];
 /** The account's admin user, who signs in: the address `npm start` gives the development admin (scripts/start.mjs). */
 const USER_EMAIL = "dev@localhost";
 /** Simulated days per real minute (see TRACKED_BOXES in scripts/lib/dashboard-fixtures.mjs). */

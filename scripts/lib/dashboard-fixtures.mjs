@@ -22,19 +22,27 @@ export const TRACKED_BOXES = [
   { number: "MSCU6329509", scac: "MSCU" },
 ];
 
+/** A reference number holding markup (it would call alert() if a page rendered it as HTML). */
+export const XSS_REF_NUMBER = "PO-<script>alert(4)</script>";
+
 /** A number whose ISO 6346 check digit is wrong (MSCU551308 has check digit 6). */
 export const BAD_CHECK_DIGIT = { number: "MSCU5513087", scac: "MSCU" };
 
 /**
  * The Track upload: 12 rows, the ten boxes above plus one bad check digit (row 5) and one duplicate of row 2 (row 10),
- * under the API's attribute names. Row numbers count data rows from 1.
+ * under the API's attribute names (the import takes them as headers), with a reference number each. Row numbers count
+ * data rows from 1.
  * @returns {{ csv: string, rows: number, valid: number, badRows: { row: number, number: string, reason: RegExp }[] }}
  */
 export function trackUploadCsv() {
   const rows = TRACKED_BOXES.map((box) => ({ ...box }));
   rows.splice(4, 0, BAD_CHECK_DIGIT);
   rows.splice(9, 0, { ...TRACKED_BOXES[1] });
-  const lines = ["request_number,request_type,scac", ...rows.map((r) => `${r.number},container,${r.scac}`)];
+  // The first row's reference number is markup: the preview, the results and the pages must show it as text.
+  const lines = [
+    "request_number,request_type,scac,ref_numbers",
+    ...rows.map((r, i) => `${r.number},container,${r.scac},${i === 0 ? XSS_REF_NUMBER : `PO-${1001 + i}`}`),
+  ];
   return {
     csv: `${lines.join("\r\n")}\r\n`,
     rows: rows.length,

@@ -2,7 +2,7 @@
 // page by scripts/check-dashboard.mjs. Each one throws an Error saying what it saw when it fails; page audits
 // (scripts/lib/page-audit.mjs) add their failures through `ctx.audit` without stopping the scenario.
 import { readFileSync } from "node:fs";
-import { findKey, parseCsv, readTable, TRACKED_BOXES, trackUploadCsv } from "./dashboard-fixtures.mjs";
+import { findKey, parseCsv, readTable, TRACKED_BOXES, trackUploadCsv, XSS_REF_NUMBER } from "./dashboard-fixtures.mjs";
 
 /** Milliseconds for a page element to appear after an action. */
 const STEP_MS = 15_000;
@@ -133,6 +133,8 @@ export async function trackUpload(ctx) {
     throw new Error(`no "Create ${upload.valid} …" button after the upload${await headingOf(page)}`);
   });
   const previewText = await mainText(page);
+  if (!previewText.includes(XSS_REF_NUMBER))
+    throw new Error(`the preview does not show the reference ${XSS_REF_NUMBER} as text`);
   for (const bad of upload.badRows) {
     if (!previewText.includes(bad.number) || !bad.reason.test(previewText))
       throw new Error(`the preview does not explain row ${bad.row} (${bad.number}, ${bad.reason})`);
@@ -166,7 +168,7 @@ export async function trackUpload(ctx) {
   );
   const records = parseCsv(results.text);
   const keys = Object.keys(records[0] ?? {});
-  const outcomeKey = findKey(keys, /outcome|result|status/i);
+  const outcomeKey = findKey(keys, /^outcome$/i) ?? findKey(keys, /outcome|result|status/i);
   if (records.length !== upload.rows || !outcomeKey)
     throw new Error(`results CSV ${results.name}: ${records.length} rows, columns ${keys.join(",")}`);
   const createdRows = records.filter((r) => /created/i.test(r[outcomeKey])).length;
