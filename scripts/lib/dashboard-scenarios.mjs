@@ -209,6 +209,8 @@ export async function watchAvailable(ctx) {
   const started = Date.now();
   let found = null;
   let last = null;
+  /** Boxes already available with an LFD when the page loaded: seeing them proves no live update. */
+  let atLoad = null;
   while (!found && Date.now() - started < AVAILABLE_MS) {
     last = await readTable(page);
     if (last) {
@@ -216,8 +218,14 @@ export async function watchAvailable(ctx) {
       const lfdKey = findKey(last.headers, /last free|lfd/i);
       const numberKey = findKey(last.headers, /number|container/i);
       if (!statusKey || !lfdKey || !numberKey) throw new Error(`containers table columns: ${last.headers.join(" | ")}`);
-      found = last.rows.find((r) => /^available\b/i.test(r.cells[statusKey]) && /\d/.test(r.cells[lfdKey]));
-      if (found) found = { number: found.cells[numberKey], lfd: found.cells[lfdKey], href: found.links[numberKey] };
+      const available = last.rows
+        .filter((r) => /^available\b/i.test(r.cells[statusKey]) && /\d/.test(r.cells[lfdKey]))
+        .map((r) => ({ number: r.cells[numberKey], lfd: r.cells[lfdKey], href: r.links[numberKey] }));
+      if (atLoad === null) {
+        atLoad = new Set(available.map((b) => b.number));
+        if (last.rows.length > 0 && atLoad.size === last.rows.length)
+          throw new Error("every box was already available when the page loaded: no change left to watch");
+      } else found = available.find((b) => !atLoad.has(b.number)) ?? null;
     }
     if (!found) await page.waitForTimeout(2000);
   }
@@ -230,8 +238,13 @@ export async function watchAvailable(ctx) {
   }
   const sameDocument = await page.evaluate(() => window.__sameDocument === true);
   if (!sameDocument || navigations > 0) throw new Error("the page reloaded to show the change (no live update)");
+  const announced = await page
+    .getByRole("status")
+    .allInnerTexts()
+    .then((texts) => texts.join(" ").trim());
   ctx.note(
-    `${found.number} available, LFD ${found.lfd}, after ${Math.round((Date.now() - started) / 1000)} s on the page`,
+    `${found.number} turned available, LFD ${found.lfd}, after ${Math.round((Date.now() - started) / 1000)} s on the ` +
+      `page (${atLoad.size} already were); the live region says "${announced || "nothing"}"`,
   );
   await ctx.audit("08-containers-available", { keyboard: false });
   if (!found.href) throw new Error(`${found.number}: its number is not a link to its page`);
