@@ -38,7 +38,8 @@ export function trackUploadCsv() {
   const rows = TRACKED_BOXES.map((box) => ({ ...box }));
   rows.splice(4, 0, BAD_CHECK_DIGIT);
   rows.splice(9, 0, { ...TRACKED_BOXES[1] });
-  // The first row's reference number is markup: the preview, the results and the pages must show it as text.
+  // The first row's reference number is markup: wherever a page shows it, it must stay text (a dialog or a CSP
+  // violation from it fails the page).
   const lines = [
     "request_number,request_type,scac,ref_numbers",
     ...rows.map((r, i) => `${r.number},container,${r.scac},${i === 0 ? XSS_REF_NUMBER : `PO-${1001 + i}`}`),
@@ -49,7 +50,7 @@ export function trackUploadCsv() {
     valid: TRACKED_BOXES.length,
     badRows: [
       { row: 5, number: BAD_CHECK_DIGIT.number, reason: /check digit/i },
-      { row: 10, number: TRACKED_BOXES[1].number, reason: /duplicate/i },
+      { row: 10, number: TRACKED_BOXES[1].number, reason: /duplicate|same number/i },
     ],
   };
 }
