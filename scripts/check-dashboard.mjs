@@ -54,6 +54,8 @@ const DOCS_SCREENSHOTS = ["01-sign-in", "08-containers-available", "09-container
 const USER_EMAIL = "dev@localhost";
 /** Simulated days per real minute (see TRACKED_BOXES in scripts/lib/dashboard-fixtures.mjs). */
 const SIMULATION_SPEED = "10";
+/** The create bucket (RATE_LIMIT_CREATE_TRACKING_REQUEST): one less than the upload's ten boxes. */
+const CREATES_PER_MINUTE = 9;
 /** How often the cron is triggered (`npm start` does it every minute; the simulator's clock runs faster here). */
 const CRON_EVERY_MS = 15_000;
 
@@ -170,6 +172,9 @@ async function run({ docsScreenshots, only }) {
         DOCUMENT_SIGNING_KEY: randomBytes(32).toString("hex"),
         // The pages poll and the check reads the API besides: more than the default 100 requests a minute.
         RATE_LIMIT_DEFAULT: "5000",
+        // Nine creates a minute: the upload's tenth box waits for the bucket, so the import runs long enough to show
+        // its progress bar (issue 28: "created within the create bucket's limit with a progress bar").
+        RATE_LIMIT_CREATE_TRACKING_REQUEST: String(CREATES_PER_MINUTE),
       },
       log: (line) => console.log(line),
     });
