@@ -49,7 +49,13 @@ const LIMIT_MS = 6 * 60_000;
 /** Where the screenshots go (gitignored; CI keeps the folder as artefacts). */
 const ARTIFACTS = join(ROOT, "artifacts", "dashboard");
 /** The screenshots docs/dashboard.md shows, copied by `--docs-screenshots`. */
-const DOCS_SCREENSHOTS = ["01-sign-in", "08-containers-available", "09-container-map", "12-webhook-tested"];
+const DOCS_SCREENSHOTS = [
+  "01-sign-in",
+  "05-track-progress",
+  "08-containers-available",
+  "09-container-map",
+  "12-webhook-tested",
+];
 /** The account's admin user, who signs in: the address `npm start` gives the development admin (scripts/start.mjs). */
 const USER_EMAIL = "dev@localhost";
 /** Simulated days per real minute (see TRACKED_BOXES in scripts/lib/dashboard-fixtures.mjs). */
@@ -58,6 +64,9 @@ const SIMULATION_SPEED = "10";
 const CREATES_PER_MINUTE = 9;
 /** How often the cron is triggered (`npm start` does it every minute; the simulator's clock runs faster here). */
 const CRON_EVERY_MS = 15_000;
+
+/** The scenario running now, for the watchdog's message. */
+const running = { id: null };
 
 /** The scenarios in order; `needs`: what must have passed for it to run at all. */
 const PLAN = [
@@ -260,6 +269,7 @@ async function run({ docsScreenshots, only }) {
           await scenarios.trackThroughApi(ctx);
         continue;
       }
+      running.id = step.id;
       current = { ...step, ok: false, error: null, audits: [], notes: [], ms: 0 };
       results.push(current);
       const started = Date.now();
@@ -327,7 +337,9 @@ async function main() {
   }
   console.log("check:dashboard: the dashboard in headless Chromium, network off");
   const watchdog = setTimeout(() => {
-    console.error(`✗ check:dashboard: still running after ${LIMIT_MS / 60_000} min; stopped`);
+    console.error(
+      `✗ check:dashboard: still running after ${LIMIT_MS / 60_000} min (scenario ${running.id ?? "setup"}); stopped`,
+    );
     process.exit(1);
   }, LIMIT_MS);
   watchdog.unref();
