@@ -14,6 +14,8 @@
 //   d. "Export CSV" of the table equals GET /v2/containers (numbers, statuses, LFDs);
 //   e. Settings → Webhooks: create one to the receiver, "Send test", the delivery succeeds on the page and arrives;
 //   g. the other settings pages render;
+//   h. another account's box is a 404 page, an admin page a 403 page for a viewer, whose POST changes nothing, and a
+//      POST without the CSRF token is refused (each error page readable and audited);
 //   f. sign out, and /app/containers goes back to /sign-in.
 // On every page: no CSP violation, console error or request to another origin; axe-core with no serious or critical
 // violation; the keyboard reaches the skip link first and the page's main controls (scripts/lib/page-audit.mjs). A
@@ -35,7 +37,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { generateApiKey } from "./lib/api-keys.mjs";
+import { apiKeyPrefix, generateApiKey, hashApiKey } from "./lib/api-keys.mjs";
 import * as scenarios from "./lib/dashboard-scenarios.mjs";
 import { freePort, startLocalWorker, tail } from "./lib/local-worker.mjs";
 import { startMailStore } from "./lib/mail-store.mjs";
@@ -58,6 +60,10 @@ const DOCS_SCREENSHOTS = [
 ];
 /** The account's admin user, who signs in: the address `npm start` gives the development admin (scripts/start.mjs). */
 const USER_EMAIL = "dev@localhost";
+/** The box the other account tracks (scenario h opens its page as this account's admin). */
+const OTHER_ACCOUNT_BOX = { number: "MSCU2556654", scac: "MSCU" };
+/** A viewer of the same account (scenario h). */
+const VIEWER_EMAIL = "viewer@localhost";
 /** Simulated days per real minute (see TRACKED_BOXES in scripts/lib/dashboard-fixtures.mjs). */
 const SIMULATION_SPEED = "10";
 /** The create bucket (RATE_LIMIT_CREATE_TRACKING_REQUEST): one less than the upload's ten boxes. */
@@ -77,6 +83,7 @@ const PLAN = [
   { id: "d", title: "Export CSV equals GET /v2/containers", run: scenarios.exportMatchesApi },
   { id: "e", title: "Webhooks: create, Send test, delivery shown and received", run: scenarios.webhookTest },
   { id: "g", title: "the other settings pages", run: scenarios.otherPages },
+  { id: "h", title: "another account's box 404, a viewer's 403, no CSRF token 403", run: scenarios.security },
   { id: "f", title: "sign out", run: scenarios.signOut },
 ];
 
@@ -101,37 +108,51 @@ function sessionCookie(token) {
 }
 
 /**
- * Writes into D1, before the Worker starts, the account's admin user and a session of theirs for each token: the spare
- * one scenarios b–g fall back on when a fails, and the one a plants in the browser before signing in.
- * @param {string[]} tokens
+ * Writes into D1, before the Worker starts: the account's admin (USER_EMAIL) with a session for each of
+ * `adminTokens` (the spare one b–g fall back on when a fails, and the one a plants before signing in); a viewer of the
+ * account with a session (`viewerToken`); and another account with an API key (`otherApiKey`), whose box h opens.
+ * @param {{ adminTokens: string[], viewerToken: string, otherApiKey: string }} seeds
  */
-function seedUsers(tokens) {
+function seedUsers({ adminTokens, viewerToken, otherApiKey }) {
   return (db, { accountId, now }) => {
-    const userId = crypto.randomUUID();
-    db.prepare("INSERT INTO users (id, account_id, email, name, role, created_at) VALUES (?, ?, ?, ?, 'admin', ?)").run(
-      userId,
-      accountId,
-      USER_EMAIL,
-      "Dashboard check",
-      now,
-    );
     const expires = new Date(Date.now() + 24 * 3600_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-    for (const token of tokens) {
-      db.prepare(
-        `INSERT INTO web_sessions (id, token_hash, user_id, account_id, created_at, last_seen_at, rotated_at, expires_at,
-         user_agent, csrf_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'check:dashboard (seeded)', ?)`,
-      ).run(
-        crypto.randomUUID(),
-        createHash("sha256").update(token).digest("hex"),
+    const user = (email, role, tokens) => {
+      const userId = crypto.randomUUID();
+      db.prepare("INSERT INTO users (id, account_id, email, name, role, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
         userId,
         accountId,
+        email,
+        `Dashboard check ${role}`,
+        role,
         now,
-        now,
-        now,
-        expires,
-        generateApiKey("test").slice(-32),
       );
-    }
+      for (const token of tokens) {
+        db.prepare(
+          `INSERT INTO web_sessions (id, token_hash, user_id, account_id, created_at, last_seen_at, rotated_at,
+             expires_at, user_agent, csrf_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'check:dashboard (seeded)', ?)`,
+        ).run(
+          crypto.randomUUID(),
+          createHash("sha256").update(token).digest("hex"),
+          userId,
+          accountId,
+          now,
+          now,
+          now,
+          expires,
+          generateApiKey("test").slice(-32),
+        );
+      }
+    };
+    user(USER_EMAIL, "admin", adminTokens);
+    user(VIEWER_EMAIL, "viewer", [viewerToken]);
+    const otherAccountId = crypto.randomUUID();
+    db.prepare("INSERT INTO accounts (id, name, entitlements, created_at) VALUES (?, 'Other', '[\"routing\"]', ?)").run(
+      otherAccountId,
+      now,
+    );
+    db.prepare(
+      "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, 'other', ?, ?, ?)",
+    ).run(crypto.randomUUID(), otherAccountId, hashApiKey(otherApiKey), apiKeyPrefix(otherApiKey), now);
   };
 }
 
@@ -160,6 +181,8 @@ async function run({ docsScreenshots, only }) {
     origin = `http://127.0.0.1:${port}`;
     const seededToken = sessionToken();
     const plantedToken = sessionToken();
+    const viewerToken = sessionToken();
+    const otherApiKey = generateApiKey("test");
     const worker = await startLocalWorker({
       port,
       seedReferenceData: true,
@@ -168,7 +191,7 @@ async function run({ docsScreenshots, only }) {
       entitlements: ["routing"],
       logLevel: "log",
       timeoutMs: 120_000,
-      setup: seedUsers([seededToken, plantedToken]),
+      setup: seedUsers({ adminTokens: [seededToken, plantedToken], viewerToken, otherApiKey }),
       vars: {
         PUBLIC_BASE_URL: origin,
         SIMULATOR_ENABLED: "true",
@@ -197,6 +220,22 @@ async function run({ docsScreenshots, only }) {
         .catch(() => undefined);
     }, CRON_EVERY_MS);
     closers.push(async () => clearInterval(cron));
+
+    // The other account tracks a box now, so that h finds its container (another account's id in a URL).
+    await fetch(`${origin}/v2/tracking_requests`, {
+      method: "POST",
+      headers: { Authorization: `Token ${otherApiKey}`, "Content-Type": "application/vnd.api+json" },
+      body: JSON.stringify({
+        data: {
+          type: "tracking_request",
+          attributes: {
+            request_type: "container",
+            request_number: OTHER_ACCOUNT_BOX.number,
+            scac: OTHER_ACCOUNT_BOX.scac,
+          },
+        },
+      }),
+    }).then((r) => r.body?.cancel());
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
@@ -231,6 +270,15 @@ async function run({ docsScreenshots, only }) {
       state: {},
       plantedToken,
       plantSession: () => context.addCookies([sessionCookie(plantedToken)]),
+      // A second watched browser context signed in as the account's viewer; what its pages report joins `events`.
+      viewerPage: async () => {
+        const viewer = await watchedContext(browser, origin);
+        closers.push(() => viewer.context.close());
+        await viewer.context.addCookies([sessionCookie(viewerToken)]);
+        const viewerPage = await viewer.context.newPage();
+        return { page: viewerPage, events: viewer.events };
+      },
+      otherApiKey,
       note: (text) => current.notes.push(text),
       // A viewport screenshot with `top` scrolled to the top of the window (a section further down the page).
       screenshot: async (name, top) => {
@@ -242,11 +290,16 @@ async function run({ docsScreenshots, only }) {
         current.audits.push(...audit.failures.map((f) => `${name}: ${f}`));
         if (audit.notes.length > 0) current.notes.push(`${name}: ${audit.notes.join("; ")}`);
       },
-      api: async (method, path, body) => {
+      // The same audit of a page of another context (the viewer's), with that context's events.
+      auditWith: async (otherPage, otherEvents, name) => {
+        const audit = await auditPage(otherPage, { name, dir: ARTIFACTS, events: otherEvents });
+        current.audits.push(...audit.failures.map((f) => `${name}: ${f}`));
+      },
+      api: async (method, path, body, key = apiKey) => {
         const res = await fetch(`${origin}${path}`, {
           method,
           headers: {
-            Authorization: `Token ${apiKey}`,
+            Authorization: `Token ${key}`,
             ...(body ? { "Content-Type": "application/vnd.api+json" } : {}),
           },
           body: body ? JSON.stringify(body) : undefined,

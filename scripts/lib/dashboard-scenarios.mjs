@@ -21,8 +21,10 @@ const DELIVERY_MS = 30_000;
  *   audit: (name: string, options?: { controls?: import("playwright-core").Locator[], keyboard?: boolean }) =>
  *     Promise<void>,
  *   screenshot: (name: string, top: import("playwright-core").Locator) => Promise<void>,
+ *   auditWith: (page: import("playwright-core").Page, events: string[], name: string) => Promise<void>,
+ *   viewerPage: () => Promise<{ page: import("playwright-core").Page, events: string[] }>, otherApiKey: string,
  *   note: (text: string) => void, state: Record<string, unknown>, useSeededSession: () => Promise<void>,
- *   api: (method: string, path: string, body?: unknown) => Promise<{ status: number, body: any }> }} Ctx
+ *   api: (method: string, path: string, body?: unknown, key?: string) => Promise<{ status: number, body: any }> }} Ctx
  */
 
 /** Navigates to `path` and fails with what came back unless it is a 200 page at that path (after redirects). */
@@ -489,6 +491,59 @@ export async function otherPages(ctx) {
     }
   }
   if (failures.length > 0) throw new Error(failures.join("; "));
+}
+
+/** Opens `path` expecting the error `status` as a readable HTML page with a heading; returns the page's text. */
+async function openError(page, origin, path, status) {
+  const response = await page.goto(`${origin}${path}`, { waitUntil: "load" });
+  const got = response?.status() ?? 0;
+  if (got !== status) throw new Error(`GET ${path} answered ${got}, not ${status}${await headingOf(page)}`);
+  if ((await page.locator("h1").count()) !== 1) throw new Error(`GET ${path}: the ${status} page has no single <h1>`);
+  return mainText(page);
+}
+
+/**
+ * h. From a browser: another account's container id in the URL is a 404 page that shows nothing of it; a viewer gets
+ * a 403 page for the admin-only API keys page, and their POST creating a webhook is refused and creates nothing; a
+ * POST without the CSRF token (sign-out) is refused and the session goes on. Error pages pass the audits too.
+ */
+export async function security(ctx) {
+  const { page, origin } = ctx;
+  let otherBox = null;
+  const deadline = Date.now() + STEP_MS * 2;
+  while (!otherBox && Date.now() < deadline) {
+    const answer = await ctx.api("GET", "/v2/containers", undefined, ctx.otherApiKey);
+    otherBox = answer.body?.data?.[0] ?? null;
+    if (!otherBox) await new Promise((r) => setTimeout(r, 1000));
+  }
+  if (!otherBox) throw new Error("the other account's box did not appear in its GET /v2/containers");
+  const notFound = await openError(page, origin, `/app/containers/${otherBox.id}`, 404);
+  if (notFound.includes(otherBox.attributes.number))
+    throw new Error("the 404 page shows the other account's box number");
+  await ctx.audit("18-not-found", { keyboard: false });
+
+  const viewer = await ctx.viewerPage();
+  await openError(viewer.page, origin, "/app/settings/api-keys", 403);
+  await ctx.auditWith(viewer.page, viewer.events, "19-forbidden");
+  await open(viewer.page, origin, "/app/settings/webhooks");
+  const csrf = await viewer.page.locator('input[name="_csrf"]').first().getAttribute("value");
+  const before = await ctx.api("GET", "/v2/webhooks?page[size]=100");
+  const refused = await viewer.page.request.post(`${origin}/app/settings/webhooks`, {
+    headers: { Origin: origin },
+    form: { _csrf: csrf ?? "", url: `${ctx.receiverUrl}/viewer` },
+    maxRedirects: 0,
+  });
+  const after = await ctx.api("GET", "/v2/webhooks?page[size]=100");
+  if (refused.status() !== 403) throw new Error(`a viewer's POST /app/settings/webhooks answered ${refused.status()}`);
+  if ((after.body?.data ?? []).length !== (before.body?.data ?? []).length)
+    throw new Error("a viewer's refused POST created a webhook");
+
+  const noToken = await page.request.post(`${origin}/sign-out`, { headers: { Origin: origin }, maxRedirects: 0 });
+  if (noToken.status() !== 403) throw new Error(`POST /sign-out without the CSRF token answered ${noToken.status()}`);
+  await open(page, origin, "/app/containers");
+  ctx.note(
+    "404 for another account's box, 403 page for a viewer (their POST changed nothing), 403 without a CSRF token",
+  );
 }
 
 /**
