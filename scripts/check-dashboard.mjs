@@ -39,6 +39,7 @@ import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 import { apiKeyPrefix, generateApiKey, hashApiKey } from "./lib/api-keys.mjs";
 import * as scenarios from "./lib/dashboard-scenarios.mjs";
+import * as accountScenarios from "./lib/dashboard-scenarios-account.mjs";
 import { freePort, startLocalWorker, tail } from "./lib/local-worker.mjs";
 import { startMailStore } from "./lib/mail-store.mjs";
 import { auditPage, watchedContext } from "./lib/page-audit.mjs";
@@ -81,10 +82,10 @@ const PLAN = [
   { id: "c1", title: "a simulator box reaches available on /app/containers, live", run: scenarios.watchAvailable },
   { id: "c2", title: "its page: timeline, holds, map, custom field markup inert", run: scenarios.containerPage },
   { id: "d", title: "Export CSV equals GET /v2/containers", run: scenarios.exportMatchesApi },
-  { id: "e", title: "Webhooks: create, Send test, delivery shown and received", run: scenarios.webhookTest },
-  { id: "g", title: "the other settings pages", run: scenarios.otherPages },
-  { id: "h", title: "another account's box 404, a viewer's 403, no CSRF token 403", run: scenarios.security },
-  { id: "f", title: "sign out", run: scenarios.signOut },
+  { id: "e", title: "Webhooks: create, Send test, delivery shown and received", run: accountScenarios.webhookTest },
+  { id: "g", title: "the other settings pages", run: accountScenarios.otherPages },
+  { id: "h", title: "another account's box 404, a viewer's 403, no CSRF token 403", run: accountScenarios.security },
+  { id: "f", title: "sign out", run: accountScenarios.signOut },
 ];
 
 /**
