@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { uuidv7 } from "uuidv7";
-import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, hashApiKey } from "./lib/api-keys.mjs";
+import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, generateToken, hashApiKey } from "./lib/api-keys.mjs";
 import { sourcesBanner } from "./lib/sources-banner.mjs";
 import {
   applyMigrations,
@@ -30,6 +30,10 @@ const DEV_ACCOUNT_ID = "00000000-0000-7000-8000-000000000001";
 const DEV_ACCOUNT_NAME = "Development";
 /** `api_keys.name` of the key `npm start` manages; `--rotate-key` revokes the active ones with this name. */
 const DEV_KEY_NAME = "development";
+/** The development account's admin user, whom the sign-in link printed by `npm start` signs in. */
+const DEV_USER_EMAIL = "dev@localhost";
+/** How long the printed sign-in link works (ms): a day of local work (e-mailed links work 15 minutes). */
+const DEV_SIGN_IN_LINK_TTL_MS = 24 * 3600_000;
 /** The plaintext dev key, kept locally (under the gitignored .wrangler/) so it survives restarts. */
 const DEV_KEY_FILE = join(ROOT, ".wrangler", "dev-api-key");
 const DEFAULT_IP = "127.0.0.1";
@@ -110,6 +114,38 @@ function devKeyStatements(key, { revokeOthers }) {
   return statements;
 }
 
+/**
+ * SQL that makes sure the development account has its admin user {@link DEV_USER_EMAIL} (enabled again if it was
+ * disabled) and gives it a new one-time sign-in link valid {@link DEV_SIGN_IN_LINK_TTL_MS}, ending the dev user's
+ * earlier unused links (one live printed link at a time). Rows as src/sessions/sign-in-links.ts writes them; runs
+ * after {@link devKeyStatements}, which creates the account.
+ * @returns {{ statements: string[], token: string }}
+ */
+function devSignInStatements() {
+  const now = nowIso();
+  const expires = new Date(Date.now() + DEV_SIGN_IN_LINK_TTL_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const token = generateToken();
+  const email = sqlLiteral(DEV_USER_EMAIL);
+  const devUserId = `(SELECT id FROM users WHERE email = ${email})`;
+  const statements = [
+    `INSERT INTO users (id, account_id, email, name, role, created_at) VALUES (${[
+      uuidv7(),
+      DEV_ACCOUNT_ID,
+      DEV_USER_EMAIL,
+      "Developer",
+      "admin",
+      now,
+    ]
+      .map(sqlLiteral)
+      .join(", ")}) ON CONFLICT(email) DO UPDATE SET disabled_at = NULL;`,
+    `UPDATE sign_in_links SET expires_at = ${sqlLiteral(now)} WHERE user_id = ${devUserId} AND used_at IS NULL AND expires_at > ${sqlLiteral(now)};`,
+    `INSERT INTO sign_in_links (token_hash, user_id, created_at, expires_at) SELECT ${sqlLiteral(hashApiKey(token))}, id, ${sqlLiteral(
+      now,
+    )}, ${sqlLiteral(expires)} FROM users WHERE email = ${email};`,
+  ];
+  return { statements, token };
+}
+
 /** Whether the results of a batch ending with {@link devKeyStatements} show the key stored and not revoked. */
 function devKeyIsActive(results) {
   const row = results.at(-1)?.[0];
@@ -132,8 +168,11 @@ async function setUp({ rotateKey }) {
   const { referenceSeedRowCounts, referenceSeedStatements } = await import("../src/reference/seed.ts");
   const seed = referenceSeedStatements();
   const rows = referenceSeedRowCounts();
-  // One wrangler run for the seed and the dev key: each run costs seconds.
-  const results = await d1ExecuteStatements([...seed, ...devKeyStatements(key, { revokeOthers: rotateKey })]);
+  // One wrangler run for the seed, the dev key and the dev user's sign-in link: each run costs seconds.
+  const keyStatements = devKeyStatements(key, { revokeOthers: rotateKey });
+  const signIn = devSignInStatements();
+  const all = await d1ExecuteStatements([...seed, ...keyStatements, ...signIn.statements]);
+  const results = all.slice(0, seed.length + keyStatements.length);
   console.log(
     `✓ reference data: ${rows.ports} ports and ${rows.terminals} terminals upserted (unchanged rows untouched)`,
   );
@@ -147,7 +186,7 @@ async function setUp({ rotateKey }) {
     console.log(rotateKey ? "✓ dev key rotated (the old one is revoked)" : "✓ dev key created");
   }
   writeDevKey(key);
-  return key;
+  return { key, signInToken: signIn.token };
 }
 
 /** Where wrangler dev will listen, as an origin a local client can reach (`0.0.0.0` → `127.0.0.1`). */
@@ -182,15 +221,18 @@ function startCronTicker(origin) {
   return () => clearInterval(timer);
 }
 
-function printBanner(key, devArgs, { cron }) {
+function printBanner({ key, signInToken }, devArgs, { cron }) {
   const base = `${devOrigin(devArgs)}/v2`;
+  const signInLink = `${devOrigin(devArgs)}/sign-in/link?token=${signInToken}`;
   const cronLine = cron
     ? "\n  Cron     triggered every minute by npm start (wrangler dev does not; --no-cron to stop)"
     : "";
   console.log(`
   API      ${base}
   Account  ${DEV_ACCOUNT_NAME} (${DEV_ACCOUNT_ID})
-  API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)${cronLine}
+  API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)
+  Sign in  ${signInLink}
+           (opens the dashboard as ${DEV_USER_EMAIL}, admin: one use, 24 h; a new link every npm start)${cronLine}
 
 ${sourcesBanner({ root: ROOT, devArgs })}
 
@@ -222,6 +264,9 @@ function runDev(devArgs, { cron }) {
   // E-mail submissions (docs/configuration.md §E-mail submissions) accept mail for one domain only; production leaves
   // it empty until Email Routing is set up. Locally, `npm run keys -- mailbox` addresses end in this domain, and
   // wrangler dev's /cdn-cgi/handler/email delivers to the handler.
+  // Local development only (docs/configuration.md §Sign-in): without an SMTP relay, sign-in e-mails (their links) go
+  // to this terminal. Never set in a deployment.
+  if (!setsVar("SIGN_IN_LINKS_TO_CONSOLE")) args.push("--var", "SIGN_IN_LINKS_TO_CONSOLE:true");
   if (!setsVar("EMAIL_SUBMISSION_DOMAIN")) args.push("--var", `EMAIL_SUBMISSION_DOMAIN:${LOCAL_EMAIL_DOMAIN}`);
   args.push(...devArgs);
   const child = spawnWrangler(args, { stdio: "inherit" });
@@ -263,9 +308,9 @@ async function main() {
     return 0;
   }
   checkNode();
-  const key = await setUp(options);
+  const credentials = await setUp(options);
   const cron = options.cron && !options.setupOnly && configuredCrons().includes(EVERY_MINUTE);
-  printBanner(key, options.devArgs, { cron });
+  printBanner(credentials, options.devArgs, { cron });
   if (options.setupOnly) return 0;
   return runDev(options.devArgs, { cron });
 }

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { alertRoutes } from "./alerts/routes";
+import { apiKeyRoutes } from "./api-keys/routes";
 import { callbackRoutes } from "./callbacks/routes";
 import { chargeRoutes } from "./charges/routes";
 import { containerMapRoutes } from "./containers/map-geojson-routes";
@@ -28,11 +29,14 @@ import { strictQuery } from "./middleware/strict-query";
 import { partyRoutes } from "./parties/routes";
 import { portRoutes } from "./ports/routes";
 import { searchRoutes } from "./search/routes";
+import { signInRoutes } from "./sessions/sign-in-routes";
 import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { tariffRoutes } from "./tariffs/routes";
 import { terminalRoutes } from "./terminals/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
+import { acceptInvitationPage } from "./users/accept-page";
+import { userRoutes } from "./users/routes";
 import { futurePositionRoutes } from "./vessels/future-positions-routes";
 import { vesselRoutes } from "./vessels/routes";
 import { webhookNotificationRoutes } from "./webhook-notifications/routes";
@@ -131,6 +135,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   v2.route("/", webhookRoutes);
   v2.route("/", webhookNotificationRoutes);
   v2.route("/", alertRoutes);
+  v2.route("/", userRoutes);
+  v2.route("/", apiKeyRoutes);
   v2.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "apiKey",
     in: "header",
@@ -152,7 +158,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // The API reference page; its script is a static asset (public/docs/assets/, issue 11 §4).
   app.get("/docs", docsPage);
   // The web dashboard (issue 28): sign-in pages and /app, on sessions in cookies (src/sessions/), never API keys.
+  app.route("/", signInRoutes);
   app.route("/app", dashboardRoutes);
+  app.route("/invitations", acceptInvitationPage);
   app.get("/", (c) => c.redirect("/app/containers", 303));
 
   // A known path with a method it does not have → 405 with `Allow` (RFC 9110 §15.5.6); OPTIONS on a known path → 204

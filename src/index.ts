@@ -7,6 +7,7 @@ import { consumeDocumentExtractions, type DocumentQueueMessage } from "./documen
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 // Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
 import "./resource-types";
+import { pruneSignInLinks } from "./sessions/prune";
 import { withBenchEngine } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
@@ -69,6 +70,8 @@ const worker = {
     // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4). The
     // Port of Virginia's per-box subscriptions go first: they are deleted at the port, not only marked (issue 14).
     ctx.waitUntil(sweepPortOfVirginiaSubscriptions({ env }).then(() => sweepUpstreamSubscriptions({ env })));
+    // Sign-in links a day past their expiry are deleted (src/sessions/prune.ts).
+    ctx.waitUntil(pruneSignInLinks(env.DB, Date.now()));
   },
 } satisfies ExportedHandler<Env, unknown>;
 

@@ -25,3 +25,5 @@ import "./vessels/serializer";
 import "./webhook-notifications/serializer";
 import "./webhooks/serializer";
 import "./alerts/serializer";
+import "./users/serializer";
+import "./api-keys/serializer";

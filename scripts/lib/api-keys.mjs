@@ -27,6 +27,14 @@ function randomBase62(length) {
 }
 
 /**
+ * A random one-time token of 256 bits (43 base62 characters), the shape of the Worker's sign-in link tokens
+ * (src/sessions/sign-in-links.ts); the database stores its {@link hashApiKey} (SHA-256 hex) only.
+ */
+export function generateToken() {
+  return randomBase62(KEY_RANDOM_LENGTH);
+}
+
+/**
  * A new API key: `svc_live_…` for a remote (production) database, `svc_test_…` for local development.
  * @param {"live" | "test"} environment
  */

@@ -31,6 +31,8 @@ export interface LayoutProps {
   current?: string;
   /** Module scripts of the page's islands, under {@link DASHBOARD_ASSETS}. */
   scripts?: string[];
+  /** The page's own style sheets, under {@link DASHBOARD_ASSETS}, linked after app.css. */
+  styles?: string[];
   children?: Child;
 }
 
@@ -39,7 +41,7 @@ export interface LayoutProps {
  * with the title. Accessible by construction (landmarks, one `<h1>`, a skip link, `aria-current`); no inline script
  * or style (DASHBOARD_CONTENT_SECURITY_POLICY).
  */
-export function Layout({ title, user, current, scripts = [], children }: LayoutProps) {
+export function Layout({ title, user, current, scripts = [], styles = [], children }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -47,6 +49,9 @@ export function Layout({ title, user, current, scripts = [], children }: LayoutP
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Container tracking`}</title>
         <link rel="stylesheet" href={`${DASHBOARD_ASSETS}/app.css`} />
+        {styles.map((href) => (
+          <link rel="stylesheet" href={`${DASHBOARD_ASSETS}/${href}`} />
+        ))}
         {scripts.map((src) => (
           <script type="module" src={`${DASHBOARD_ASSETS}/${src}`} />
         ))}

@@ -1,8 +1,12 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
+import { accountRoutes } from "../sessions/account-page";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
+import { apiKeysPage } from "./api-keys-page";
+import { containerPageRoutes } from "./container-page";
 import { DASHBOARD_HEADERS } from "./headers";
+import { teamPage } from "./team-page";
 
 /**
  * The dashboard under /app (issue 28; docs/dashboard.md): server-rendered pages (Hono JSX) reading through the same
@@ -21,3 +25,7 @@ dashboardRoutes.use("*", async (c, next) => {
 dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
+dashboardRoutes.route("/account", accountRoutes);
+dashboardRoutes.route("/settings/team", teamPage);
+dashboardRoutes.route("/settings/api-keys", apiKeysPage);
+dashboardRoutes.route("/", containerPageRoutes);

@@ -69,3 +69,56 @@ export function wallClockToUtcMs(wallAsUtcMs: number, timeZone: string): number 
   if (readings.length > 0) return Math.min(...readings);
   return wallAsUtcMs - offsetBefore;
 }
+
+/** A UTC instant read on the wall clock of a place: its local date and time, the zone's abbreviation and name. */
+export interface LocalTime {
+  /** Local date, `YYYY-MM-DD`. */
+  date: string;
+  /** Local time, `HH:MM` (24-hour). */
+  time: string;
+  /**
+   * The zone's abbreviation at that instant as CLDR names it in English (`PDT`, `EST`, `CET`), or its UTC offset
+   * where CLDR has no abbreviation (`GMT+8` for Asia/Shanghai, `GMT` for UTC).
+   */
+  abbreviation: string;
+  /** The IANA zone name, e.g. `America/Los_Angeles`. */
+  timeZone: string;
+}
+
+const labelFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * `utcIso` (ISO 8601 with an offset, e.g. `2026-03-08T22:05:00Z`) on the wall clock of the IANA zone `timeZone`, for
+ * showing an event in the local time of its place with the zone named (issue 28: "milestones as a timeline in local
+ * times with their time zones"). Null when the time does not parse or `Intl` does not know the zone.
+ */
+export function localTimeIn(utcIso: string, timeZone: string): LocalTime | null {
+  const ms = Date.parse(utcIso);
+  if (Number.isNaN(ms)) return null;
+  let format = labelFormatters.get(timeZone);
+  try {
+    if (!format) {
+      format = new Intl.DateTimeFormat("en-US", {
+        timeZone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        timeZoneName: "short",
+      });
+      labelFormatters.set(timeZone, format);
+    }
+  } catch {
+    return null;
+  }
+  const parts: Record<string, string> = {};
+  for (const p of format.formatToParts(ms)) parts[p.type] = p.value;
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    time: `${parts.hour}:${parts.minute}`,
+    abbreviation: parts.timeZoneName ?? "",
+    timeZone,
+  };
+}

@@ -76,6 +76,14 @@ export async function authenticate(
   return principal;
 }
 
+/**
+ * Forgets a revoked key in this isolate's cache (`ApiKeyCache.forgetKeyId`): its next request here is checked against
+ * D1 and refused. Other isolates refuse it within `AUTH_CACHE_TTL_SECONDS` (src/api-keys/service.ts revokes).
+ */
+export function forgetRevokedApiKey(apiKeyId: string): void {
+  keyCache.forgetKeyId(apiKeyId);
+}
+
 /** What `checkApiKey` found: the caller, an unknown or revoked key, or an address refused for its failures. */
 export type KeyCheck =
   | { outcome: "authenticated"; principal: Principal }

@@ -66,6 +66,17 @@ export class ApiKeyCache {
     if (ttlMs > 0) this.invalid.set(key, nowMs + ttlMs);
   }
 
+  /**
+   * Drops every entry of the key with id `apiKeyId` (just revoked through the API or the dashboard), so this isolate
+   * asks D1 on that key's next request instead of serving it for the rest of its TTL. Other isolates still may, for
+   * at most `AUTH_CACHE_TTL_SECONDS`. Walks the valid half (at most `KEY_CACHE_MAX_ENTRIES`): revocations are rare.
+   */
+  forgetKeyId(apiKeyId: string): void {
+    for (const [key, entry] of this.valid.entries()) {
+      if (entry.principal.apiKeyId === apiKeyId) this.valid.delete(key);
+    }
+  }
+
   /** Entries held (valid, invalid): for tests and diagnostics. */
   get size(): { valid: number; invalid: number } {
     return { valid: this.valid.size, invalid: this.invalid.size };

@@ -34,7 +34,11 @@ export const verifyCsrf: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!token) {
     const type = c.req.header("content-type") ?? "";
     if (type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")) {
-      const field = (await c.req.parseBody())[CSRF_FIELD];
+      // A body that does not parse (a multipart without its boundary …) carries no token: 403, never a 500.
+      const field = await c.req.parseBody().then(
+        (body) => body[CSRF_FIELD],
+        () => undefined,
+      );
       token = typeof field === "string" ? field : null;
     }
   }
@@ -45,7 +49,7 @@ export const verifyCsrf: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** Constant-time comparison of two strings (both ASCII tokens). */
-function timingSafeEqual(a: string, b: string): boolean {
+export function timingSafeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);

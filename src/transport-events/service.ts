@@ -11,7 +11,9 @@ import type { TransportEventRow } from "./serializer";
  * `(container_id, timestamp, id)` index), with the number of matching events. Estimates
  * (`container.transport.estimated.*`) are left out: the reference endpoint serves past, vetted milestones
  * only (docs/api.md §Transport event names note, §Container endpoints). The container lookup, the page and the total
- * are one D1 round trip; every query is scoped by account.
+ * are one D1 round trip; every query is scoped by account. `options.estimates` true keeps the estimates in (the
+ * dashboard's timeline shows planned milestones beside actual ones, src/dashboard/container-page.tsx); REST never
+ * sets it.
  * @throws ApiError 404 when the container is unknown or another account's.
  */
 export async function listContainerTransportEvents(
@@ -19,11 +21,12 @@ export async function listContainerTransportEvents(
   accountId: string,
   containerId: string,
   page: PageRequest,
+  options: { estimates?: boolean } = {},
 ): Promise<{ rows: TransportEventRow[]; total: number }> {
   const where = and(
     ownedBy(transportEvents.accountId, accountId),
     eq(transportEvents.containerId, containerId),
-    notLike(transportEvents.event, "%.estimated.%"),
+    options.estimates ? undefined : notLike(transportEvents.event, "%.estimated.%"),
   );
   const [found, rows, totals] = await db.batch([
     db

@@ -1056,7 +1056,8 @@ describe("routes and paging limits", () => {
       const json = await expectJsonApi(await api(path, { key }), [404], path);
       expectErrorDocument(json, 404);
     }
-    for (const url of ["https://api.test/", "https://api.test/nope", "https://api.test/v1/containers"]) {
+    // "/" is not unknown: it sends a browser to the dashboard (/app/containers, then /sign-in without a session).
+    for (const url of ["https://api.test/nope", "https://api.test/v1/containers", "https://api.test/sign-in/nope"]) {
       const res = await exports.default.fetch(new Request(url));
       const json = await expectJsonApi(res, [404], url);
       expectErrorDocument(json, 404);

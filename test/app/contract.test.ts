@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_CONTAINER_NUMBERS } from "../../src/tracking/sources/sandbox";
+import { setInvitationTransport } from "../../src/users/invitation-mail";
 import { billOfLadingPdf, pdfWithText } from "../fixtures/documents";
 import { apiJson, createAccount, type TestAccount, trackingRequestBody } from "../helpers/api";
 import { uploadDocument } from "../helpers/document-uploads";
@@ -395,6 +396,34 @@ describe("contract with the reference service (issue 15)", () => {
     await call(other, "GET", `/tariffs/${tariff.data.id}`, 404, "error");
     await call(other, "GET", `/containers/${boxId}/charges`, 404, "error");
     await call(mine, "POST", "/tariffs", 422, "error", { data: { type: "tariff", attributes: { kind: "x" } } });
+  });
+
+  it("team, invitations and API keys (docs/api.md §Team and API keys; extensions, checked as JSON:API documents)", async () => {
+    const mine = await createAccount("Team");
+    setInvitationTransport({ smtp: null, linksToConsole: true, log: () => undefined });
+    try {
+      const invitation = await call(mine, "POST", "/invitations", 201, "single", {
+        data: { type: "invitation", attributes: { email: "contract@example.test", role: "member" } },
+      });
+      await call(mine, "GET", "/invitations?filter[status]=pending", 200, "list");
+      await call(mine, "GET", `/invitations/${invitation.data.id}`, 200, "single");
+      await call(other, "GET", `/invitations/${invitation.data.id}`, 404, "error");
+      await call(mine, "DELETE", `/invitations/${invitation.data.id}`, 200, "none");
+    } finally {
+      setInvitationTransport(null);
+    }
+    const users = await call(mine, "GET", "/users", 200, "list");
+    expect(users.data).toEqual([]);
+    await call(mine, "POST", "/invitations", 422, "error", {
+      data: { type: "invitation", attributes: { email: "nope", role: "member" } },
+    });
+    const key = await call(mine, "POST", "/api_keys", 201, "single", {
+      data: { type: "api_key", attributes: { name: "contract" } },
+    });
+    await call(mine, "GET", "/api_keys", 200, "list");
+    await call(mine, "GET", `/api_keys/${key.data.id}`, 200, "single");
+    await call(other, "DELETE", `/api_keys/${key.data.id}`, 404, "error");
+    await call(mine, "DELETE", `/api_keys/${key.data.id}`, 200, "none");
   });
 
   it("errors (docs/api.md §Errors): 400, 401, 404 (another account's id too), 422", async () => {

@@ -36,3 +36,22 @@ it("deletes vessel positions older than the retention and keeps the rest", async
   const { results } = await env.DB.prepare("SELECT timestamp FROM vessel_positions").all<{ timestamp: string }>();
   expect(results.map((r) => r.timestamp)).toEqual([toIsoSeconds(now - 60_000)]);
 });
+
+it("deletes sign-in links a day past their expiry (src/sessions/prune.ts)", async () => {
+  const { createAccount } = await import("../helpers/api");
+  const { createWebUser } = await import("../helpers/web-session");
+  const { createSignInLink } = await import("../../src/sessions/sign-in-links");
+  const { accountId } = await createAccount();
+  const user = await createWebUser(accountId, "member");
+  const now = Date.now();
+  await createSignInLink(env.DB, user.userId, now - 3 * 86_400_000);
+  const live = await createSignInLink(env.DB, user.userId, now);
+  const ctx = createExecutionContext();
+  await worker.scheduled?.(createScheduledController({ cron: "* * * * *", scheduledTime: now }), env, ctx);
+  await waitOnExecutionContext(ctx);
+  const { results } = await env.DB.prepare("SELECT token_hash FROM sign_in_links WHERE user_id = ?1")
+    .bind(user.userId)
+    .all<{ token_hash: string }>();
+  const { sha256Hex } = await import("../../src/lib/crypto");
+  expect(results.map((r) => r.token_hash)).toEqual([await sha256Hex(live)]);
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { wallClockToUtcMs, zoneOffsetMs } from "../../src/lib/time-zones";
+import { localTimeIn, wallClockToUtcMs, zoneOffsetMs } from "../../src/lib/time-zones";
 
 // Time-zone arithmetic shared by the provider adapters and the simulator (src/lib/time-zones.ts).
 
@@ -79,5 +79,34 @@ describe("wallClockToUtcMs", () => {
 
   it("throws RangeError for an unknown zone", () => {
     expect(() => wallClockToUtcMs(0, "Mars/Olympus_Mons")).toThrow(RangeError);
+  });
+});
+
+describe("localTimeIn", () => {
+  it("reads a UTC instant on the local clock with the zone's abbreviation, either side of a DST change", () => {
+    expect(localTimeIn("2026-03-08T09:59:00Z", "America/Los_Angeles")).toEqual({
+      date: "2026-03-08",
+      time: "01:59",
+      abbreviation: "PST",
+      timeZone: "America/Los_Angeles",
+    });
+    expect(localTimeIn("2026-03-08T10:00:00Z", "America/Los_Angeles")).toMatchObject({
+      time: "03:00",
+      abbreviation: "PDT",
+    });
+  });
+
+  it("crosses the date line to the local date, and names a zone without an abbreviation by its offset", () => {
+    expect(localTimeIn("2026-06-30T20:30:00Z", "Asia/Shanghai")).toEqual({
+      date: "2026-07-01",
+      time: "04:30",
+      abbreviation: "GMT+8",
+      timeZone: "Asia/Shanghai",
+    });
+  });
+
+  it("is null for an unknown zone or a time that does not parse", () => {
+    expect(localTimeIn("2026-06-30T20:30:00Z", "Mars/Olympus_Mons")).toBeNull();
+    expect(localTimeIn("not a time", "UTC")).toBeNull();
   });
 });

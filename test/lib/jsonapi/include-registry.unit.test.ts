@@ -14,6 +14,7 @@ describe("include registry", () => {
   it("src/resource-types.ts registers every JSON:API resource type that `include` can reach", () => {
     expect([...registeredResourceTypes().keys()].sort()).toEqual([
       "alert_rule",
+      "api_key",
       "container",
       "container_charges",
       "custom_field",
@@ -24,6 +25,7 @@ describe("include registry", () => {
       "document_representation",
       "email_submission",
       "email_submission_document",
+      "invitation",
       "metro_area",
       "party",
       "port",
@@ -34,6 +36,7 @@ describe("include registry", () => {
       "terminal",
       "tracking_request",
       "transport_event",
+      "user",
       "vessel",
       "webhook",
       "webhook_notification",
