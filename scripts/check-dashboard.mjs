@@ -42,7 +42,7 @@ import * as scenarios from "./lib/dashboard-scenarios.mjs";
 import * as accountScenarios from "./lib/dashboard-scenarios-account.mjs";
 import { freePort, startLocalWorker, tail } from "./lib/local-worker.mjs";
 import { startMailStore } from "./lib/mail-store.mjs";
-import { auditPage, watchedContext } from "./lib/page-audit.mjs";
+import { AUDIT_STATS, auditPage, watchedContext } from "./lib/page-audit.mjs";
 import { ROOT } from "./lib/wrangler.mjs";
 import { startReceiver } from "./receiver.mjs";
 
@@ -340,7 +340,7 @@ async function run({ docsScreenshots, only }) {
       current.notes.push(...[...new Set(warnings.splice(0))].slice(0, 5));
       if (step.id === "a" && !current.ok) {
         await context.addCookies([sessionCookie(seededToken)]);
-        current.notes.push("fallback: b–g run on a session seeded in D1");
+        current.notes.push("fallback: b–h run on a session seeded in D1");
       }
       if (step.id === "b" && !current.ok) {
         try {
@@ -352,7 +352,9 @@ async function run({ docsScreenshots, only }) {
       }
     }
     notes.push(
-      `requests to other origins: ${blocked.length}; receiver: ${receiver.stats.accepted} deliveries verified`,
+      `axe-core ${AUDIT_STATS.axeVersion} on ${AUDIT_STATS.pages} pages ` +
+        `(${Math.round(AUDIT_STATS.rulesPassed / Math.max(1, AUDIT_STATS.pages))} rules passed a page on average); ` +
+        `requests to other origins: ${blocked.length}; receiver: ${receiver.stats.accepted} deliveries verified`,
     );
     if (docsScreenshots) copyDocsScreenshots(results);
     // The Worker's own errors, for a failed run (the log goes with the temporary state).

@@ -20,6 +20,9 @@ const FAILING_IMPACTS = new Set(["serious", "critical"]);
 /** Most Tab presses spent looking for one control. */
 const MAX_TABS = 120;
 
+/** What the audits did, for the run's summary: pages audited, axe rules passed (summed over pages), axe's version. */
+export const AUDIT_STATS = { pages: 0, rulesPassed: 0, axeVersion: "" };
+
 let axeSource;
 /** The axe-core build (node_modules/axe-core/axe.min.js), read once. */
 function axeScript() {
@@ -100,18 +103,22 @@ async function axeViolations(page) {
   if (!defined) await page.evaluate(axeScript());
   const result = await page.evaluate(async () => {
     const report = await window.axe.run(document, { resultTypes: ["violations"] });
-    return report.violations.map((v) => ({
+    const violations = report.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
       help: v.help,
       targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
       count: v.nodes.length,
     }));
+    return { violations, passed: report.passes.length, version: window.axe.version };
   });
-  const failing = result.filter((v) => FAILING_IMPACTS.has(v.impact));
+  AUDIT_STATS.pages++;
+  AUDIT_STATS.rulesPassed += result.passed;
+  AUDIT_STATS.axeVersion = result.version;
+  const failing = result.violations.filter((v) => FAILING_IMPACTS.has(v.impact));
   return {
     failing: failing.map((v) => `axe ${v.impact} ${v.id} (${v.help}) ×${v.count}: ${v.targets.join(" | ")}`),
-    others: result.filter((v) => !FAILING_IMPACTS.has(v.impact)).map((v) => `${v.impact} ${v.id}`),
+    others: result.violations.filter((v) => !FAILING_IMPACTS.has(v.impact)).map((v) => `${v.impact} ${v.id}`),
   };
 }
 
