@@ -10,7 +10,10 @@ const IMPORT_MS = 90_000;
 /** Milliseconds to wait for a simulator box to show "available" with an LFD, without reloading. */
 const AVAILABLE_MS = 150_000;
 
-/** a. Sign in through the e-mailed link; the session cookie is `__Host-`, HttpOnly, Secure, SameSite=Lax. */
+/**
+ * a. Sign in through the e-mailed link, with the keyboard; the session cookie is `__Host-`, HttpOnly, Secure,
+ * SameSite=Lax; no session fixation; the link works once.
+ */
 export async function signIn(ctx) {
   const { page, origin, email } = ctx;
   // Session fixation: a session token planted in the browser before sign-in must not be the session after it.
@@ -19,8 +22,10 @@ export async function signIn(ctx) {
   const address = page.getByLabel(/e-?mail/i);
   const send = page.getByRole("button", { name: /sign in|send|continue|e-?mail me/i });
   await ctx.audit("01-sign-in", { controls: [address, send] });
-  await address.fill(email);
-  await send.click();
+  // With the keyboard only: type into the field, Enter submits.
+  await address.focus();
+  await page.keyboard.type(email);
+  await page.keyboard.press("Enter");
   await page.waitForURL((url) => url.pathname === "/sign-in/sent", { timeout: STEP_MS });
   await ctx.audit("02-sign-in-sent");
   const mail = await ctx.mail.waitFor((m) => m.to.includes(email), STEP_MS);
@@ -31,7 +36,9 @@ export async function signIn(ctx) {
   const confirm = page.getByRole("button", { name: /^sign in/i });
   await confirm.waitFor({ timeout: STEP_MS });
   await ctx.audit("03-sign-in-link", { controls: [confirm] });
-  await confirm.click();
+  // The audit's Tab walk ended on the button: Enter presses it.
+  if (!(await confirm.evaluate((el) => el === document.activeElement))) await confirm.focus();
+  await page.keyboard.press("Enter");
   await page.waitForURL((url) => url.pathname === "/app/containers", { timeout: STEP_MS });
   const cookie = (await ctx.context.cookies(origin)).find((c) => c.name === "__Host-session");
   if (!cookie) throw new Error("signed in, but the browser holds no __Host-session cookie");
