@@ -317,3 +317,64 @@ export function portfolioOf(
     }));
   return { rows: selected, totals: { currencies, accruing, at_risk: atRisk } };
 }
+
+/** Most ids {@link chargesOfContainers} binds; past it, it reads the account's boxes and keeps the ones asked for. */
+const MAX_BOUND_CHARGE_IDS = 89;
+
+/**
+ * The charges as of now of some of the account's containers (the dashboard's table and its CSV export, issue 28): the
+ * portfolio's calculation (`portfolioOf`) over those boxes only. Their rows, availability changes, ports and the
+ * account's tariffs are read in one D1 round trip: by id for up to 89 boxes (D1 binds at most 100 parameters a
+ * statement), else the account's boxes as `portfolioCharges` reads them, keeping those asked for. Boxes no tariff or
+ * terminal LFD applies to are absent from the map.
+ * @returns each box's portfolio row by container id.
+ */
+export async function chargesOfContainers(
+  db: Database,
+  accountId: string,
+  containerIds: readonly string[],
+  nowMs: number,
+): Promise<Map<string, PortfolioRow>> {
+  if (containerIds.length === 0) return new Map();
+  const wanted = new Set(containerIds);
+  const byId = wanted.size <= MAX_BOUND_CHARGE_IDS;
+  const owned = byId
+    ? and(eq(containers.accountId, accountId), inArray(containers.id, [...wanted]))
+    : eq(containers.accountId, accountId);
+  const boxes = db.select({ id: containers.id }).from(containers).where(owned);
+  const [rows, changes, portRows, tariffRows] = await db.batch([
+    db.select(chargeColumns).from(containers).where(owned),
+    db
+      .select(changeColumns)
+      .from(transportEvents)
+      .where(
+        and(
+          inArray(transportEvents.containerId, boxes),
+          inArray(transportEvents.event, [...AVAILABILITY_EVENTS]),
+          isNull(transportEvents.invalidatedAt),
+        ),
+      ),
+    db
+      .select(portColumns)
+      .from(ports)
+      .where(
+        inArray(
+          ports.code,
+          db
+            .selectDistinct({ code: sql<string>`${containers.podLocode}` })
+            .from(containers)
+            .where(owned),
+        ),
+      ),
+    db.select().from(tariffs).where(eq(tariffs.accountId, accountId)),
+  ]);
+  const { rows: charged } = portfolioOf(
+    (rows as ContainerChargeRow[]).filter((r) => byId || wanted.has(r.id)),
+    changes,
+    portRows,
+    tariffRows.map(tariffOfRow),
+    { nowMs, date: null },
+    { status: "any", withinDays: 0, sort: "amount" },
+  );
+  return new Map(charged.map((r) => [r.containerId, r]));
+}

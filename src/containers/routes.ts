@@ -22,6 +22,7 @@ import { listContainerRawEvents } from "../raw-events/service";
 import { TransportEventListDocument } from "../transport-events/schemas";
 import { transportEventResource } from "../transport-events/serializer";
 import { listContainerTransportEvents } from "../transport-events/service";
+import { CONTAINER_SORT_KEYS, parseContainerSort } from "./list-order";
 import {
   ContainerDocument,
   ContainerListDocument,
@@ -52,11 +53,19 @@ const listRouteDef = createRoute({
   path: "/containers",
   tags,
   summary: "List containers",
-  description: "The account's containers, newest first.",
+  description:
+    "The account's containers, newest first, or in the order of `sort` (an extension). `filter[has_holds]`, `filter[custom_field][slug|value]` and `filter[search]` are extensions too.",
   request: {
     query: z.object({
       ...listQuery,
       include: includeQuery(INCLUDES),
+      sort: z
+        .string()
+        .optional()
+        .openapi({
+          description: `Extension: one of ${CONTAINER_SORT_KEYS.map((k) => `\`${k}\``).join(", ")}, with \`-\` in front for descending (\`sort=pickup_lfd\`, \`sort=-pod_eta_at\`). Ascending puts boxes without the value last; descending is the exact reverse. \`current_status\` sorts in journey order, \`available_for_pickup\` available first; \`pod_eta_at\` is the shipment's. Ties go by id in the same direction. Absent: newest first.`,
+          example: "pickup_lfd",
+        }),
       ...containerFilterParams,
     }),
   },
@@ -198,8 +207,9 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     const page = parsePage(params);
     const include = parseInclude(includeParam(params), containerResource);
     const filters = parseContainerFilters(Object.fromEntries(params));
+    const sort = parseContainerSort(params.get("sort"));
     const ctx = loadContext(c);
-    const { rows, total, prefetched } = await listContainers(ctx.db, ctx.accountId, filters, page, include);
+    const { rows, total, prefetched } = await listContainers(ctx.db, ctx.accountId, filters, page, include, sort);
     return sendJsonApi(
       c,
       await listDocument(ctx, containerResource, rows, include, c.req.url, page, total, prefetched),

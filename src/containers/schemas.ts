@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { type FilterValues, parseEnumFilter, parseStringFilter, parseTimeBound } from "../lib/jsonapi/filters";
+import { ApiError } from "../lib/errors";
+import {
+  type FilterValues,
+  parseBooleanFilter,
+  parseEnumFilter,
+  parseStringFilter,
+  parseTimeBound,
+} from "../lib/jsonapi/filters";
 import { listDocumentSchema, resourceSchema, singleDocumentSchema } from "../lib/openapi";
 import { referenceList } from "../lib/validation";
 import { CONTAINER_STATUSES } from "../tracking/status";
@@ -128,6 +135,21 @@ export const containerFilterParams = {
     .string()
     .optional()
     .openapi({ description: "Company name of the shipment's customer party (case-insensitive)." }),
+  "filter[has_holds]": z.enum(["true", "false"]).optional().openapi({
+    description:
+      "Extension: `true` for containers with at least one hold in force at the POD terminal (`holds_at_pod_terminal` entries with `status: hold`), `false` for those without.",
+  }),
+  "filter[custom_field][slug]": z.string().optional().openapi({
+    description:
+      "Extension: the `api_slug` of a container custom field definition; with `filter[custom_field][value]`, containers whose value of that field equals it.",
+  }),
+  "filter[custom_field][value]": z.string().optional().openapi({
+    description:
+      "Extension: the value `filter[custom_field][slug]` must have: compared with the stored value as text, case-insensitively (`true`/`false` for a boolean, any element of an `enum_multi`).",
+  }),
+  "filter[search]": z.string().optional().openapi({
+    description: `Extension: containers the account search (\`GET /search?query=\`) finds: the containers it matches and the containers of the shipments it matches, among its first 1000 results.`,
+  }),
 };
 
 /** The filters `listContainers` takes, by parameter name: checked and trimmed by {@link parseContainerFilters}. */
@@ -137,7 +159,8 @@ export type ContainerFilters = z.infer<z.ZodObject<typeof containerFilterParams>
  * The container filters of a request's query (or an MCP tool's arguments), checked in this order: strings trimmed
  * and at most 20 (`number`), 64 (`shipment_id`, `customer_id`), 5 (`pod_locode`), 8 (`scac`) or 255
  * (`customer_name`) characters, `status` one of `CONTAINER_STATUSES`, time bounds ISO 8601 (normalised to UTC
- * seconds). An empty value is no filter.
+ * seconds); the extensions `has_holds` `true`/`false`, `custom_field` slug (64, lower-cased) and value (1000) both or
+ * neither, `search` at most 100 characters. An empty value is no filter.
  * @throws ApiError 400 with `source.parameter` at the first invalid value.
  */
 export function parseContainerFilters(values: FilterValues<keyof ContainerFilters>): ContainerFilters {
@@ -153,7 +176,24 @@ export function parseContainerFilters(values: FilterValues<keyof ContainerFilter
     "filter[pickup_lfd][end]": parseTimeBound(values["filter[pickup_lfd][end]"], "filter[pickup_lfd][end]"),
     "filter[customer_id]": parseStringFilter(values["filter[customer_id]"], "filter[customer_id]", 64),
     "filter[customer_name]": parseStringFilter(values["filter[customer_name]"], "filter[customer_name]", 255),
+    "filter[has_holds]": parseBooleanFilter(values["filter[has_holds]"], "filter[has_holds]"),
+    ...parseCustomFieldFilter(values),
+    "filter[search]": parseStringFilter(values["filter[search]"], "filter[search]", 100),
   };
+}
+
+/** `filter[custom_field][slug]` and `[value]` go together: one without the other is a 400 at the missing one. */
+function parseCustomFieldFilter(values: FilterValues<keyof ContainerFilters>) {
+  const slug = parseStringFilter(values["filter[custom_field][slug]"], "filter[custom_field][slug]", 64);
+  const value = parseStringFilter(values["filter[custom_field][value]"], "filter[custom_field][value]", 1000);
+  if ((slug === undefined) !== (value === undefined)) {
+    const missing = slug === undefined ? "filter[custom_field][slug]" : "filter[custom_field][value]";
+    throw ApiError.badParameter(
+      missing,
+      "filter[custom_field][slug] and filter[custom_field][value] must be given together.",
+    );
+  }
+  return { "filter[custom_field][slug]": slug?.toLowerCase(), "filter[custom_field][value]": value };
 }
 
 /**

@@ -1,8 +1,8 @@
-import { and, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { placeholder, shaped } from "../db/query-shapes";
 import { type ReadItem, readMany } from "../db/read-batch";
-import { containers, parties, shipments } from "../db/schema";
+import { containers, customFieldDefinitions, customFields, parties, shipments } from "../db/schema";
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { type IncludeTree, type PrefetchedIncludes, prefetchPlan } from "../lib/jsonapi/include";
@@ -10,7 +10,9 @@ import type { PageRequest } from "../lib/jsonapi/pagination";
 import { listFilter, listPage } from "../lib/list-query";
 import { ownedBy } from "../lib/tenant";
 import { checkBodyId } from "../lib/validation";
+import { MAX_SEARCH_RESULTS, normalizeSearchQuery, searchAccount } from "../search/service";
 import { trackerName } from "../tracking/tracker-state";
+import { type ContainerSort, containerListOrder } from "./list-order";
 import type { ContainerFilters } from "./schemas";
 import {
   type ContainerRow,
@@ -64,8 +66,12 @@ export async function getContainerView(
  * `filter[shipment_id]`, `filter[pod_locode]`, `filter[scac]`, `filter[updated_at][start|end]`,
  * `filter[pickup_lfd][start|end]`, and the reference's `filter[customer_id]` and `filter[customer_name]`
  * (docs/api.md §Container endpoints: the customer party of the container's shipment, by id or by company name compared
- * case-insensitively). The page, its total, the rows' linkage and the prefetched includes are read in one D1 round
- * trip, as a cached query shape (`listPage`).
+ * case-insensitively), and the extensions `filter[has_holds]`, `filter[custom_field][slug|value]` and
+ * `filter[search]` (docs/api.md §Container endpoints "Extensions"). `sort` ({@link parseContainerSort}) replaces the
+ * newest-first order. The page, its total, the rows' linkage and the prefetched includes are read in one D1 round
+ * trip, as a cached query shape (`listPage`); `filter[search]` first runs the account search (`searchAccount`, its
+ * first {@link MAX_SEARCH_RESULTS} results), one more round trip.
+ * @throws ApiError 400 (`filter[search]`) for a query the search refuses.
  */
 export async function listContainers(
   db: Database,
@@ -73,6 +79,7 @@ export async function listContainers(
   filters: ContainerFilters,
   page: PageRequest,
   include: IncludeTree = new Map(),
+  sort?: ContainerSort,
 ) {
   const {
     "filter[number]": number,
@@ -86,8 +93,13 @@ export async function listContainers(
     "filter[pickup_lfd][end]": lfdEnd,
     "filter[customer_id]": customerId,
     "filter[customer_name]": customerName,
+    "filter[has_holds]": hasHolds,
+    "filter[custom_field][slug]": customFieldSlug,
+    "filter[custom_field][value]": customFieldValue,
+    "filter[search]": search,
   } = filters;
   const t = containers;
+  const searched = search === undefined ? undefined : await searchMatches(db, accountId, search);
   const prefetch = prefetchPlan(containerResource, include);
   const result = await listPage(
     db,
@@ -116,6 +128,18 @@ export async function listContainers(
         (v) =>
           sql`EXISTS (SELECT 1 FROM ${shipments} JOIN ${parties} ON ${parties.id} = ${shipments.customerId} WHERE ${shipments.id} = ${t.shipmentId} AND lower(${parties.companyName}) = lower(${v}))`,
       ),
+      hasHolds === undefined ? undefined : { name: `has_holds.${hasHolds}`, where: () => holdsInForce(hasHolds) },
+      listFilter(
+        "custom_field",
+        customFieldSlug === undefined ? undefined : JSON.stringify({ slug: customFieldSlug, value: customFieldValue }),
+        customFieldCondition,
+      ),
+      listFilter(
+        "search",
+        searched,
+        (v) =>
+          sql`(${t.id} IN (SELECT value FROM json_each(${v}, '$.containers')) OR ${t.shipmentId} IN (SELECT value FROM json_each(${v}, '$.shipments')))`,
+      ),
     ],
     page,
     {
@@ -125,6 +149,7 @@ export async function listContainers(
         ...prefetch.queries({ db, accountId: account }, pageIds),
       ],
     },
+    sort ? containerListOrder(sort) : undefined,
   );
   const [events = [], raws = [], ...included] = result.companions;
   return {
@@ -132,6 +157,53 @@ export async function listContainers(
     total: result.total,
     prefetched: prefetch.read(included),
   };
+}
+
+/** `has_holds`: whether the box has a hold in force (`status: hold`) among its POD terminal holds. */
+function holdsInForce(wanted: "true" | "false"): SQL {
+  const exists = sql`EXISTS (SELECT 1 FROM json_each(${containers.holdsAtPodTerminal}) WHERE json_extract(value, '$.status') = 'hold')`;
+  return wanted === "true" ? exists : sql`NOT ${exists}`;
+}
+
+/**
+ * `custom_field`: the box's value of the account's container definition with the slug `$.slug` equals `$.value` as
+ * text, case-insensitively (a boolean as `true`/`false`, any element of an array). Through the values'
+ * `(entity_type, entity_id, definition_id)` index.
+ */
+function customFieldCondition(v: SQLWrapper): SQL {
+  const wanted = sql`lower(json_extract(${v}, '$.value'))`;
+  const cf = customFields;
+  const d = customFieldDefinitions;
+  return sql`EXISTS (SELECT 1 FROM ${cf} JOIN ${d} ON ${d.id} = ${cf.definitionId}
+    WHERE ${cf.entityType} = 'container' AND ${cf.entityId} = ${containers.id} AND ${d.accountId} = ${containers.accountId}
+      AND ${d.entityType} = 'Container' AND ${d.apiSlug} = json_extract(${v}, '$.slug')
+      AND (CASE json_type(${cf.value})
+        WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(${cf.value}) WHERE lower(CAST(value AS TEXT)) = ${wanted})
+        WHEN 'true' THEN ${wanted} = 'true'
+        WHEN 'false' THEN ${wanted} = 'false'
+        ELSE lower(CAST(json_extract(${cf.value}, '$') AS TEXT)) = ${wanted} END))`;
+}
+
+/**
+ * What `filter[search]` keeps, as the JSON bound to its condition: the ids of the containers (`cargo` hits) and of the
+ * shipments the account search finds among its first {@link MAX_SEARCH_RESULTS} results.
+ * @throws ApiError 400 at `filter[search]` for a query `normalizeSearchQuery` refuses.
+ */
+async function searchMatches(db: Database, accountId: string, raw: string): Promise<string> {
+  let normalized: string;
+  try {
+    normalized = normalizeSearchQuery(raw);
+  } catch (e) {
+    if (e instanceof ApiError) {
+      throw ApiError.badParameter("filter[search]", e.errors[0]?.detail ?? "filter[search] is not a valid query.");
+    }
+    throw e;
+  }
+  const { hits } = await searchAccount(db, accountId, normalized, { offset: 0, size: MAX_SEARCH_RESULTS });
+  return JSON.stringify({
+    containers: hits.filter((h) => h.entityType === "cargo").map((h) => h.id),
+    shipments: hits.filter((h) => h.entityType === "shipment").map((h) => h.id),
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { apiKeysPage } from "./api-keys-page";
 import { containerPageRoutes } from "./container-page";
+import { containersPageRoutes } from "./containers-page";
 import { DASHBOARD_HEADERS } from "./headers";
 import { teamPage } from "./team-page";
 
@@ -29,3 +30,4 @@ dashboardRoutes.route("/account", accountRoutes);
 dashboardRoutes.route("/settings/team", teamPage);
 dashboardRoutes.route("/settings/api-keys", apiKeysPage);
 dashboardRoutes.route("/", containerPageRoutes);
+dashboardRoutes.route("/", containersPageRoutes);

@@ -11,6 +11,7 @@
  */
 
 import { type DemurrageReport, demurrageReportOf } from "../charges/report";
+import { parseContainerSort } from "../containers/list-order";
 import type { ContainerMap } from "../containers/map-geojson";
 import {
   type CurrentVesselPosition,
@@ -329,20 +330,22 @@ export class TrackingApi {
 
   /**
    * A page of the account's containers, newest first, filtered as `GET /v2/containers` filters (`filters` by its
-   * parameter names, checked by `parseContainerFilters`); `includeShipment` adds each one's shipment (null: none).
-   * @throws TrackingApiError `invalid_argument` for a bad filter, naming its parameter.
+   * parameter names, checked by `parseContainerFilters`); `includeShipment` adds each one's shipment (null: none);
+   * `sort` is the list's `sort` (`parseContainerSort`: `pickup_lfd`, `-pod_eta_at` …; newest first when absent).
+   * @throws TrackingApiError `invalid_argument` for a bad filter or sort, naming its parameter.
    */
   async listContainers(
     filters: FilterValues<keyof ContainerFilters> = {},
     page: PageOptions = {},
-    options: { includeShipment?: boolean } = {},
+    options: { includeShipment?: boolean; sort?: string } = {},
   ): Promise<Page<ContainerDetails>> {
     return mapErrors(async () => {
       const request = pageRequest(page);
       const parsed = parseContainerFilters(filters);
+      const sort = parseContainerSort(options.sort);
       const tree = parseInclude(options.includeShipment ? "shipment" : "", containerResource);
       const { db, accountId } = this.deps;
-      const { rows, total, prefetched } = await listContainers(db, accountId, parsed, request, tree);
+      const { rows, total, prefetched } = await listContainers(db, accountId, parsed, request, tree, sort);
       const shipments = prefetched.get("shipment");
       const items = rows.map((row): ContainerDetails => {
         if (!options.includeShipment) return { container: serializeContainer(row) };

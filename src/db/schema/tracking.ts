@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { CONTAINER_STATUSES } from "../../tracking/status";
 import { accounts, parties } from "./accounts";
 import type { StagedCustomFields } from "./custom-fields";
 import { terminals } from "./reference";
@@ -139,6 +140,15 @@ export const shipments = sqliteTable(
  * arrays; the three import deadlines are columns and `pickup_lfd` is stored coalesced (docs/decisions.md).
  * `tracked_equipment_id` links the row to the shared Tracker of its box.
  */
+/**
+ * A container's `current_status` as its rank in journey order (CONTAINER_STATUSES), the ORDER BY term of
+ * `GET /containers?sort=current_status` and the expression of `containers_account_status_order_idx`: SQLite uses an
+ * expression index only for the very same expression, so both read this one.
+ */
+export const CONTAINER_STATUS_RANK = sql.raw(
+  `(CASE "current_status" ${CONTAINER_STATUSES.map((s, i) => `WHEN '${s}' THEN ${i}`).join(" ")} END)`,
+);
+
 export const containers = sqliteTable(
   "containers",
   {
@@ -219,6 +229,14 @@ export const containers = sqliteTable(
     index("containers_account_status_idx").on(t.accountId, t.currentStatus, t.createdAt),
     index("containers_shipment_idx").on(t.shipmentId),
     index("containers_tracked_equipment_idx").on(t.trackedEquipmentId),
+    // The orders of `GET /containers?sort=` (src/containers/list-order.ts; migration 0024): each walks the account's
+    // range in order and stops at the page, instead of sorting every box of the account. `IS NULL` first puts boxes
+    // without the value last.
+    index("containers_account_scac_order_idx").on(t.accountId, sql`(${t.scac} IS NULL)`, t.scac, t.id),
+    index("containers_account_pod_order_idx").on(t.accountId, sql`(${t.podLocode} IS NULL)`, t.podLocode, t.id),
+    index("containers_account_lfd_order_idx").on(t.accountId, sql`(${t.pickupLfd} IS NULL)`, t.pickupLfd, t.id),
+    index("containers_account_status_order_idx").on(t.accountId, CONTAINER_STATUS_RANK, t.id),
+    index("containers_account_updated_idx").on(t.accountId, t.updatedAt, t.id),
   ],
 );
 

@@ -172,6 +172,8 @@ export const listFilterFields: Record<string, string> = {
   "filter[pod_locode]": "port",
   "filter[scac]": "carrier",
   "filter[updated_at][start]": "updated_after",
+  "filter[has_holds]": "has_holds",
+  sort: "sort",
   "filter[tracking_stopped]": "status",
   "filter[number]": "number",
   "page[size]": "page_size",

@@ -14,6 +14,7 @@ import {
   TrackingHealth,
   trackingHealthOf,
 } from "../../containers/derived-views";
+import { CONTAINER_SORT_KEYS } from "../../containers/list-order";
 import { orNull } from "../../lib/nullable";
 import { CONTAINER_STATUSES } from "../../tracking/status";
 import { JOURNEY_PHASES, labelOf, PHASE_LABELS, phaseOf } from "../../transport-events/milestone-catalog";
@@ -440,12 +441,18 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
     name: "list_containers",
     title: "List containers",
     description:
-      "A page of the account's containers, newest first, optionally filtered by status, port of discharge (UN/LOCODE), carrier SCAC or last update. Each row links to its svc://container/{id} resource; call get_container for details. Page with `page`; `next_page` says what to ask for next.",
+      "A page of the account's containers, newest first (or by `sort`), optionally filtered by status, port of discharge (UN/LOCODE), carrier SCAC, holds or last update. Each row links to its svc://container/{id} resource; call get_container for details. Page with `page`; `next_page` says what to ask for next.",
     input: {
       status: z.enum(CONTAINER_STATUSES).optional().describe("current_status to filter on."),
       port: locodeArg.optional(),
       carrier: scacArg.optional(),
       updated_after: isoDateArg.optional().describe("Only containers updated at or after this time (ISO 8601)."),
+      has_holds: z.boolean().optional().describe("Only containers with (true) or without (false) a hold in force."),
+      sort: z
+        .string()
+        .max(30)
+        .optional()
+        .describe(`${CONTAINER_SORT_KEYS.join(", ")}; - for descending.`),
       include: z
         .array(z.enum(["shipment"]))
         .max(1)
@@ -474,9 +481,10 @@ export function registerContainerTools(server: McpServer, deps: McpDeps): void {
           "filter[pod_locode]": args.port?.toUpperCase(),
           "filter[scac]": args.carrier?.toUpperCase(),
           "filter[updated_at][start]": args.updated_after,
+          "filter[has_holds]": args.has_holds === undefined ? undefined : String(args.has_holds),
         },
         pageOptions(args),
-        { includeShipment: withShipment },
+        { includeShipment: withShipment, sort: args.sort },
       );
       const items = page.items.map((d) => ({
         ...containerSummary(d.container),

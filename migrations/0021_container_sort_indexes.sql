@@ -1,0 +1,5 @@
+CREATE INDEX `containers_account_scac_order_idx` ON `containers` (`account_id`,("scac" IS NULL),`scac`,`id`);--> statement-breakpoint
+CREATE INDEX `containers_account_pod_order_idx` ON `containers` (`account_id`,("pod_locode" IS NULL),`pod_locode`,`id`);--> statement-breakpoint
+CREATE INDEX `containers_account_lfd_order_idx` ON `containers` (`account_id`,("pickup_lfd" IS NULL),`pickup_lfd`,`id`);--> statement-breakpoint
+CREATE INDEX `containers_account_status_order_idx` ON `containers` (`account_id`,(CASE "current_status" WHEN 'new' THEN 0 WHEN 'on_ship' THEN 1 WHEN 'grounded' THEN 2 WHEN 'available' THEN 3 WHEN 'not_available' THEN 4 WHEN 'awaiting_inland_transfer' THEN 5 WHEN 'on_rail' THEN 6 WHEN 'off_dock' THEN 7 WHEN 'picked_up' THEN 8 WHEN 'delivered' THEN 9 WHEN 'empty_returned' THEN 10 END),`id`);--> statement-breakpoint
+CREATE INDEX `containers_account_updated_idx` ON `containers` (`account_id`,`updated_at`,`id`);
