@@ -350,6 +350,7 @@ async function run({ docsScreenshots, only }) {
           current.notes.push(`fallback failed: ${err.message}`);
         }
       }
+      printResult(current);
     }
     notes.push(
       `axe-core ${AUDIT_STATS.axeVersion} on ${AUDIT_STATS.pages} pages ` +
@@ -382,6 +383,19 @@ function copyDocsScreenshots(results) {
   console.log(`  docs/screenshots/: ${DOCS_SCREENSHOTS.length} screenshots refreshed`);
 }
 
+/** Whether a scenario passed: it ran to its end and its pages' audits found nothing. */
+function passed(result) {
+  return result.ok && result.audits.length === 0;
+}
+
+/** Prints one scenario's outcome as soon as it is known (a stopped run still shows what it got through). */
+function printResult(r) {
+  console.log(`${passed(r) ? "✓" : "✗"} ${r.id}. ${r.title} (${(r.ms / 1000).toFixed(0)} s)`);
+  if (r.error) console.log(`    failed: ${r.error}`);
+  for (const audit of r.audits) console.log(`    audit: ${audit}`);
+  for (const note of r.notes) console.log(`    ${note}`);
+}
+
 async function main() {
   const { values } = parseArgs({
     options: { "docs-screenshots": { type: "boolean", default: false }, only: { type: "string" } },
@@ -400,15 +414,7 @@ async function main() {
   }, LIMIT_MS);
   watchdog.unref();
   const { results, notes } = await run({ docsScreenshots: values["docs-screenshots"] && only === null, only });
-  let failed = 0;
-  for (const r of results) {
-    const ok = r.ok && r.audits.length === 0;
-    if (!ok) failed++;
-    console.log(`${ok ? "✓" : "✗"} ${r.id}. ${r.title} (${(r.ms / 1000).toFixed(0)} s)`);
-    if (r.error) console.log(`    failed: ${r.error}`);
-    for (const audit of r.audits) console.log(`    audit: ${audit}`);
-    for (const note of r.notes) console.log(`    ${note}`);
-  }
+  const failed = results.filter((r) => !passed(r)).length;
   for (const note of notes) console.log(`  ${note}`);
   console.log(`  screenshots: ${ARTIFACTS}`);
   console.log(`check:dashboard: ${results.length - failed} of ${results.length} scenarios passed`);

@@ -148,6 +148,13 @@ export async function trackThroughApi(ctx) {
     if (![200, 201, 422, 429].includes(answer.status))
       throw new Error(`POST /v2/tracking_requests ${box.number} answered ${answer.status}`);
   }
+  // As after the upload (which takes a minute), the boxes exist before c opens the table.
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const answer = await ctx.api("GET", "/v2/containers?page[size]=100");
+    if ((answer.body?.data ?? []).length >= TRACKED_BOXES.length - 1) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }
 
 /** c. A simulator box reaches "available" with its LFD on /app/containers without a reload; then its page. */
@@ -187,6 +194,12 @@ export async function watchAvailable(ctx) {
     if (!found) await page.waitForTimeout(2000);
   }
   page.off("framenavigated", onNavigate);
+  if (!found && atLoad === null)
+    throw new Error(
+      `the page showed no containers table (empty: "${(await mainText(page)).slice(0, 80)}…") and none appeared ` +
+        `without a reload within ${AVAILABLE_MS / 1000} s, though GET /v2/containers lists ` +
+        `${(await ctx.api("GET", "/v2/containers")).body?.data?.length ?? "?"} boxes`,
+    );
   if (!found) {
     const statuses = last?.rows.map((r) => r.cells[findKey(last.headers, /status/i) ?? ""]).join(", ");
     throw new Error(

@@ -174,12 +174,19 @@ async function keyboardFailures(page, controls) {
         `${first.indicator ? "with" : "without"} a focus indicator`,
     );
   for (const control of controls) {
+    const name = control.toString();
+    // A control missing from the page is a failure at once (and no Tab walk waits for it to appear).
+    if ((await control.count()) === 0) {
+      failures.push(`keyboard: ${name} is not on the page`);
+      continue;
+    }
     let reached = false;
     for (let i = 0; i < MAX_TABS && !reached; i++) {
       await page.keyboard.press("Tab");
-      reached = await control.evaluate((el) => el === document.activeElement).catch(() => false);
+      reached = await control
+        .evaluate((el) => el === document.activeElement, undefined, { timeout: 1000 })
+        .catch(() => false);
     }
-    const name = control.toString();
     if (!reached) {
       failures.push(`keyboard: Tab never reached ${name}`);
       continue;
