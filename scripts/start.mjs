@@ -232,7 +232,8 @@ function printBanner({ key, signInToken }, devArgs, { cron }) {
   Account  ${DEV_ACCOUNT_NAME} (${DEV_ACCOUNT_ID})
   API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)
   Sign in  ${signInLink}
-           (opens the dashboard as ${DEV_USER_EMAIL}, admin: one use, 24 h; a new link every npm start)${cronLine}
+           (opens the dashboard as ${DEV_USER_EMAIL}, admin: one use, 24 h; a new link every npm start)
+  MCP      ${devOrigin(devArgs)}/mcp   (Authorization: Token <key>, or sign in with OAuth from an MCP client)${cronLine}
 
 ${sourcesBanner({ root: ROOT, devArgs })}
 
@@ -268,6 +269,9 @@ function runDev(devArgs, { cron }) {
   // to this terminal. Never set in a deployment.
   if (!setsVar("SIGN_IN_LINKS_TO_CONSOLE")) args.push("--var", "SIGN_IN_LINKS_TO_CONSOLE:true");
   if (!setsVar("EMAIL_SUBMISSION_DOMAIN")) args.push("--var", `EMAIL_SUBMISSION_DOMAIN:${LOCAL_EMAIL_DOMAIN}`);
+  // OAuth for MCP (docs/mcp.md §Signing in with OAuth): on locally, so an MCP client (the Inspector) signs in through
+  // the dashboard; `Token <key>` keeps working. `--var MCP_OAUTH:off` restores Bearer API keys (the wrangler.toml default).
+  if (!setsVar("MCP_OAUTH")) args.push("--var", "MCP_OAUTH:on");
   args.push(...devArgs);
   const child = spawnWrangler(args, { stdio: "inherit" });
   const forward = (signal) => {

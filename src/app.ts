@@ -26,6 +26,7 @@ import { jsonBody } from "./middleware/body";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
 import { strictQuery } from "./middleware/strict-query";
+import { oauthConsentRoutes } from "./oauth/consent-routes";
 import { partyRoutes } from "./parties/routes";
 import { portRoutes } from "./ports/routes";
 import { searchRoutes } from "./search/routes";
@@ -34,6 +35,7 @@ import { shipmentRoutes } from "./shipments/routes";
 import { shippingLineRoutes } from "./shipping-lines/routes";
 import { tariffRoutes } from "./tariffs/routes";
 import { terminalRoutes } from "./terminals/routes";
+import { trackingRequestImportRoutes } from "./tracking-request-imports/routes";
 import { trackingRequestRoutes } from "./tracking-requests/routes";
 import { acceptInvitationPage } from "./users/accept-page";
 import { userRoutes } from "./users/routes";
@@ -110,6 +112,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   // Before the tracking request routes so that /tracking_requests/infer_number is never read as an {id}.
   v2.route("/", inferRoutes);
   v2.route("/", trackingRequestRoutes);
+  v2.route("/", trackingRequestImportRoutes);
   v2.route("/", shipmentRoutes);
   v2.route("/", containerRoutes);
   v2.route("/", containerMapRoutes);
@@ -161,6 +164,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.route("/", signInRoutes);
   app.route("/app", dashboardRoutes);
   app.route("/invitations", acceptInvitationPage);
+  // OAuth for MCP's consent page (src/oauth/consent-routes.tsx; 404 unless MCP_OAUTH is on).
+  app.route("/oauth", oauthConsentRoutes);
   app.get("/", (c) => c.redirect("/app/containers", 303));
 
   // A known path with a method it does not have → 405 with `Allow` (RFC 9110 §15.5.6); OPTIONS on a known path → 204

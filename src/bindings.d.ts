@@ -76,6 +76,7 @@ declare namespace Cloudflare {
     TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
     WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
     DOCUMENT_EXTRACTIONS_QUEUE: Queue<import("./documents/extraction-job").DocumentQueueMessage>;
+    TRACKING_REQUEST_IMPORTS_QUEUE: Queue<import("./tracking-request-imports/service").TrackingRequestImportMessage>;
   }
 }
 
@@ -84,4 +85,5 @@ interface Env extends WorkerSecrets {
   TERMINAL_POLLS_QUEUE: Queue<import("./tracking/terminal-poll-message").TerminalPollMessage>;
   WEBHOOK_DELIVERIES_QUEUE: Queue<import("./webhooks/outbox").WebhookDeliveryMessage>;
   DOCUMENT_EXTRACTIONS_QUEUE: Queue<import("./documents/extraction-job").DocumentQueueMessage>;
+  TRACKING_REQUEST_IMPORTS_QUEUE: Queue<import("./tracking-request-imports/service").TrackingRequestImportMessage>;
 }

@@ -5,6 +5,8 @@ import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
 import { handleEmail } from "./documents/email-intake";
 import { consumeDocumentExtractions, type DocumentQueueMessage } from "./documents/extraction-job";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
+import { routeWithOAuth } from "./oauth/mcp-bridge";
+import { oauthEnabled } from "./oauth/provider";
 // Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
 import "./resource-types";
 import { pruneSignInLinks } from "./sessions/prune";
@@ -12,6 +14,8 @@ import { withBenchEngine } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
 import type { TerminalPollMessage } from "./tracking/terminal-poll-message";
+import { consumeTrackingRequestImports, importDepsFromEnv } from "./tracking-request-imports/queue";
+import { requeueStalledImports, type TrackingRequestImportMessage } from "./tracking-request-imports/service";
 import type { TrackingRequestMessage } from "./tracking-requests/queue-message";
 import { syncVesselPositions } from "./vessels/positions/feed-sync";
 import { consumeWebhookDeliveries, consumeWebhookDeliveriesDlq } from "./webhooks/delivery";
@@ -28,12 +32,21 @@ export { AisFeed } from "./vessels/positions/ais-feed";
 const app = createApp();
 
 /**
- * The Worker: HTTP (REST /v2, docs; `/mcp` goes to the MCP guard and agent, src/mcp/http.ts), queue consumers
- * and the cron trigger (docs/architecture.md §Overview).
+ * The Worker: HTTP (REST /v2, docs; `/mcp` goes to the MCP guard and agent, src/mcp/http.ts; with `MCP_OAUTH = "on"`
+ * the OAuth endpoints and Bearer requests to `/mcp` go through the OAuth provider first, src/oauth/mcp-bridge.ts),
+ * queue consumers and the cron trigger (docs/architecture.md §Overview).
  */
 const worker = {
-  fetch: (request, env, ctx) =>
-    new URL(request.url).pathname === MCP_PATH ? handleMcpRequest(request, env, ctx) : app.fetch(request, env, ctx),
+  async fetch(request, env, ctx) {
+    if (oauthEnabled(env)) {
+      const routed = await routeWithOAuth(request, env, ctx);
+      if (routed) return routed;
+      return app.fetch(request, env, ctx);
+    }
+    return new URL(request.url).pathname === MCP_PATH
+      ? handleMcpRequest(request, env, ctx)
+      : app.fetch(request, env, ctx);
+  },
   async queue(batch, env, _ctx) {
     switch (batch.queue) {
       case "tracking-requests":
@@ -47,6 +60,9 @@ const worker = {
         return;
       case "document-extractions":
         await consumeDocumentExtractions(batch as MessageBatch<DocumentQueueMessage>, env);
+        return;
+      case "tracking-request-imports":
+        await consumeTrackingRequestImports(batch as MessageBatch<TrackingRequestImportMessage>, env);
         return;
       case "webhook-deliveries-dlq":
         await consumeWebhookDeliveriesDlq(batch as MessageBatch<WebhookDeliveryMessage>, env);
@@ -65,6 +81,8 @@ const worker = {
     ctx.waitUntil(runMaintenance(env));
     // Alerts: date-driven conditions, the daily digests, the charges webhook events, the alert outbox sweep.
     ctx.waitUntil(runAlertsCron(env));
+    // Bulk imports whose chain of steps lost its message (src/tracking-request-imports/service.ts).
+    ctx.waitUntil(requeueStalledImports(importDepsFromEnv(env)));
     // Vessel positions: retention, and the AIS feed's subscription follows the vessels carrying tracked boxes.
     ctx.waitUntil(syncVesselPositions(env, Date.now()));
     // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4). The

@@ -4,10 +4,12 @@ import { accountRoutes } from "../sessions/account-page";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
 import { apiKeysPage } from "./api-keys-page";
+import { connectionsRoutes } from "./connections-page";
 import { containerPageRoutes } from "./container-page";
 import { containersPageRoutes } from "./containers-page";
 import { DASHBOARD_HEADERS } from "./headers";
 import { teamPage } from "./team-page";
+import { trackRoutes } from "./track-page";
 
 /**
  * The dashboard under /app (issue 28; docs/dashboard.md): server-rendered pages (Hono JSX) reading through the same
@@ -26,8 +28,10 @@ dashboardRoutes.use("*", async (c, next) => {
 dashboardRoutes.use("*", requireSignedIn);
 dashboardRoutes.use("*", verifyCsrf);
 dashboardRoutes.get("/", (c) => c.redirect("/app/containers", 303));
+dashboardRoutes.route("/account/connections", connectionsRoutes);
 dashboardRoutes.route("/account", accountRoutes);
 dashboardRoutes.route("/settings/team", teamPage);
 dashboardRoutes.route("/settings/api-keys", apiKeysPage);
 dashboardRoutes.route("/", containerPageRoutes);
 dashboardRoutes.route("/", containersPageRoutes);
+dashboardRoutes.route("/", trackRoutes);

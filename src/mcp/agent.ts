@@ -21,6 +21,12 @@ export interface McpExchange {
   messages: JSONRPCMessage[];
   caller: SessionOwner;
   opening: boolean;
+  /**
+   * The caller may only read (an OAuth token of a viewer, src/oauth/mcp-bridge.ts): write tools (`track_container`'s
+   * create) answer a `forbidden` tool error. Sent with every exchange, as the user's role is read live per request.
+   * Omitted (API keys): full access.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -93,6 +99,8 @@ export function rateLimitedAnswer(request: JSONRPCRequest, seconds: number): JSO
  */
 export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, McpSessionProps> {
   server = new McpServer({ ...SERVER_INFO }, { instructions: SERVER_INSTRUCTIONS, capabilities: { logging: {} } });
+  /** The session's user may only read ({@link McpExchange.readOnly} of the exchange being served). */
+  private readOnly = false;
 
   async init(): Promise<void> {
     registerAll(this.server, { resolveApi: () => this.resolveApi(), clock: systemClock });
@@ -104,8 +112,11 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
    * to its server whenever the object restarts). Otherwise the session must have been opened by the same account
    * and key and not have ended; anything else is `not_found`, whatever the reason, so a session id reveals nothing.
    */
-  async exchange({ messages, caller, opening }: McpExchange): Promise<McpExchangeResult> {
+  async exchange({ messages, caller, opening, readOnly }: McpExchange): Promise<McpExchangeResult> {
     await this.__unsafe_ensureInitialized();
+    // Every caller of a session is its owner (the same key, or the same OAuth grant and so the same user), so the
+    // latest exchange's role is the session user's current one.
+    this.readOnly = readOnly === true;
     if (opening) {
       // Session ids are fresh (`newUniqueId`), so an opening exchange meets an object nobody owns yet.
       const initialize = messages.find((m) => isInitializeRequest(m));
@@ -215,6 +226,7 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
       env,
       accountId,
       limitBucket: (bucket) => drawFromBucket(env, accountId, bucket, systemClock.now(), this.ctx),
+      readOnly: this.readOnly,
     });
   }
 }

@@ -12,6 +12,7 @@ import { ApiError } from "../lib/errors";
  * - `invalid_argument`: the input was rejected (REST 400/422); `field` names the argument when known;
  * - `rate_limited`: the account's default bucket is exhausted (REST 429); retry after `retryAfterSeconds`;
  * - `forbidden_feature`: a paid feature the account lacks, e.g. `routing` (REST 403);
+ * - `forbidden`: the caller's role may not do this, e.g. a viewer's OAuth token creating a tracking request (REST 403);
  * - `unauthorized`: the session has no owner (REST 401);
  * - `upstream`: the service failed (REST 5xx); safe to retry later.
  */
@@ -20,6 +21,7 @@ export type TrackingApiErrorKind =
   | "invalid_argument"
   | "rate_limited"
   | "forbidden_feature"
+  | "forbidden"
   | "unauthorized"
   | "upstream";
 

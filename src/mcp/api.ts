@@ -203,6 +203,11 @@ export interface TrackingApiDeps {
   accountId: string;
   /** Draws from a dedicated bucket (creates also count against `create_tracking_request`, as over REST). */
   limitBucket?: BucketGuard;
+  /**
+   * The caller may only read (an OAuth token of a viewer, docs/mcp.md §Signing in with OAuth): every write rejects
+   * with `forbidden`, as the dashboard answers a viewer 403 (src/sessions/session.ts `requireRole`). Default false.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -513,11 +518,17 @@ export class TrackingApi {
    * Creates a tracking request (docs/api.md §Tracking request endpoints) after drawing from the account's
    * `create_tracking_request` bucket; it starts `pending` and is looked up asynchronously.
    * @throws TrackingApiError `invalid_argument` (field `scac` / `request_number`, code `blank`, `not_recognized`,
-   *   `not_supported`, `duplicate`, `invalid`); `rate_limited`.
+   *   `not_supported`, `duplicate`, `invalid`); `rate_limited`; `forbidden` for a read-only caller (nothing counted).
    */
   async createTrackingRequest(
     input: Pick<CreateTrackingRequestInput, "requestType" | "requestNumber" | "scac" | "refNumbers">,
   ): Promise<TrackingRequestResource> {
+    if (this.deps.readOnly) {
+      throw new TrackingApiError(
+        "forbidden",
+        "Forbidden: your role (viewer) may only read; nothing was created. Ask an admin of the account for the member role.",
+      );
+    }
     return mapErrors(async () => {
       await this.deps.limitBucket?.("create_tracking_request");
       const row = await createTrackingRequest(

@@ -6,7 +6,10 @@
  * 2. `Authorization: Token <key>` or `Bearer <key>` (scheme case-insensitive), checked with the REST key lookup
  *    (src/middleware/auth.ts: unknown or revoked → rejected) → else 401 with `WWW-Authenticate` and a JSON-RPC
  *    error body; a client address over `AUTH_FAILURES_PER_MINUTE` failed keys → 429 with `Retry-After` (shared with
- *    REST, `checkApiKey`);
+ *    REST, `checkApiKey`). With OAuth on (`MCP_OAUTH = "on"`, src/oauth/provider.ts) only `Token <key>` reaches this
+ *    step: `Bearer` carries OAuth access tokens only (SPEC.md §5), which the provider validated before calling
+ *    {@link handleMcpRequest} with the token's caller (src/oauth/mcp-bridge.ts); a `Bearer` API key → 401 whose
+ *    challenge names the protected resource metadata (RFC 9728 §5.1);
  * 3. the request itself, as the streamable-HTTP transport of the MCP spec (2025-06-18) requires: `Accept` of both
  *    `application/json` and `text/event-stream` (406), a JSON body (415, 413 over 4 MiB, 400 unparsable or not
  *    JSON-RPC), `initialize` alone and only without a session id (400), a session id on everything else (400), a
@@ -32,6 +35,7 @@ import { RPC_DO_PREFIX } from "agents/mcp";
 import ipaddr from "ipaddr.js";
 import { checkApiKey, parseAuthorization } from "../middleware/auth";
 import { clientAddress } from "../middleware/auth-throttle";
+import { oauthEnabled, protectedResourceMetadataUrl } from "../oauth/provider";
 import type { McpExchangeResult } from "./agent";
 import { TrackingApiError } from "./api-errors";
 import { drawFromBucket, type SessionOwner } from "./session";
@@ -47,12 +51,30 @@ const CORS_HEADERS: Record<string, string> = {
   "Access-Control-Allow-Origin": "*",
   "Access-Control-Allow-Headers": "Content-Type, Accept, Authorization, mcp-session-id, mcp-protocol-version",
   "Access-Control-Allow-Methods": "POST, DELETE, OPTIONS",
-  "Access-Control-Expose-Headers": "mcp-session-id",
+  // WWW-Authenticate: browser-based clients read the 401's challenge to find the OAuth metadata (MCP authorization).
+  "Access-Control-Expose-Headers": "mcp-session-id, WWW-Authenticate",
   "Access-Control-Max-Age": "86400",
 };
 
 /** Challenge of every 401: Bearer first, as MCP clients read it (`error="invalid_token"` when a key was rejected). */
 export const MCP_WWW_AUTHENTICATE = 'Bearer realm="mcp"';
+
+/**
+ * Who a request speaks for when it is already authenticated (an OAuth access token the provider validated,
+ * src/oauth/mcp-bridge.ts): the account, the session fingerprint (`oauth:<grant id>`) and whether the user's role
+ * only reads (a viewer: write tools refused).
+ */
+export interface McpAuthenticatedCaller extends SessionOwner {
+  readOnly: boolean;
+}
+
+/**
+ * The Bearer challenge of a 401 with OAuth on: `resource_metadata` names this origin's RFC 9728 document, from which
+ * MCP clients discover the authorization server (MCP 2025-06-18 "Authorization" §2.3), and `scope` the one scope.
+ */
+export function oauthChallenge(origin: string, error?: "invalid_token"): string {
+  return `Bearer realm="mcp"${error ? `, error="${error}"` : ""}, resource_metadata="${protectedResourceMetadataUrl(origin)}", scope="mcp"`;
+}
 
 /** Longest session id accepted (the agent's ids are 64 hex digits). */
 const MAX_SESSION_ID_LENGTH = 128;
@@ -159,7 +181,7 @@ export function ownHostOf(request: Request, env: Pick<Env, "MCP_ALLOWED_HOSTS">)
  * DNS-rebinding guard: the Host (or URL host) and, when sent, the Origin must be allowed hosts (loopback,
  * `MCP_ALLOWED_HOSTS`, or by default the Worker's own host over HTTPS: {@link ownHostOf}).
  */
-function hostGuard(request: Request, env: Pick<Env, "MCP_ALLOWED_HOSTS">): Response | null {
+export function hostGuard(request: Request, env: Pick<Env, "MCP_ALLOWED_HOSTS">): Response | null {
   const host = request.headers.get("host") ?? new URL(request.url).host;
   const own = ownHostOf(request, env);
   if (!allowedHeader("host", host, env, own)) return jsonRpcError(403, -32000, "Forbidden: host not allowed.");
@@ -278,91 +300,23 @@ function answerOf(sent: JSONRPCMessage[], received: JSONRPCMessage[], sessionId:
 const SESSION_NOT_FOUND = () => jsonRpcError(404, -32001, "Session not found");
 
 /**
- * Serves one request to `/mcp` (see the module comment for the order of checks and their answers). Never throws:
- * an unexpected failure is logged and answered 500 with a generic JSON-RPC error.
+ * Serves one request to `/mcp` (see the module comment for the order of checks and their answers). `authenticated`:
+ * the caller of a validated OAuth access token (src/oauth/mcp-bridge.ts), which replaces step 2. Never throws: an
+ * unexpected failure is logged and answered 500 with a generic JSON-RPC error.
  */
-export async function handleMcpRequest(request: Request, env: Env, ctx?: ExecutionContext): Promise<Response> {
+export async function handleMcpRequest(
+  request: Request,
+  env: Env,
+  ctx?: ExecutionContext,
+  authenticated?: McpAuthenticatedCaller,
+): Promise<Response> {
   try {
     const refused = hostGuard(request, env);
     if (refused) return refused;
     if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
-
-    const header = request.headers.get("authorization");
-    const key = parseAuthorization(header);
-    if (!key) {
-      return jsonRpcError(
-        401,
-        -32001,
-        header
-          ? "Unauthorized: invalid API key. Send Authorization: Token <key> (or Bearer <key>)."
-          : "Unauthorized: missing API key. Send Authorization: Token <key> (or Bearer <key>).",
-        { "WWW-Authenticate": header ? `${MCP_WWW_AUTHENTICATE}, error="invalid_token"` : MCP_WWW_AUTHENTICATE },
-      );
-    }
-    const now = Date.now();
-    const check = await checkApiKey(env, key, () => clientAddress(request.headers.get("cf-connecting-ip")), now);
-    if (check.outcome === "throttled") {
-      return jsonRpcError(
-        429,
-        -32000,
-        `Too many requests with an invalid API key from this address: retry after ${check.retryAfterSeconds} s.`,
-        { "Retry-After": String(check.retryAfterSeconds) },
-      );
-    }
-    if (check.outcome === "unauthorized") {
-      return jsonRpcError(401, -32001, "Unauthorized: invalid, unknown or revoked API key.", {
-        "WWW-Authenticate": `${MCP_WWW_AUTHENTICATE}, error="invalid_token"`,
-      });
-    }
-    const principal = check.principal;
-    const caller: SessionOwner = { accountId: principal.accountId, keyFingerprint: principal.keyFingerprint };
-
-    const sessionId = request.headers.get("mcp-session-id");
-    if (
-      sessionId !== null &&
-      (sessionId.length === 0 || sessionId.length > MAX_SESSION_ID_LENGTH || !/^[\w.:-]+$/.test(sessionId))
-    ) {
-      return SESSION_NOT_FOUND();
-    }
-
-    if (request.method === "DELETE") {
-      if (sessionId === null) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
-      const ended = await sessionAgent(env, sessionId).endSession(caller);
-      return ended ? new Response(null, { status: 200, headers: CORS_HEADERS }) : SESSION_NOT_FOUND();
-    }
-    if (request.method !== "POST") {
-      return jsonRpcError(405, -32000, "Method Not Allowed: use POST (this server opens no standalone SSE stream).", {
-        Allow: "POST, DELETE, OPTIONS",
-      });
-    }
-
-    const read = await readMessages(request, sessionId);
-    if (read instanceof Response) return read;
-    let id = sessionId;
-    if (read.opening) {
-      try {
-        await drawFromBucket(env, principal.accountId, "default", now, ctx);
-      } catch (err) {
-        if (err instanceof TrackingApiError && err.kind === "rate_limited") {
-          const seconds = err.retryAfterSeconds ?? 60;
-          return jsonRpcError(429, -32000, `Rate limited: retry after ${seconds} s.`, {
-            "Retry-After": String(seconds),
-          });
-        }
-        throw err;
-      }
-      id = env.MCP_OBJECT.newUniqueId().toString();
-    }
-    const sid = id as string;
-    // The stub's inferred RPC type loses the JSON-RPC message union; the agent's method is typed McpExchangeResult.
-    const result = (await sessionAgent(env, sid).exchange({
-      messages: read.messages,
-      caller,
-      opening: read.opening,
-    })) as McpExchangeResult;
-    if (result.session === "not_found") return SESSION_NOT_FOUND();
-    if (result.session === "refused") return jsonRpcError(result.status, -32600, result.message);
-    return answerOf(read.messages, result.messages, sid);
+    const caller = authenticated ?? (await apiKeyCaller(request, env));
+    if (caller instanceof Response) return caller;
+    return await serveAuthenticated(request, env, ctx, caller);
   } catch (err) {
     const reference = crypto.randomUUID();
     console.error(
@@ -376,4 +330,114 @@ export async function handleMcpRequest(request: Request, env: Env, ctx?: Executi
     );
     return jsonRpcError(500, -32603, `Internal error (reference ${reference}).`);
   }
+}
+
+/**
+ * Step 2 of the module comment: the caller of the request's API key, or the 401/429 answer. With OAuth on, only the
+ * `Token` scheme carries an API key; `Bearer` is for OAuth access tokens (SPEC.md §5).
+ */
+async function apiKeyCaller(request: Request, env: Env): Promise<McpAuthenticatedCaller | Response> {
+  const header = request.headers.get("authorization");
+  const oauth = oauthEnabled(env);
+  const origin = new URL(request.url).origin;
+  // With OAuth on, every 401 names the protected resource metadata, so a client can switch to signing in.
+  const rejected = oauth ? oauthChallenge(origin, "invalid_token") : `${MCP_WWW_AUTHENTICATE}, error="invalid_token"`;
+  if (oauth && !/^\s*token\s/i.test(header ?? "")) {
+    return jsonRpcError(
+      401,
+      -32001,
+      header
+        ? "Unauthorized: Bearer takes an OAuth access token here. Sign in with OAuth, or send Authorization: Token <API key>."
+        : "Unauthorized: sign in with OAuth (Bearer access token), or send Authorization: Token <API key>.",
+      { "WWW-Authenticate": oauthChallenge(origin, header ? "invalid_token" : undefined) },
+    );
+  }
+  const key = parseAuthorization(header);
+  if (!key) {
+    return jsonRpcError(
+      401,
+      -32001,
+      header
+        ? "Unauthorized: invalid API key. Send Authorization: Token <key> (or Bearer <key>)."
+        : "Unauthorized: missing API key. Send Authorization: Token <key> (or Bearer <key>).",
+      { "WWW-Authenticate": header ? rejected : MCP_WWW_AUTHENTICATE },
+    );
+  }
+  const now = Date.now();
+  const check = await checkApiKey(env, key, () => clientAddress(request.headers.get("cf-connecting-ip")), now);
+  if (check.outcome === "throttled") {
+    return jsonRpcError(
+      429,
+      -32000,
+      `Too many requests with an invalid API key from this address: retry after ${check.retryAfterSeconds} s.`,
+      { "Retry-After": String(check.retryAfterSeconds) },
+    );
+  }
+  if (check.outcome === "unauthorized") {
+    return jsonRpcError(401, -32001, "Unauthorized: invalid, unknown or revoked API key.", {
+      "WWW-Authenticate": rejected,
+    });
+  }
+  const principal = check.principal;
+  return { accountId: principal.accountId, keyFingerprint: principal.keyFingerprint, readOnly: false };
+}
+
+/**
+ * Steps 3 and 4 of the module comment and the agent's exchange, for an authenticated `caller` (an API key's, or an
+ * OAuth grant's with its role).
+ */
+async function serveAuthenticated(
+  request: Request,
+  env: Env,
+  ctx: ExecutionContext | undefined,
+  caller: McpAuthenticatedCaller,
+): Promise<Response> {
+  const owner: SessionOwner = { accountId: caller.accountId, keyFingerprint: caller.keyFingerprint };
+  const sessionId = request.headers.get("mcp-session-id");
+  if (
+    sessionId !== null &&
+    (sessionId.length === 0 || sessionId.length > MAX_SESSION_ID_LENGTH || !/^[\w.:-]+$/.test(sessionId))
+  ) {
+    return SESSION_NOT_FOUND();
+  }
+
+  if (request.method === "DELETE") {
+    if (sessionId === null) return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    const ended = await sessionAgent(env, sessionId).endSession(owner);
+    return ended ? new Response(null, { status: 200, headers: CORS_HEADERS }) : SESSION_NOT_FOUND();
+  }
+  if (request.method !== "POST") {
+    return jsonRpcError(405, -32000, "Method Not Allowed: use POST (this server opens no standalone SSE stream).", {
+      Allow: "POST, DELETE, OPTIONS",
+    });
+  }
+
+  const read = await readMessages(request, sessionId);
+  if (read instanceof Response) return read;
+  let id = sessionId;
+  if (read.opening) {
+    try {
+      await drawFromBucket(env, caller.accountId, "default", Date.now(), ctx);
+    } catch (err) {
+      if (err instanceof TrackingApiError && err.kind === "rate_limited") {
+        const seconds = err.retryAfterSeconds ?? 60;
+        return jsonRpcError(429, -32000, `Rate limited: retry after ${seconds} s.`, {
+          "Retry-After": String(seconds),
+        });
+      }
+      throw err;
+    }
+    id = env.MCP_OBJECT.newUniqueId().toString();
+  }
+  const sid = id as string;
+  // The stub's inferred RPC type loses the JSON-RPC message union; the agent's method is typed McpExchangeResult.
+  const result = (await sessionAgent(env, sid).exchange({
+    messages: read.messages,
+    caller: owner,
+    opening: read.opening,
+    readOnly: caller.readOnly,
+  })) as McpExchangeResult;
+  if (result.session === "not_found") return SESSION_NOT_FOUND();
+  if (result.session === "refused") return jsonRpcError(result.status, -32600, result.message);
+  return answerOf(read.messages, result.messages, sid);
 }

@@ -16,7 +16,10 @@ import { TrackingApiError } from "./api-errors";
  */
 export interface McpSessionProps extends Record<string, unknown> {
   accountId: string;
-  /** {@link keyFingerprint} of the API key that initialised the session. */
+  /**
+   * {@link keyFingerprint} of the API key that initialised the session, or `oauth:<grant id>` for an OAuth access
+   * token (src/oauth/mcp-bridge.ts): the session then belongs to the grant, across its token refreshes.
+   */
   keyFingerprint: string;
 }
 

@@ -10,6 +10,12 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const JSON_MEDIA_TYPES = new Set(["application/json", "application/vnd.api+json"]);
 
 /**
+ * Routes that also take files (docs/api.md §Tracking request imports): a non-JSON body passes to the route, which
+ * reads it with its own limit and media types (src/tracking-request-imports/routes.ts `importFromRequest`).
+ */
+const FILE_BODY_PATHS = new Set(["/v2/tracking_request_imports"]);
+
+/**
  * Guards request bodies of POST/PATCH/PUT before any handler reads them: a body must be JSON
  * (`application/json` or `application/vnd.api+json`, else 415), at most 1 MiB (else 413), parse
  * (else 400) and hold no string with an unpaired surrogate (else 422 with the pointer of each,
@@ -21,9 +27,10 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (method !== "POST" && method !== "PATCH" && method !== "PUT") return next();
   const contentType = c.req.header("content-type");
+  if (FILE_BODY_PATHS.has(c.req.path) && !JSON_MEDIA_TYPES.has(mediaTypeOf(contentType))) return next();
   const raw = c.req.raw.body ? await readText(c.req.raw.clone()) : "";
   if (raw.trim() === "" && !contentType) return next();
-  const mediaType = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  const mediaType = mediaTypeOf(contentType);
   if (!JSON_MEDIA_TYPES.has(mediaType)) {
     throw new ApiError(415, [{ detail: "Request body must be application/json or application/vnd.api+json." }]);
   }
@@ -58,4 +65,8 @@ async function readText(request: Request): Promise<string> {
   } catch {
     throw new ApiError(400, [{ detail: "Request body is not valid UTF-8." }]);
   }
+}
+
+function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }

@@ -75,35 +75,13 @@ export async function createTrackingRequest(
   if (scacSent === "") {
     if (!autoDetect) errors.push({ detail: "Scac can't be blank", source: { pointer: POINTER.scac }, code: "blank" });
   } else {
-    const line = findShippingLine(scacSent);
-    const owner = line ? undefined : CONTAINER_OWNER_BY_SCAC.get(scacSent);
-    if (owner) {
-      // A container owner outside the carrier registry (a forwarder, lessor or equipment operator): known, but no
-      // source tracks it, so "not supported" says more than "not recognized".
-      errors.push({
-        detail: `Scac '${scacSent}' is not supported. We do not currently integrate with ${owner.name}`,
-        source: { pointer: POINTER.scac },
-        code: "not_supported",
-      });
-    } else if (!line) {
-      errors.push({
-        detail: `Scac '${scacSent}' is not recognized`,
-        source: { pointer: POINTER.scac },
-        code: "not_recognized",
-      });
-    } else if (!deps.supportedScacs.has(line.scac) && !autoDetect) {
-      errors.push({
-        detail: `Scac '${scacSent}' is not supported. We do not currently integrate with ${line.name}`,
-        source: { pointer: POINTER.scac },
-        code: "not_supported",
-      });
-    } else {
-      lineScac = line.scac;
-    }
+    const resolved = resolveScac(scacSent, deps.supportedScacs, autoDetect);
+    if (resolved.error) errors.push({ ...resolved.error, source: { pointer: POINTER.scac } });
+    lineScac = resolved.lineScac;
   }
   if (requestNumber === "") {
     errors.push({ detail: "Request number can't be blank", source: { pointer: POINTER.requestNumber }, code: "blank" });
-  } else if (!/^[\p{L}\p{N}][\p{L}\p{N} ._/-]*$/u.test(requestNumber)) {
+  } else if (!REQUEST_NUMBER_PATTERN.test(requestNumber)) {
     errors.push({
       detail: `Request number '${requestNumber}' is not a valid tracking number`,
       source: { pointer: POINTER.requestNumber },
@@ -182,6 +160,49 @@ export async function createTrackingRequest(
   }
   await deps.queue.send({ trackingRequestId: row.id, accountId });
   return row;
+}
+
+/**
+ * The shape of a tracking number (docs/decisions.md §Tracking requests): a letter or digit, then letters, digits,
+ * spaces and `.` `_` `/` `-`.
+ */
+export const REQUEST_NUMBER_PATTERN = /^[\p{L}\p{N}][\p{L}\p{N} ._/-]*$/u;
+
+/**
+ * The line a non-blank, upper-cased SCAC names (docs/decisions.md §Tracking requests): its own SCAC (`MEDU` → `MSCU`)
+ * when it is a carrier with a configured source (or any carrier with `autoDetect`), else the error create reports:
+ * `not_supported` (a container owner outside the carrier registry, or a carrier without a source) or
+ * `not_recognized`. The one SCAC rule of POST /tracking_requests and of imports (src/tracking-request-imports/).
+ */
+export function resolveScac(
+  scac: string,
+  supportedScacs: Set<string>,
+  autoDetect = false,
+): { lineScac: string | null; error: { detail: string; code: string } | null } {
+  const line = findShippingLine(scac);
+  const owner = line ? undefined : CONTAINER_OWNER_BY_SCAC.get(scac);
+  if (owner) {
+    // A container owner outside the carrier registry (a forwarder, lessor or equipment operator): known, but no
+    // source tracks it, so "not supported" says more than "not recognized".
+    return {
+      lineScac: null,
+      error: {
+        detail: `Scac '${scac}' is not supported. We do not currently integrate with ${owner.name}`,
+        code: "not_supported",
+      },
+    };
+  }
+  if (!line) return { lineScac: null, error: { detail: `Scac '${scac}' is not recognized`, code: "not_recognized" } };
+  if (!supportedScacs.has(line.scac) && !autoDetect) {
+    return {
+      lineScac: null,
+      error: {
+        detail: `Scac '${scac}' is not supported. We do not currently integrate with ${line.name}`,
+        code: "not_supported",
+      },
+    };
+  }
+  return { lineScac: line.scac, error: null };
 }
 
 /** Whether a D1 error (possibly wrapped by drizzle as "Failed query: …" with the D1 error as `cause`) is a UNIQUE violation. */

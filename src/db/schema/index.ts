@@ -6,6 +6,7 @@ export * from "./accounts";
 export * from "./alerts";
 export * from "./custom-fields";
 export * from "./documents";
+export * from "./imports";
 export * from "./maintenance";
 export * from "./outages";
 export * from "./reference";

@@ -475,6 +475,8 @@ export function errorMessage(err: unknown, deps: Pick<McpDeps, "reportError">, w
         return `Invalid argument${err.field ? ` \`${err.field}\`` : ""}: ${err.message}`;
       case "forbidden_feature":
         return `Feature not enabled: ${err.message}`;
+      case "forbidden":
+        return err.message;
       case "unauthorized":
         return "Unauthorized: the API key was rejected (missing, unknown or revoked). Reconnect with a valid key.";
       case "upstream":
