@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { loadContext, queryParams } from "../lib/http";
 import { listDocument } from "../lib/jsonapi/document";
-import { parsePage } from "../lib/jsonapi/pagination";
+import { listLinksAndMeta, parsePage } from "../lib/jsonapi/pagination";
 import {
   bodyErrors,
   commonErrors,
@@ -16,6 +16,7 @@ import {
   sendJsonApi,
 } from "../lib/openapi";
 import { parseAllowInsecureHosts } from "../webhooks/ssrf";
+import { listAlertsOfRule, serializeAlert } from "./rule-alerts";
 import {
   type AlertRuleDeps,
   createAlertRule,
@@ -27,6 +28,7 @@ import {
   updateAlertSettings,
 } from "./rule-service";
 import {
+  AlertListDocument,
   AlertRuleDocument,
   AlertRuleListDocument,
   AlertSettingsDocument,
@@ -39,7 +41,8 @@ import { alertRuleResource, serializeAlertRule, serializeAlertSettings } from ".
 const tags = ["Alerts"];
 const IdParam = pathIdParam("AlertRule");
 
-function deps(c: Context<AppEnv>): AlertRuleDeps {
+/** The rule service's dependencies for this request (the allow list comes from `WEBHOOK_ALLOW_INSECURE_HOSTS`). */
+export function alertRuleDeps(c: Context<AppEnv>): AlertRuleDeps {
   return {
     db: c.var.db,
     clock: c.var.clock,
@@ -115,6 +118,21 @@ const deleteRouteDef = createRoute({
   responses: { 200: { description: "Deleted (empty body)." }, ...commonErrors, ...notFoundResponse },
 });
 
+const listAlertsRouteDef = createRoute({
+  method: "get",
+  path: "/alert_rules/{id}/alerts",
+  tags,
+  summary: "List the alerts a rule raised",
+  description:
+    "Extension: the rule's alerts, newest first and paged, each with its `status` (`pending`, `digest`, `digested`, `succeeded`, `failed`), `attempts`, `last_error`, `delivered_at` and the box (`container` relationship): the rule's recent deliveries. Another account's rule answers 404.",
+  request: { params: IdParam, query: z.object(listQuery) },
+  responses: {
+    200: { description: "A page of the rule's alerts.", content: jsonApiContent(AlertListDocument) },
+    ...commonErrors,
+    ...notFoundResponse,
+  },
+});
+
 const getSettingsDef = createRoute({
   method: "get",
   path: "/alert_settings",
@@ -144,7 +162,7 @@ const patchSettingsDef = createRoute({
 export const alertRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createRouteDef, async (c) => {
     const a = c.req.valid("json").data.attributes;
-    const row = await createAlertRule(deps(c), c.var.principal.accountId, a);
+    const row = await createAlertRule(alertRuleDeps(c), c.var.principal.accountId, a);
     return sendJsonApi(c, { data: serializeAlertRule(row) }, 201);
   })
   .openapi(listRouteDef, async (c) => {
@@ -164,12 +182,18 @@ export const alertRoutes = new OpenAPIHono<AppEnv>()
       await getAlertRule(c.var.db, c.var.principal.accountId, id);
       throw ApiError.invalidField("/data/id", "data.id does not match the id in the path", "invalid");
     }
-    const row = await updateAlertRule(deps(c), c.var.principal.accountId, id, body.data.attributes);
+    const row = await updateAlertRule(alertRuleDeps(c), c.var.principal.accountId, id, body.data.attributes);
     return sendJsonApi(c, { data: serializeAlertRule(row), links: { self: c.req.url } });
   })
   .openapi(deleteRouteDef, async (c) => {
     await deleteAlertRule(c.var.db, c.var.principal.accountId, c.req.valid("param").id);
     return c.body(null, 200) as never;
+  })
+  .openapi(listAlertsRouteDef, async (c) => {
+    const page = parsePage(queryParams(c));
+    const { rows, total } = await listAlertsOfRule(c.var.db, c.var.principal.accountId, c.req.valid("param").id, page);
+    const { links, meta } = listLinksAndMeta(c.req.url, page, rows.length, total);
+    return sendJsonApi(c, { data: rows.map(serializeAlert), links, meta });
   })
   .openapi(getSettingsDef, async (c) => {
     const row = await getAlertSettings(c.var.db, c.var.principal.accountId);

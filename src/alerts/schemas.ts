@@ -167,3 +167,22 @@ export const AlertSettingsDocument = singleDocumentSchema(
   resourceSchema("alert_settings", AlertSettingsAttributes, "AlertSettings"),
   "AlertSettingsDocument",
 );
+
+/** An `alert` as `GET /alert_rules/{id}/alerts` lists it (src/alerts/rule-alerts.ts `serializeAlert`). */
+export const AlertAttributes = z
+  .object({
+    condition: z.string().nullable(),
+    episode_key: z.string().openapi({ description: "What the rule alerts once for, e.g. `free_time:2030-03-05`." }),
+    status: z.string().openapi({
+      description:
+        "`pending` (due, or held by quiet hours), `digest` (waiting for the daily digest), `digested`, `succeeded`, `failed`.",
+    }),
+    attempts: z.number().int(),
+    last_error: z.string().nullable().openapi({ description: "Why the latest attempt failed." }),
+    channel_type: z.string(),
+    delivered_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("AlertAttributes");
+
+export const AlertListDocument = listDocumentSchema(resourceSchema("alert", AlertAttributes, "Alert"), "AlertList");

@@ -10,8 +10,11 @@ import { Layout } from "./layout";
  * as readable HTML pages that keep their status (issue 28 page conventions: "a 4xx renders a readable HTML message").
  */
 
+/** The statuses a page answers with: success, a created resource, and the 4xx a page shows. */
+export type PageStatus = 200 | 201 | 400 | 403 | 404 | 409 | 422;
+
 /** Sends a page (a `<Layout>` element) as `<!DOCTYPE html>` HTML with `status` and the dashboard's headers. */
-export async function renderPage(c: Context<AppEnv>, page: JSX.Element, status: 200 | 400 | 403 | 404 | 422 = 200) {
+export async function renderPage(c: Context<AppEnv>, page: JSX.Element, status: PageStatus = 200) {
   const html = `<!DOCTYPE html>${await page.toString()}`;
   const res = c.html(html, status);
   for (const [name, value] of Object.entries(DASHBOARD_HEADERS)) res.headers.set(name, value);

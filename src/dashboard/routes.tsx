@@ -3,13 +3,16 @@ import type { AppEnv } from "../env";
 import { accountRoutes } from "../sessions/account-page";
 import { verifyCsrf } from "../sessions/csrf";
 import { requireSignedIn } from "../sessions/session";
+import { alertPages } from "./alerts-page";
 import { apiKeysPage } from "./api-keys-page";
 import { connectionsRoutes } from "./connections-page";
 import { containerPageRoutes } from "./container-page";
 import { containersPageRoutes } from "./containers-page";
 import { DASHBOARD_HEADERS } from "./headers";
+import { tariffPages } from "./tariffs-page";
 import { teamPage } from "./team-page";
 import { trackRoutes } from "./track-page";
+import { webhookPages } from "./webhooks-page";
 
 /**
  * The dashboard under /app (issue 28; docs/dashboard.md): server-rendered pages (Hono JSX) reading through the same
@@ -32,6 +35,9 @@ dashboardRoutes.route("/account/connections", connectionsRoutes);
 dashboardRoutes.route("/account", accountRoutes);
 dashboardRoutes.route("/settings/team", teamPage);
 dashboardRoutes.route("/settings/api-keys", apiKeysPage);
+dashboardRoutes.route("/settings/webhooks", webhookPages);
+dashboardRoutes.route("/settings/alerts", alertPages);
+dashboardRoutes.route("/settings/tariffs", tariffPages);
 dashboardRoutes.route("/", containerPageRoutes);
 dashboardRoutes.route("/", containersPageRoutes);
 dashboardRoutes.route("/", trackRoutes);

@@ -43,7 +43,7 @@ const tags = ["Webhooks"];
 const IdParam = pathIdParam("Webhook");
 
 /** The service's dependencies for this request (the allow list comes from `WEBHOOK_ALLOW_INSECURE_HOSTS`). */
-function webhookDeps(c: Context<AppEnv>): WebhookDeps {
+export function webhookDeps(c: Context<AppEnv>): WebhookDeps {
   return {
     db: c.var.db,
     clock: c.var.clock,
