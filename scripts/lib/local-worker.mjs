@@ -98,6 +98,7 @@ async function wrangler(args) {
  * @param {{ vars?: Record<string, string>, secrets?: Record<string, string>, port?: number, testScheduled?: boolean,
  *   logLevel?: "debug" | "info" | "log" | "warn" | "error", seedReferenceData?: boolean, snapshot?: boolean,
  *   entitlements?: string[],
+ *   setup?: (db: import("node:sqlite").DatabaseSync, ids: { accountId: string, now: string }) => void,
  *   timeoutMs?: number,
  *   log?: (line: string) => void }} [options]
  *   `vars`: extra `--var NAME:value`; `secrets`: Worker secrets, written to an env file in the temporary directory
@@ -109,7 +110,8 @@ async function wrangler(args) {
  *   needed by anything that writes shipments: their rows reference ports and terminals); `snapshot`: serve a copy of
  *   src/ and wrangler.toml as they are now (in the temporary directory) instead of the working tree, so edits made
  *   while the check runs do not reload the Worker and drop its in-memory state and queued messages (wrangler dev
- *   watches its sources and has no flag to stop it); `entitlements`: of the account (e.g. `["routing"]`)
+ *   watches its sources and has no flag to stop it); `entitlements`: of the account (e.g. `["routing"]`); `setup`: more rows written into the same D1 SQLite file
+ *   before wrangler starts (e.g. the dashboard check's users), given the account's id
  * @returns {Promise<{ origin: string, port: number, apiKey: string, accountId: string, logFile: string,
  *   stop: () => Promise<void> }>} `origin` like `http://127.0.0.1:40123`; `logFile` holds wrangler's stdout and stderr
  * @throws {Error} with the end of wrangler's log when it does not answer `GET /health` in time
@@ -123,6 +125,7 @@ export async function startLocalWorker({
   seedReferenceData = false,
   snapshot = false,
   entitlements = [],
+  setup,
   timeoutMs = 60_000,
   log = () => {},
 } = {}) {
@@ -162,6 +165,7 @@ export async function startLocalWorker({
         for (const statement of referenceSeedStatements()) db.exec(statement);
         db.exec("COMMIT");
       }
+      setup?.(db, { accountId, now });
     } finally {
       db.close();
     }
