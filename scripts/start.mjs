@@ -28,6 +28,11 @@ import {
 /** Fixed id of the local development account, so every `npm start` finds the same one. */
 const DEV_ACCOUNT_ID = "00000000-0000-7000-8000-000000000001";
 const DEV_ACCOUNT_NAME = "Development";
+/**
+ * The development account has every paid feature (accounts.entitlements), so what `npm start` opens shows the whole
+ * product: today that is "routing" (the route and the map, src/containers/shipping-route.ts ROUTING_ENTITLEMENT).
+ */
+const DEV_ENTITLEMENTS = JSON.stringify(["routing"]);
 /** `api_keys.name` of the key `npm start` manages; `--rotate-key` revokes the active ones with this name. */
 const DEV_KEY_NAME = "development";
 /** The development account's admin user, whom the sign-in link printed by `npm start` signs in. */
@@ -89,7 +94,9 @@ function devKeyStatements(key, { revokeOthers }) {
   const statements = [
     `INSERT INTO accounts (id, name, entitlements, created_at) VALUES (${sqlLiteral(DEV_ACCOUNT_ID)}, ${sqlLiteral(
       DEV_ACCOUNT_NAME,
-    )}, '[]', ${sqlLiteral(now)}) ON CONFLICT(id) DO NOTHING;`,
+    )}, ${sqlLiteral(DEV_ENTITLEMENTS)}, ${sqlLiteral(now)}) ON CONFLICT(id) DO NOTHING;`,
+    // An account made by an earlier npm start gets the features too.
+    `UPDATE accounts SET entitlements = ${sqlLiteral(DEV_ENTITLEMENTS)} WHERE id = ${sqlLiteral(DEV_ACCOUNT_ID)};`,
   ];
   if (revokeOthers) {
     statements.push(

@@ -48,6 +48,9 @@ function Page({
 }) {
   const filtered = Object.keys(query.values).some((k) => k !== "sort");
   const empty = total === 0 && !error;
+  // The live island's cursor on an empty view: a second before the page was read, so a box tracked while the page is
+  // open counts as a change (the island then reloads the page: there is no table to swap rows into).
+  const emptySince = toIsoSeconds(c.var.clock.now() - 1000);
   return (
     <Layout
       title="Containers"
@@ -63,11 +66,11 @@ function Page({
           Nothing was listed: {error.message}
         </p>
       ) : empty && !filtered ? (
-        <p class="empty-state">
+        <p class="empty-state" id="containers-empty" data-latest={emptySince}>
           No containers yet — <a href="/app/track">Track one</a>.
         </p>
       ) : empty ? (
-        <p class="empty-state">
+        <p class="empty-state" id="containers-empty" data-latest={emptySince}>
           No containers match these filters. <a href={PATH}>Clear filters</a>
         </p>
       ) : query.filters ? (

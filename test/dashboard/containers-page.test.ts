@@ -230,6 +230,21 @@ describe("GET /app/containers", () => {
     expect(filtered.html).toContain("No containers match these filters.");
   });
 
+  it("gives the empty view a live cursor, so the first box tracked while it is open counts as a change", async () => {
+    const { user, accountId } = await createAccountWithWebUser("viewer");
+    const { html } = await page(user);
+    const since = /id="containers-empty" data-latest="([^"]+)"/.exec(html)?.[1];
+    expect(since).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const before = await web(`/app/containers.json?since=${since}`, { user });
+    expect(((await before.json()) as { changed: number }).changed).toBe(0);
+    const [box] = await seedContainers(accountId, [{ number: "MSKU1234565", second: 1 }]);
+    await env.DB.prepare("UPDATE containers SET updated_at = ?1 WHERE id = ?2")
+      .bind(new Date().toISOString().replace(/\.\d{3}Z$/, "Z"), box?.id)
+      .run();
+    const after = await web(`/app/containers.json?since=${since}`, { user });
+    expect(((await after.json()) as { changed: number }).changed).toBe(1);
+  });
+
   it("re-renders the form with the message next to a bad field, 400, listing nothing", async () => {
     const { user } = await seeded();
     for (const [query, field] of [

@@ -7,6 +7,8 @@
 const POLL_MS = 10_000;
 
 const body = document.getElementById("container-rows");
+/** The empty view's message (no table yet); it carries the cursor as the table body does. */
+const emptyState = document.getElementById("containers-empty");
 const status = document.getElementById("live-status");
 
 /** Replaces the table body with the server's fresh rows and returns how many rows changed. */
@@ -30,7 +32,7 @@ async function refreshRows() {
 }
 
 async function poll() {
-  const current = document.getElementById("container-rows");
+  const current = document.getElementById("container-rows") ?? emptyState;
   if (!current || document.visibilityState !== "visible") return;
   const since = current.dataset.latest;
   if (!since) return;
@@ -40,6 +42,11 @@ async function poll() {
     const res = await fetch(`/app/containers.json?${params}`, { credentials: "same-origin" });
     if (!res.ok) return;
     const { changed } = await res.json();
+    if (changed > 0 && current === emptyState) {
+      // An empty view has no table to swap rows into: the first box of the view brings the whole page.
+      location.reload();
+      return;
+    }
     if (changed > 0) {
       const rows = await refreshRows();
       if (status && rows > 0) status.textContent = `${rows} ${rows === 1 ? "container" : "containers"} updated`;
@@ -49,7 +56,7 @@ async function poll() {
   }
 }
 
-if (body) {
+if (body || emptyState) {
   setInterval(poll, POLL_MS);
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") poll();
