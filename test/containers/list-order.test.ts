@@ -184,7 +184,7 @@ describe("GET /containers filter[has_holds], filter[custom_field], filter[search
 });
 
 describe("the sorted page's query plan", () => {
-  it("walks an index of migration 0024 for each column order, both ways, without sorting the account's rows", async () => {
+  it("walks an index of migration 0021 for each column order, both ways, without sorting the account's rows", async () => {
     const db = createDatabase(env.DB);
     const indexed: [ContainerSortKey, string][] = [
       ["scac", "containers_account_scac_order_idx"],

@@ -229,7 +229,7 @@ export const containers = sqliteTable(
     index("containers_account_status_idx").on(t.accountId, t.currentStatus, t.createdAt),
     index("containers_shipment_idx").on(t.shipmentId),
     index("containers_tracked_equipment_idx").on(t.trackedEquipmentId),
-    // The orders of `GET /containers?sort=` (src/containers/list-order.ts; migration 0024): each walks the account's
+    // The orders of `GET /containers?sort=` (src/containers/list-order.ts; migration 0021): each walks the account's
     // range in order and stops at the page, instead of sorting every box of the account. `IS NULL` first puts boxes
     // without the value last.
     index("containers_account_scac_order_idx").on(t.accountId, sql`(${t.scac} IS NULL)`, t.scac, t.id),
