@@ -9,7 +9,7 @@ import { routeWithOAuth } from "./oauth/mcp-bridge";
 import { oauthEnabled } from "./oauth/provider";
 // Registers every resource type for `include` before any request (src/lib/jsonapi/include-registry.ts).
 import "./resource-types";
-import { pruneSignInLinks } from "./sessions/prune";
+import { pruneEndedSessions, pruneSignInLinks } from "./sessions/prune";
 import { withBenchEngine } from "./tracking/bench-trace";
 import { consumeTerminalPolls, consumeTrackingRequests } from "./tracking/consumers";
 import { runMaintenance } from "./tracking/maintenance";
@@ -88,8 +88,9 @@ const worker = {
     // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4). The
     // Port of Virginia's per-box subscriptions go first: they are deleted at the port, not only marked (issue 14).
     ctx.waitUntil(sweepPortOfVirginiaSubscriptions({ env }).then(() => sweepUpstreamSubscriptions({ env })));
-    // Sign-in links a day past their expiry are deleted (src/sessions/prune.ts).
+    // Sign-in links and dashboard sessions a day after they stopped working are deleted (src/sessions/prune.ts).
     ctx.waitUntil(pruneSignInLinks(env.DB, Date.now()));
+    ctx.waitUntil(pruneEndedSessions(env.DB, Date.now()));
   },
 } satisfies ExportedHandler<Env, unknown>;
 
