@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { containers, ports, tariffs, transportEvents } from "../db/schema";
 import { ApiError } from "../lib/errors";
@@ -195,15 +195,25 @@ export async function portfolioCharges(
     query.status === "any" || asOf.date !== null
       ? eq(containers.accountId, accountId)
       : and(eq(containers.accountId, accountId), isNull(containers.emptyTerminatedAt));
-  const accountBoxes = db.select({ id: containers.id }).from(containers).where(running);
+  const inputs = await chargeInputsOf(db, accountId, running);
+  return portfolioOf(inputs.rows, inputs.changes, inputs.portRows, inputs.tariffList, asOf, query);
+}
+
+/**
+ * What the calculator needs for the account's boxes that `boxes` selects, in one D1 round trip: their charge rows,
+ * their availability changes (not invalidated), the calendars of their PODs, and the account's tariffs. Shared by
+ * {@link portfolioCharges} and {@link chargesOfContainers}.
+ */
+async function chargeInputsOf(db: Database, accountId: string, boxes: SQL | undefined) {
+  const ids = db.select({ id: containers.id }).from(containers).where(boxes);
   const [rows, changes, portRows, tariffRows] = await db.batch([
-    db.select(chargeColumns).from(containers).where(running),
+    db.select(chargeColumns).from(containers).where(boxes),
     db
       .select(changeColumns)
       .from(transportEvents)
       .where(
         and(
-          inArray(transportEvents.containerId, accountBoxes),
+          inArray(transportEvents.containerId, ids),
           inArray(transportEvents.event, [...AVAILABILITY_EVENTS]),
           isNull(transportEvents.invalidatedAt),
         ),
@@ -217,12 +227,12 @@ export async function portfolioCharges(
           db
             .selectDistinct({ code: sql<string>`${containers.podLocode}` })
             .from(containers)
-            .where(eq(containers.accountId, accountId)),
+            .where(boxes),
         ),
       ),
     db.select().from(tariffs).where(eq(tariffs.accountId, accountId)),
   ]);
-  return portfolioOf(rows as ContainerChargeRow[], changes, portRows, tariffRows.map(tariffOfRow), asOf, query);
+  return { rows: rows as ContainerChargeRow[], changes, portRows, tariffList: tariffRows.map(tariffOfRow) };
 }
 
 /**
@@ -341,38 +351,12 @@ export async function chargesOfContainers(
   const owned = byId
     ? and(eq(containers.accountId, accountId), inArray(containers.id, [...wanted]))
     : eq(containers.accountId, accountId);
-  const boxes = db.select({ id: containers.id }).from(containers).where(owned);
-  const [rows, changes, portRows, tariffRows] = await db.batch([
-    db.select(chargeColumns).from(containers).where(owned),
-    db
-      .select(changeColumns)
-      .from(transportEvents)
-      .where(
-        and(
-          inArray(transportEvents.containerId, boxes),
-          inArray(transportEvents.event, [...AVAILABILITY_EVENTS]),
-          isNull(transportEvents.invalidatedAt),
-        ),
-      ),
-    db
-      .select(portColumns)
-      .from(ports)
-      .where(
-        inArray(
-          ports.code,
-          db
-            .selectDistinct({ code: sql<string>`${containers.podLocode}` })
-            .from(containers)
-            .where(owned),
-        ),
-      ),
-    db.select().from(tariffs).where(eq(tariffs.accountId, accountId)),
-  ]);
+  const { rows, changes, portRows, tariffList } = await chargeInputsOf(db, accountId, owned);
   const { rows: charged } = portfolioOf(
-    (rows as ContainerChargeRow[]).filter((r) => byId || wanted.has(r.id)),
+    rows.filter((r) => byId || wanted.has(r.id)),
     changes,
     portRows,
-    tariffRows.map(tariffOfRow),
+    tariffList,
     { nowMs, date: null },
     { status: "any", withinDays: 0, sort: "amount" },
   );
