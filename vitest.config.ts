@@ -25,6 +25,9 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          // A second shard (src/db/shards.ts): empty until a test prepares it (test/helpers/shards.ts
+          // `prepareSecondShard`), so files that never use it pay nothing for it.
+          d1Databases: { DB_1: "shard-1" },
           bindings: {
             TEST_MIGRATIONS: migrations,
             // Exact auth in tests: a revoked key must fail on the very next request.

@@ -19,6 +19,19 @@
 /** Worker secrets and `--var`-only variables: not in wrangler.toml, all optional. */
 interface WorkerSecrets {
   /**
+   * Shards past the primary (src/db/shards.ts; docs/SCALING.md §Shards): D1 bindings `DB_1`, `DB_2`, … (consecutive;
+   * the list ends at the first gap), each with the same migrations as `DB`. A deployment with only `DB` has one shard.
+   * The test pool binds `DB_1` (vitest.config.ts); `npm start` binds `DB_1` too.
+   */
+  DB_1?: D1Database;
+  DB_2?: D1Database;
+  DB_3?: D1Database;
+  /**
+   * The shard new accounts are created on (src/db/shards.ts `shardForNewAccount`); unset: the shard with the fewest
+   * accounts.
+   */
+  NEW_ACCOUNT_SHARD?: string;
+  /**
    * Worker secret: JSON object of DCSA Track & Trace sources per SCAC, `{"MAEU":{"baseUrl":"https://…","auth":{…}}}`
    * (src/tracking/sources/dcsa/config.ts `parseDcsaSources`; docs/carriers.md §Connecting a carrier).
    */

@@ -9,6 +9,8 @@ import type { Clock } from "./lib/clock";
 /** The authenticated caller, set by the auth middleware. */
 export interface Principal {
   accountId: string;
+  /** The account's shard (src/db/shards.ts): the request's `db` is this shard's database. */
+  shard: number;
   /** The API key's id; null for a dashboard session (src/sessions/session.ts) or an OAuth access token. */
   apiKeyId: string | null;
   /**
@@ -40,7 +42,13 @@ export interface AppEnv {
     principal: Principal;
     /** The signed-in dashboard user (src/sessions/session.ts `requireSignedIn`); unset on the API-key path. */
     user: SignedInUser;
+    /**
+     * The database of the caller's account rows: the primary until authentication, then the account's shard
+     * (src/db/shards.ts; set by `requireApiKey`, `requireSignedIn` and the OAuth path).
+     */
     db: Database;
+    /** The primary database (`DB`): accounts, API keys, users, sessions, reference data, tracked equipment, vessels. */
+    primaryDb: Database;
     clock: Clock;
   };
 }

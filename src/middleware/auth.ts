@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { LRUCache } from "lru-cache";
+import { rememberAccountShard, shardDb } from "../db/shards";
 import type { AppEnv, Principal } from "../env";
 import { API_KEY_PATTERN, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
@@ -66,12 +67,16 @@ export async function authenticate(
   if (cached !== undefined) return cached;
   const hash = await sha256Hex(key);
   const row = await d1
-    .prepare("SELECT id, account_id FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL")
+    .prepare(
+      "SELECT k.id, k.account_id, a.shard FROM api_keys k JOIN accounts a ON a.id = k.account_id " +
+        "WHERE k.key_hash = ?1 AND k.revoked_at IS NULL",
+    )
     .bind(hash)
-    .first<{ id: string; account_id: string }>();
+    .first<{ id: string; account_id: string; shard: number }>();
   const principal = row
-    ? { accountId: row.account_id, apiKeyId: row.id, keyFingerprint: fingerprintOfKeyHash(hash) }
+    ? { accountId: row.account_id, shard: row.shard, apiKeyId: row.id, keyFingerprint: fingerprintOfKeyHash(hash) }
     : null;
+  if (row) rememberAccountShard(row.account_id, row.shard);
   keyCache.remember(key, principal, nowMs, ttlSeconds * 1000);
   return principal;
 }
@@ -157,6 +162,8 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (check.outcome === "unauthorized") throw unauthorized();
   const principal = check.principal;
   c.set("principal", principal);
+  // From here on `db` is the account's shard (src/db/shards.ts); `primaryDb` stays the primary.
+  c.set("db", shardDb(c.env, principal.shard));
   const apiKeyId = principal.apiKeyId;
   const last = apiKeyId ? (lastUsedWritten.get(apiKeyId) ?? 0) : now;
   if (apiKeyId && now - last >= LAST_USED_RESOLUTION_MS) {

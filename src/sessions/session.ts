@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { UserRole } from "../db/schema/users";
+import { accountShard, shardDb } from "../db/shards";
 import type { AppEnv, SignedInUser } from "../env";
 import { toIsoSeconds } from "../lib/clock";
 import { randomBase62, sha256Hex } from "../lib/crypto";
@@ -187,7 +188,15 @@ export const requireSignedIn: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new ApiError(401, [{ detail: "Sign in first." }]);
   }
   c.set("user", user);
-  c.set("principal", { accountId: user.accountId, apiKeyId: null, keyFingerprint: `session:${user.sessionId}` });
+  const shard = (await accountShard(c.env, user.accountId)) ?? 0;
+  c.set("principal", {
+    accountId: user.accountId,
+    shard,
+    apiKeyId: null,
+    keyFingerprint: `session:${user.sessionId}`,
+  });
+  // The account's rows are on its shard (src/db/shards.ts); users and sessions stay in the primary (`primaryDb`).
+  c.set("db", shardDb(c.env, shard));
   await next();
 };
 

@@ -45,7 +45,7 @@ function countingD1(db: D1Database): { db: D1Database; keyLookups: () => number;
  * An in-memory stand-in for D1 that knows the API keys whose SHA-256 is in `rows` and counts lookups: fast enough to
  * push more keys through `authenticate` than its cache holds (through the real D1 that takes minutes).
  */
-function fakeKeyD1(rows: Map<string, { id: string; account_id: string }>): {
+function fakeKeyD1(rows: Map<string, { id: string; account_id: string; shard: number }>): {
   db: D1Database;
   keyLookups: () => number;
 } {
@@ -118,11 +118,11 @@ describe("the key cache behind authenticate (REST and /mcp)", () => {
   it("a flood of more bad keys than the cache holds never evicts a valid key, and reaches D1 once per bad key per TTL", async () => {
     const validKey = generateApiKey("test");
     const validHash = await sha256Hex(validKey);
-    const fake = fakeKeyD1(new Map([[validHash, { id: "key-1", account_id: "account-1" }]]));
+    const fake = fakeKeyD1(new Map([[validHash, { id: "key-1", account_id: "account-1", shard: 0 }]]));
     const t0 = Date.UTC(2026, 10, 25, 12);
     const ttlSeconds = 300;
     const principal = await authenticate(fake.db, validKey, t0, ttlSeconds);
-    expect(principal).toMatchObject({ accountId: "account-1", apiKeyId: "key-1" });
+    expect(principal).toMatchObject({ accountId: "account-1", shard: 0, apiKeyId: "key-1" });
     expect(fake.keyLookups()).toBe(1);
 
     // As many distinct bad keys as the cache holds: the old single cache was cleared whole at 10 000 entries.
@@ -150,7 +150,7 @@ describe("the key cache behind authenticate (REST and /mcp)", () => {
 
   it("ApiKeyCache: separate bounded halves, TTL 0 serves nothing, a 'no' forgets the valid entry", () => {
     const cache = new ApiKeyCache(3);
-    const principal = { accountId: "a", apiKeyId: "k", keyFingerprint: "f" };
+    const principal = { accountId: "a", shard: 0, apiKeyId: "k", keyFingerprint: "f" };
     cache.remember("valid", principal, 1_000, 5_000);
     for (let i = 0; i < 10; i++) cache.remember(`bad-${i}`, null, 1_000, 5_000);
     expect(cache.size).toEqual({ valid: 1, invalid: 3 });

@@ -10,6 +10,11 @@ export const accounts = sqliteTable("accounts", {
   entitlements: text("entitlements", { mode: "json" }).$type<string[]>().notNull().default([]),
   /** Most custom field values the account may hold at once (docs/api.md §Custom fields); null: no limit. */
   customFieldLimit: integer("custom_field_limit"),
+  /**
+   * The D1 database holding the account's rows (src/db/shards.ts): 0 is the primary binding `DB`, n the binding `DB_n`.
+   * Chosen once when the account is created (`shardForNewAccount`) and never changed (docs/SCALING.md §Shards).
+   */
+  shard: integer("shard").notNull().default(0),
   createdAt: text("created_at").notNull(),
 });
 
