@@ -33,9 +33,14 @@ const at = (second: number) => new Date(Date.UTC(2026, 0, 1) + second * 1000).to
  * Writes containers straight to D1, one shipment each (with its POD ETA, POD name and optional customer party), for
  * list tests that need exact values (LFD, holds, ETA) the simulator would take days to reach, and bumps the account's
  * kept counts. Ids are UUIDv7 made in seeding order, so the `id` tiebreak follows the order given. The shipment's
- * SCAC and POD are the container's (`scac` null: the shipment's line is MAEU, the box has none).
+ * SCAC and POD are the container's (`scac` null: the shipment's line is MAEU, the box has none). `d1`: the account's
+ * shard (default the primary `DB`; test/helpers/shards.ts makes accounts on `DB_1`).
  */
-export async function seedContainers(accountId: string, boxes: SeedContainer[]): Promise<SeededContainer[]> {
+export async function seedContainers(
+  accountId: string,
+  boxes: SeedContainer[],
+  d1: D1Database = env.DB,
+): Promise<SeededContainer[]> {
   const out: SeededContainer[] = [];
   const statements: D1PreparedStatement[] = [];
   for (const b of boxes) {
@@ -45,7 +50,7 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
     if (b.customerName) {
       customerId = newId();
       statements.push(
-        env.DB.prepare("INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)").bind(
+        d1.prepare("INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)").bind(
           customerId,
           accountId,
           b.customerName,
@@ -55,7 +60,7 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
     }
     const bl = `BL${id.slice(-10).toUpperCase()}`;
     statements.push(
-      env.DB.prepare(
+      d1.prepare(
         `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, customer_id,
            port_of_discharge_locode, port_of_discharge_name, pod_eta_at, pod_timezone, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)`,
@@ -71,7 +76,7 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
         b.podTimezone ?? null,
         at(b.second),
       ),
-      env.DB.prepare(
+      d1.prepare(
         `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, pod_locode, pod_timezone,
            current_status, availability_known, available_for_pickup, holds_at_pod_terminal, pickup_lfd, pod_discharged_at,
            created_at, updated_at)
@@ -102,13 +107,13 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
     ["shipment", boxes.length],
   ] as const) {
     statements.push(
-      env.DB.prepare(
+      d1.prepare(
         `INSERT INTO account_resource_counts (account_id, resource, count) VALUES (?1, ?2, ?3)
          ON CONFLICT (account_id, resource) DO UPDATE SET count = count + excluded.count`,
       ).bind(accountId, resource, by),
     );
   }
-  await env.DB.batch(statements);
+  await d1.batch(statements);
   return out;
 }
 
