@@ -3,7 +3,7 @@
 // binding `DB_n`, consecutive from 1. Deployed shards are the `[[d1_databases]]` bindings of wrangler.toml; locally,
 // npm start runs LOCAL_SHARD_COUNT shards, the extra ones bound in a generated config (LOCAL_SHARDS_CONFIG).
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { d1Execute, LOCAL_SHARDS_CONFIG, ROOT, sqlLiteral } from "./wrangler.mjs";
 
 /** How many shards npm start (and the local keys and seed commands) run: `DB` and a local `DB_1`. */
@@ -35,14 +35,16 @@ function localDatabaseId(n) {
 }
 
 /**
- * Writes {@link LOCAL_SHARDS_CONFIG}: wrangler.toml with a `[[d1_databases]]` block for each local shard 1 …
- * `count - 1` it does not bind itself (same migrations, a local-only database id). Rewritten on every call, so it
- * follows wrangler.toml. Never deployed: `wrangler deploy` reads wrangler.toml.
+ * Writes {@link LOCAL_SHARDS_CONFIG} (or the same file name in `dir`, for a snapshot of the app): `dir`'s wrangler.toml
+ * with a `[[d1_databases]]` block for each local shard 1 … `count - 1` it does not bind itself (same migrations, a
+ * local-only database id). Rewritten on every call, so it follows wrangler.toml. Never deployed: `wrangler deploy`
+ * reads wrangler.toml.
  * @param {number} [count]
+ * @param {string} [dir] the app directory holding wrangler.toml (default the repository root)
  * @returns {string} the file's path
  */
-export function writeLocalShardsConfig(count = LOCAL_SHARD_COUNT) {
-  const base = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+export function writeLocalShardsConfig(count = LOCAL_SHARD_COUNT, dir = ROOT) {
+  const base = readFileSync(join(dir, "wrangler.toml"), "utf8");
   const declared = new Set(declaredShardBindings(base));
   const blocks = [];
   for (let n = 1; n < count; n++) {
@@ -61,8 +63,9 @@ export function writeLocalShardsConfig(count = LOCAL_SHARD_COUNT) {
   const header =
     "# Written by scripts/lib/shards.mjs for npm start: wrangler.toml plus local-only shard bindings. Do not edit;\n" +
     "# never deployed (wrangler deploy reads wrangler.toml).\n";
-  writeFileSync(LOCAL_SHARDS_CONFIG, `${header}${base.trimEnd()}\n\n${blocks.join("\n\n")}\n`);
-  return LOCAL_SHARDS_CONFIG;
+  const file = dir === ROOT ? LOCAL_SHARDS_CONFIG : join(dir, basename(LOCAL_SHARDS_CONFIG));
+  writeFileSync(file, `${header}${base.trimEnd()}\n\n${blocks.join("\n\n")}\n`);
+  return file;
 }
 
 /**
