@@ -5,7 +5,12 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { uuidv7 } from "uuidv7";
 import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, hashApiKey, KEY_PREFIX_LENGTH } from "./lib/api-keys.mjs";
-import { accountRowStatement, scriptShards, shardWithFewestAccounts } from "./lib/shards.mjs";
+import {
+  accountRowStatement,
+  configuredNewAccountShard,
+  scriptShards,
+  shardWithFewestAccounts,
+} from "./lib/shards.mjs";
 import {
   applyMigrations,
   d1Execute,
@@ -23,7 +28,8 @@ const USAGE = `usage:
   npm run keys -- mailbox --account-id <id> --allow <address | @domain>[,...] [--remote]
 
   create   makes the account if no account has that name, then a key for it; the key is printed once. A new account
-           goes to shard --shard <n>, else to the shard with the fewest accounts (docs/SCALING.md §Shards): its row is
+           goes to shard --shard <n>, else NEW_ACCOUNT_SHARD (environment or wrangler.toml [vars]), else to the shard
+           with the fewest accounts (docs/SCALING.md §Shards): its row is
            written to the primary (DB, with its shard) and copied to its shard (DB_<n>); keys stay in the primary
   list     keys with their account, name, prefix and dates (never the key or its hash)
   revoke   stops a key from authenticating (within AUTH_CACHE_TTL_SECONDS)
@@ -113,11 +119,12 @@ async function create({ values }) {
   }
   if (accountId !== undefined && matches.length === 0) throw new Error(`no account with id ${accountId}`);
   const shards = scriptShards({ remote });
-  const wanted = values.shard === undefined ? undefined : Number(values.shard);
+  // --shard, else NEW_ACCOUNT_SHARD (as the Worker reads it), else the shard with the fewest accounts.
+  const given = values.shard ?? configuredNewAccountShard();
+  const wanted = given === undefined ? undefined : Number(given);
   if (wanted !== undefined && (!Number.isInteger(wanted) || wanted < 0 || wanted >= shards.bindings.length)) {
-    throw new UsageError(
-      `--shard ${values.shard} names no shard: the ${where(remote)} deployment has ${shards.bindings.join(", ")}`,
-    );
+    const source = values.shard === undefined ? `NEW_ACCOUNT_SHARD=${given}` : `--shard ${given}`;
+    throw new UsageError(`${source} names no shard: the ${where(remote)} deployment has ${shards.bindings.join(", ")}`);
   }
   if (wanted !== undefined && matches[0] !== undefined && Number(matches[0].shard) !== wanted) {
     throw new Error(`account ${matches[0].id} is on shard ${matches[0].shard}, not ${wanted}: accounts never move`);

@@ -83,8 +83,21 @@ export function scriptShards({ remote = false } = {}) {
 }
 
 /**
- * The shard a new account goes to, as src/db/shards.ts `shardForNewAccount` picks it: the one with the fewest accounts
- * in the primary, ties to the lowest number.
+ * The `NEW_ACCOUNT_SHARD` the Worker would use (src/db/shards.ts `shardForNewAccount`): the environment's, else a
+ * `NEW_ACCOUNT_SHARD = "n"` line of wrangler.toml's `[vars]`; undefined when neither sets one.
+ * @returns {string | undefined}
+ */
+export function configuredNewAccountShard() {
+  const fromEnv = process.env.NEW_ACCOUNT_SHARD;
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const value = /^\s*NEW_ACCOUNT_SHARD\s*=\s*"([^"]*)"/m.exec(toml)?.[1];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * The shard a new account goes to when none is configured, as src/db/shards.ts `shardForNewAccount` picks it: the one
+ * with the fewest accounts in the primary, ties to the lowest number.
  * @param {{ remote?: boolean, count: number }} options
  * @returns {Promise<number>}
  */
