@@ -67,6 +67,23 @@ describe("dashboard on shard 1", () => {
     expect(await keys.text()).toContain(b.key.slice(0, 13));
   });
 
+  it("serves B's settings pages (webhooks, alerts, tariffs, track) from DB_1", async () => {
+    await shard1
+      .prepare(
+        `INSERT INTO webhooks (id, account_id, url, events, active, secret, created_at, updated_at)
+         VALUES (?1, ?2, 'https://hooks.example.com/only-b', '[]', 1, 'whsec_x', ?3, ?3)`,
+      )
+      .bind(crypto.randomUUID(), b.accountId, "2026-01-01T00:00:00Z")
+      .run();
+    const webhooks = await web("/app/settings/webhooks", { user: bUser });
+    expect(webhooks.status).toBe(200);
+    expect(await webhooks.text()).toContain("hooks.example.com/only-b");
+    expect(await (await web("/app/settings/webhooks", { user: aUser })).text()).not.toContain("only-b");
+    for (const path of ["/app/settings/alerts", "/app/settings/tariffs", "/app/track"]) {
+      expect((await web(path, { user: bUser })).status, path).toBe(200);
+    }
+  });
+
   it("sends a request without a session to sign in", async () => {
     const res = await web("/app/containers");
     expect([302, 303]).toContain(res.status);
