@@ -138,37 +138,37 @@ export async function findContainerRoute(
   const [entitlements, [containerRows, shipmentRows, eventRows]] = await Promise.all([
     accountEntitlements(primary, accountId),
     db.batch([
-    db
-      .select()
-      .from(containers)
-      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
-      .limit(1),
-    db
-      .select({ shipment: shipments })
-      .from(containers)
-      .innerJoin(shipments, and(eq(shipments.id, containers.shipmentId), ownedBy(shipments.accountId, accountId)))
-      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
-      .limit(1),
-    db
-      .select({
-        event: transportEvents.event,
-        timestamp: transportEvents.timestamp,
-        timezone: transportEvents.timezone,
-        locode: transportEvents.locationLocode,
-        vesselName: transportEvents.vesselName,
-        vesselImo: transportEvents.vesselImo,
-        voyageNumber: transportEvents.voyageNumber,
-      })
-      .from(transportEvents)
-      .where(
-        and(
-          ownedBy(transportEvents.accountId, accountId),
-          eq(transportEvents.containerId, containerId),
-          isNull(transportEvents.invalidatedAt),
-        ),
-      )
-      .orderBy(transportEvents.timestamp, transportEvents.id)
-      .limit(MAX_EVENTS),
+      db
+        .select()
+        .from(containers)
+        .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
+        .limit(1),
+      db
+        .select({ shipment: shipments })
+        .from(containers)
+        .innerJoin(shipments, and(eq(shipments.id, containers.shipmentId), ownedBy(shipments.accountId, accountId)))
+        .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
+        .limit(1),
+      db
+        .select({
+          event: transportEvents.event,
+          timestamp: transportEvents.timestamp,
+          timezone: transportEvents.timezone,
+          locode: transportEvents.locationLocode,
+          vesselName: transportEvents.vesselName,
+          vesselImo: transportEvents.vesselImo,
+          voyageNumber: transportEvents.voyageNumber,
+        })
+        .from(transportEvents)
+        .where(
+          and(
+            ownedBy(transportEvents.accountId, accountId),
+            eq(transportEvents.containerId, containerId),
+            isNull(transportEvents.invalidatedAt),
+          ),
+        )
+        .orderBy(transportEvents.timestamp, transportEvents.id)
+        .limit(MAX_EVENTS),
     ]),
   ]);
   if (!entitlements.includes(ROUTING_ENTITLEMENT)) throw routingNotEnabled();

@@ -95,11 +95,7 @@ export function futurePositionsOf(points: readonly TrackPoint[]): FuturePosition
  * vessels live there, docs/SCALING.md §Shards).
  * @throws ApiError 403 without the entitlement; 404 for an unknown vessel.
  */
-export async function vesselForPrediction(
-  primary: Database,
-  accountId: string,
-  vesselKey: string,
-): Promise<VesselRow> {
+export async function vesselForPrediction(primary: Database, accountId: string, vesselKey: string): Promise<VesselRow> {
   await assertRoutingEnabled(primary, accountId);
   const vessel = await findVessel(primary, vesselKey);
   if (!vessel) throw ApiError.notFound("Couldn't find Vessel");

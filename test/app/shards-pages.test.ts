@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../../src/lib/ids";
 import { signToken } from "../../src/documents/signing";
+import { newId } from "../../src/lib/ids";
 import { api, type TestAccount } from "../helpers/api";
 import { type SeededContainer, seedContainers } from "../helpers/container-rows";
 import { pdfBytes, uploadDocument } from "../helpers/document-uploads";

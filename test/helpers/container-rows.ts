@@ -50,54 +50,55 @@ export async function seedContainers(
     if (b.customerName) {
       customerId = newId();
       statements.push(
-        d1.prepare("INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)").bind(
-          customerId,
-          accountId,
-          b.customerName,
-          at(b.second),
-        ),
+        d1
+          .prepare("INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)")
+          .bind(customerId, accountId, b.customerName, at(b.second)),
       );
     }
     const bl = `BL${id.slice(-10).toUpperCase()}`;
     statements.push(
-      d1.prepare(
-        `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, customer_id,
+      d1
+        .prepare(
+          `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, customer_id,
            port_of_discharge_locode, port_of_discharge_name, pod_eta_at, pod_timezone, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)`,
-      ).bind(
-        shipmentId,
-        accountId,
-        bl,
-        b.scac ?? "MAEU",
-        customerId,
-        b.podLocode ?? null,
-        b.podName ?? null,
-        b.podEtaAt ?? null,
-        b.podTimezone ?? null,
-        at(b.second),
-      ),
-      d1.prepare(
-        `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, pod_locode, pod_timezone,
+        )
+        .bind(
+          shipmentId,
+          accountId,
+          bl,
+          b.scac ?? "MAEU",
+          customerId,
+          b.podLocode ?? null,
+          b.podName ?? null,
+          b.podEtaAt ?? null,
+          b.podTimezone ?? null,
+          at(b.second),
+        ),
+      d1
+        .prepare(
+          `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, pod_locode, pod_timezone,
            current_status, availability_known, available_for_pickup, holds_at_pod_terminal, pickup_lfd, pod_discharged_at,
            created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?14, ?14)`,
-      ).bind(
-        id,
-        accountId,
-        shipmentId,
-        b.number,
-        JSON.stringify(b.refNumbers ?? []),
-        b.scac === undefined ? "MAEU" : b.scac,
-        b.podLocode ?? null,
-        b.podTimezone ?? null,
-        b.status ?? "new",
-        b.available === undefined || b.available === null ? 0 : 1,
-        b.available === undefined || b.available === null ? null : b.available ? 1 : 0,
-        JSON.stringify(b.holds ?? []),
-        b.pickupLfd ?? null,
-        at(b.second),
-        b.podDischargedAt ?? null,
-      ),
+        )
+        .bind(
+          id,
+          accountId,
+          shipmentId,
+          b.number,
+          JSON.stringify(b.refNumbers ?? []),
+          b.scac === undefined ? "MAEU" : b.scac,
+          b.podLocode ?? null,
+          b.podTimezone ?? null,
+          b.status ?? "new",
+          b.available === undefined || b.available === null ? 0 : 1,
+          b.available === undefined || b.available === null ? null : b.available ? 1 : 0,
+          JSON.stringify(b.holds ?? []),
+          b.pickupLfd ?? null,
+          at(b.second),
+          b.podDischargedAt ?? null,
+        ),
     );
     out.push({ id, shipmentId, number: b.number });
   }
@@ -107,10 +108,12 @@ export async function seedContainers(
     ["shipment", boxes.length],
   ] as const) {
     statements.push(
-      d1.prepare(
-        `INSERT INTO account_resource_counts (account_id, resource, count) VALUES (?1, ?2, ?3)
+      d1
+        .prepare(
+          `INSERT INTO account_resource_counts (account_id, resource, count) VALUES (?1, ?2, ?3)
          ON CONFLICT (account_id, resource) DO UPDATE SET count = count + excluded.count`,
-      ).bind(accountId, resource, by),
+        )
+        .bind(accountId, resource, by),
     );
   }
   await d1.batch(statements);
