@@ -93,6 +93,26 @@ describe("shard 1 account: containers, shipments and tracking requests", () => {
     expect(list.json.data.map((d) => d.id)).toEqual([json.data.id]);
   });
 
+  it("keeps B's tracking request import and its rows in DB_1", async () => {
+    const created = await apiJson<One>("/tracking_request_imports", {
+      key: b.key,
+      body: {
+        data: {
+          type: "tracking_request_import",
+          attributes: { rows: [{ container_number: "MSCU1234565", scac: "TEST" }], dry_run: true },
+        },
+      },
+    });
+    expect(created.res.status, JSON.stringify(created.json)).toBe(201);
+    await expectOnShard1Only("tracking_request_imports", b.accountId, 1);
+    const id = created.json.data.id;
+    expect((await api(`/tracking_request_imports/${id}`, { key: b.key })).status).toBe(200);
+    expect((await api(`/tracking_request_imports/${id}`, { key: a.key })).status).toBe(404);
+    const started = await apiJson<One>(`/tracking_request_imports/${id}/start`, { key: b.key, method: "POST" });
+    expect(started.res.status, JSON.stringify(started.json)).toBe(200);
+    expect((await api(`/tracking_request_imports/${id}/start`, { key: a.key, method: "POST" })).status).toBe(404);
+  });
+
   it("refuses a request without a key or with a bad key before reading any shard", async () => {
     expect((await api("/containers")).status).toBe(401);
     expect((await api("/containers", { key: "svc_test_notakeyatall0000000000000000" })).status).toBe(401);
