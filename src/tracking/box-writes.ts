@@ -125,7 +125,8 @@ export interface BoxWebhookContext {
 
 /**
  * Reads, in one D1 round trip, what the webhook outbox needs to announce an update of these rows: the accounts'
- * active webhooks, the container and shipment rows, the shipments' container ids and customer names. Called only
+ * active webhooks, the container rows, the shipment rows with their customer names (one statement), the shipments'
+ * container ids, and the accounts' alert rules and settings. Called only
  * for updates that announce something, so an unchanged poll stays at one D1 batch and a changed one at two.
  */
 export async function loadBoxWebhookContext(db: Database, subs: Subscription[]): Promise<BoxWebhookContext> {
@@ -148,43 +149,32 @@ export async function loadBoxWebhookContext(db: Database, subs: Subscription[]):
         .where(and(inArray(alertRules.accountId, accountIds), eq(alertRules.active, true))),
     ),
   );
-  const [targets, containerRows, shipmentRows, siblings, customers, rules, settings] = await db.batch([
+  const [targets, containerRows, shipmentRows, siblings, rules, settings] = await db.batch([
     activeWebhooksQuery(db, accountIds),
     db
       .select()
       .from(containers)
       .where(and(inArray(containers.id, containerIds), anyWebhook)),
+    // The shipments with their customers' names, in one statement (a LEFT JOIN on the party's primary key).
     db
-      .select()
+      .select({ shipment: shipments, customerName: parties.companyName })
       .from(shipments)
+      .leftJoin(parties, eq(parties.id, shipments.customerId))
       .where(and(inArray(shipments.id, shipmentIds), anyWebhook)),
     db
       .select({ id: containers.id, shipmentId: containers.shipmentId })
       .from(containers)
       .where(and(inArray(containers.shipmentId, shipmentIds), anyWebhook))
       .orderBy(asc(containers.createdAt), asc(containers.id)),
-    db
-      .select({ id: parties.id, companyName: parties.companyName })
-      .from(parties)
-      .where(
-        and(
-          inArray(
-            parties.id,
-            db.select({ id: shipments.customerId }).from(shipments).where(inArray(shipments.id, shipmentIds)),
-          ),
-          anyWebhook,
-        ),
-      ),
     activeAlertRulesQuery(db, accountIds),
     alertSettingsQuery(db, accountIds),
   ]);
-  const names = new Map(customers.map((p) => [p.id, p.companyName]));
   const views = new Map<string, ShipmentView>();
-  for (const row of shipmentRows as ShipmentRow[]) {
-    views.set(row.id, {
-      ...row,
-      containerIds: siblings.filter((c) => c.shipmentId === row.id).map((c) => c.id),
-      customerName: row.customerId ? (names.get(row.customerId) ?? null) : null,
+  for (const { shipment, customerName } of shipmentRows as { shipment: ShipmentRow; customerName: string | null }[]) {
+    views.set(shipment.id, {
+      ...shipment,
+      containerIds: siblings.filter((c) => c.shipmentId === shipment.id).map((c) => c.id),
+      customerName: shipment.customerId ? (customerName ?? null) : null,
     });
   }
   // Only a rule scoped by custom field values costs one more read.

@@ -196,4 +196,26 @@ describe("box update statements: multi-row INSERTs in the one batch", () => {
     }
     expect(actuals(first).every(([key]) => key.endsWith("T08:00:00Z"))).toBe(true);
   });
+
+  it("the webhook context reads each shipment with its customer's name (null without one) and its boxes", async () => {
+    const account = await createAccount("Box writes context");
+    const [withCustomer, without] = await seedContainers(account.accountId, [
+      { number: "BXWU2000001", second: 1, customerName: "Globex Imports" },
+      { number: "BXWU2000002", second: 2 },
+    ]);
+    await insertWebhook(account, { events: ["container.updated"] });
+    const subs = [withCustomer, without].map((c) => ({
+      accountId: account.accountId,
+      containerId: c?.id ?? "",
+      shipmentId: c?.shipmentId ?? "",
+    }));
+    const context = await loadBoxWebhookContext(createDatabase(env.DB), subs);
+    const view = (i: number) => context.shipments.get(subs[i]?.shipmentId ?? "");
+    expect(view(0)?.customerName).toBe("Globex Imports");
+    expect(view(0)?.containerIds).toEqual([subs[0]?.containerId]);
+    expect(view(1)?.customerName).toBeNull();
+    expect(view(1)?.billOfLadingNumber).toMatch(/^BL/);
+    expect([...context.containers.keys()].sort()).toEqual(subs.map((s) => s.containerId).sort());
+    expect(context.targets).toHaveLength(1);
+  });
 });
