@@ -126,8 +126,8 @@ export interface BoxWebhookContext {
 /**
  * Reads, in one D1 round trip, what the webhook outbox needs to announce an update of these rows: the accounts'
  * active webhooks, the container rows, the shipment rows with their customer names (one statement), the shipments'
- * container ids, and the accounts' alert rules and settings. Called only
- * for updates that announce something, so an unchanged poll stays at one D1 batch and a changed one at two.
+ * container ids, and the accounts' alert rules and settings (6 statements). Called only for updates that announce
+ * something, so an unchanged poll stays at one D1 batch and a changed one at two.
  */
 export async function loadBoxWebhookContext(db: Database, subs: Subscription[]): Promise<BoxWebhookContext> {
   const containerIds = [...new Set(subs.map((s) => s.containerId))];

@@ -84,8 +84,9 @@ export function notificationId(webhookId: string, dedupKey: string): Promise<str
 
 /**
  * The INSERT statements of the notifications `drafts` produce for `targets` (to add to the batch of the change: one
- * multi-row INSERT per chunk of rows, src/db/insert-chunks.ts), and their ids (to enqueue once the batch committed). A draft gets one notification per active webhook of its
- * account that subscribes to its event; none when no webhook does. Inserts are ON CONFLICT DO NOTHING: a
+ * multi-row INSERT per chunk of rows under D1's 100 bound parameters, src/db/insert-chunks.ts), and their ids (to
+ * enqueue once the batch committed). A draft gets one notification per active webhook of its account that subscribes
+ * to its event; none when no webhook does. Inserts are ON CONFLICT DO NOTHING: a
  * notification already written is left as it is (its delivery state included).
  * @param nowIso when the rows are written (UTC ISO seconds): `updated_at`, and `next_attempt_at` (due at once).
  */
