@@ -37,6 +37,7 @@ import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { load } from "../lib/load.mjs";
 import { benchOptions } from "../lib/options.mjs";
+import { reportProfile, startProfile } from "../lib/profile.mjs";
 import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
 import { execStatements, generateTestKey, openForBulkLoad, seedAccount } from "../lib/seed.mjs";
 import { applyMigrations, d1SqliteFile, ROOT, snapshotProject, startDev, wipePersistDir } from "../lib/wrangler.mjs";
@@ -55,6 +56,11 @@ export const usage = `bench api options (or the environment variable in brackets
   --tenants N           accounts of the many-tenants case at the default limits; 0 skips it (BENCH_TENANTS,
                         default 100)
   --only-tenants        run only the many-tenants case (BENCH_ONLY_TENANTS=1)
+  --endpoints LIST      only these endpoints of the main run, comma-separated ids: health, getById, list,
+                        searchExact, searchPrefix, searchContains, create (BENCH_ENDPOINTS; e.g. health,create)
+  --profile ID          CPU-profile the Worker (devtools protocol on wrangler's inspector port) during each measured
+                        phase of endpoint ID (e.g. create): bench/results/profile-<ID>-<round>.cpuprofile and the
+                        heaviest functions by self and total time (BENCH_PROFILE)
   --tenants-shm         keep the many-tenants case's Durable Object SQLite files on /dev/shm: local workerd
                         fsyncs every commit on its thread, which a disk makes the bottleneck; this shows the cost
                         without it (BENCH_TENANTS_SHM=1)
@@ -106,6 +112,8 @@ function options(argv) {
     tenants: { type: "string" },
     "only-tenants": { type: "boolean" },
     "tenants-shm": { type: "boolean" },
+    endpoints: { type: "string" },
+    profile: { type: "string" },
   });
   return {
     containers: Math.floor(num("containers", "BENCH_CONTAINERS", 10_000, 30)),
@@ -118,6 +126,11 @@ function options(argv) {
     tenants: Math.floor(num("tenants", "BENCH_TENANTS", 100, 0)),
     onlyTenants: flag("only-tenants", "BENCH_ONLY_TENANTS"),
     tenantsShm: flag("tenants-shm", "BENCH_TENANTS_SHM"),
+    endpoints: (values.endpoints ?? process.env.BENCH_ENDPOINTS ?? "")
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+    profile: values.profile ?? (process.env.BENCH_PROFILE || undefined),
     port: Math.floor(num("port", "BENCH_PORT", 8788)),
     keepState: values["keep-state"] === true,
     check: flag("check", "BENCH_CHECK"),
@@ -317,7 +330,17 @@ async function phase(dev, e, opts, label) {
   let r;
   for (let attempt = 1; ; attempt++) {
     const warm = opts.warmup > 0 ? await load({ ...common, connections, duration: opts.warmup }) : undefined;
+    const profiler = opts.profile === e.id ? await startProfile(dev.inspectorPort) : undefined;
     r = await load({ ...common, connections, duration: opts.duration });
+    if (profiler) {
+      const file = join(
+        ROOT,
+        "bench",
+        "results",
+        `profile-${e.id}-${label.replace(/\W+/g, "_")}-${attempt}.cpuprofile`,
+      );
+      r.profile = { file, ...summaryOf(reportProfile(await profiler.stop(), file, { requests: r.total })) };
+    }
     // Responses of the warm-up too: they count against rate limits (the many-tenants case).
     r.warmupTotal = warm?.total ?? 0;
     if (!r.serverRestarted || attempt === 3) break;
@@ -339,6 +362,11 @@ async function phase(dev, e, opts, label) {
       `${bad ? `, ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors` : ""}`,
   );
   return r;
+}
+
+/** The part of a profile summary kept in the result file: the 30 heaviest functions by self and total ms. */
+function summaryOf(s) {
+  return { sampledMs: s.sampledMs, idleMs: s.idleMs, self: s.self.slice(0, 30), total: s.total.slice(0, 30) };
 }
 
 /** Median of the finite values (NaN when there are none). */
@@ -673,13 +701,16 @@ async function runAll(project, opts, m, runTag) {
   const runs = [];
   let main;
   if (!opts.onlyTenants) {
+    const which = opts.large
+      ? ["health", "getById", "list", "list@1", ...SEARCH_IDS, "create"]
+      : ["health", "getById", "list", ...SEARCH_IDS, "create"];
+    const unknown = opts.endpoints.filter((id) => !which.includes(id));
+    if (unknown.length > 0) throw new Error(`--endpoints: unknown ${unknown.join(", ")}; known: ${which.join(", ")}`);
     main = await runAt(
       project,
       opts.containers,
       opts,
-      opts.large
-        ? ["health", "getById", "list", "list@1", ...SEARCH_IDS, "create"]
-        : ["health", "getById", "list", ...SEARCH_IDS, "create"],
+      opts.endpoints.length > 0 ? which.filter((id) => opts.endpoints.includes(id)) : which,
       runTag,
     );
     runs.push(main);
@@ -706,24 +737,25 @@ async function runAll(project, opts, m, runTag) {
 
   const by = (r, id) => r.results.find((x) => x.id === id);
   const health = main ? by(main, "health").rps : Number.NaN;
-  const targets = !main
-    ? []
-    : [
-        {
-          name: "GET /containers/{id} req/s ÷ /health req/s",
-          value: by(main, "getById").rps / health,
-          op: "≥",
-          threshold: TARGETS.getById,
-          alt: cpuRatio(by(main, "health"), by(main, "getById")),
-        },
-        {
-          name: "GET /containers (list page) req/s ÷ /health req/s",
-          value: by(main, "list").rps / health,
-          op: "≥",
-          threshold: TARGETS.list,
-          alt: cpuRatio(by(main, "health"), by(main, "list")),
-        },
-      ];
+  const targets =
+    !main || !by(main, "health") || !by(main, "getById") || !by(main, "list")
+      ? []
+      : [
+          {
+            name: "GET /containers/{id} req/s ÷ /health req/s",
+            value: by(main, "getById").rps / health,
+            op: "≥",
+            threshold: TARGETS.getById,
+            alt: cpuRatio(by(main, "health"), by(main, "getById")),
+          },
+          {
+            name: "GET /containers (list page) req/s ÷ /health req/s",
+            value: by(main, "list").rps / health,
+            op: "≥",
+            threshold: TARGETS.list,
+            alt: cpuRatio(by(main, "health"), by(main, "list")),
+          },
+        ];
   if (tenants) {
     const h = by(tenants, "health");
     const t = by(tenants, "tenantsGetById");
