@@ -154,7 +154,7 @@ export function setShapeVerification(on: boolean): void {
 
 /**
  * The shape cached under `key` for this Database handle (built by `build` and compiled on first use) with this
- * request's `values`. `build` must return read queries (SELECTs, for `readMany`) or writes (for {@link runShaped})
+ * request's `values`. `build` must return read queries (SELECTs, for `readMany`) or writes (for `runShaped`, src/db/read-batch.ts)
  * whose request values are all placeholders; it
  * runs once per key per isolate (and on every use while verification is on). See the rule for keys above.
  * @throws Error when verification is on and the key does not determine the SQL.
@@ -187,18 +187,6 @@ export function shaped(
 }
 
 const stats = { hits: 0, misses: 0 };
-
-/**
- * Runs the statements of `writes` (shapes of INSERT/UPDATE/DELETE statements, e.g. a create and its count) in one D1
- * batch: one round trip, atomic (D1 runs a batch as one transaction, so a statement that fails undoes the others).
- * Nothing is built or compiled here, only bound.
- * @returns D1's result of each statement, in order.
- * @throws Error when a placeholder has no value (a programming error); whatever D1 throws for the batch.
- */
-export async function runShaped(db: Database, writes: readonly ShapedRead[]): Promise<D1Result[]> {
-  const d1 = (db as unknown as { $client: D1Database }).$client;
-  return d1.batch(writes.flatMap((w) => w.statements()));
-}
 
 /**
  * Cache hits and misses of `shaped` in this isolate since it started, over all handles (tests and benchmarks: a

@@ -1,7 +1,8 @@
 import { and, eq, getTableColumns, gte, inArray, lte, or, sql } from "drizzle-orm";
 import { type InitialCustomFields, stageInitialCustomFields } from "../custom-fields/initial";
 import type { Database } from "../db/client";
-import { inIdChunks, placeholder, runShaped, type ShapeValues, shaped } from "../db/query-shapes";
+import { inIdChunks, placeholder, type ShapeValues, shaped } from "../db/query-shapes";
+import { runShaped } from "../db/read-batch";
 import { parties, trackingRequests } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { toIsoSeconds } from "../lib/clock";

@@ -1,6 +1,8 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, type Placeholder } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client";
+import { idList, MAX_SHAPED_IDS, type ShapedRead, shaped } from "../db/query-shapes";
+import { readMany } from "../db/read-batch";
 import { webhookNotifications, webhooks } from "../db/schema";
 import { deterministicId } from "../lib/ids";
 import type { Linkage, ResourceObject } from "../lib/jsonapi/types";
@@ -55,7 +57,7 @@ export interface NotificationDraft {
  * The query that reads the active webhooks of some accounts (batchable, so it shares a D1 round trip with the reads
  * of the change itself). Reads through `webhooks_account_active_idx` (account_id) WHERE active.
  */
-export function activeWebhooksQuery(db: Database, accountIds: readonly string[]) {
+export function activeWebhooksQuery(db: Database, accountIds: readonly (string | Placeholder)[]) {
   return db
     .select({ id: webhooks.id, accountId: webhooks.accountId, events: webhooks.events })
     .from(webhooks)
@@ -65,7 +67,14 @@ export function activeWebhooksQuery(db: Database, accountIds: readonly string[])
 /** The active webhooks of some accounts (one indexed query; none when `accountIds` is empty). */
 export async function loadActiveWebhooks(db: Database, accountIds: readonly string[]): Promise<WebhookTarget[]> {
   if (accountIds.length === 0) return [];
-  return activeWebhooksQuery(db, accountIds);
+  const unique = [...new Set(accountIds)];
+  if (unique.length > MAX_SHAPED_IDS) return activeWebhooksQuery(db, unique);
+  // A query shape per number of accounts (src/db/query-shapes.ts): every tracking request's lookup asks it.
+  const list = idList("account", unique);
+  const [rows] = await readMany(db, [
+    shaped(db, `webhooks.active:${list.key}`, () => [activeWebhooksQuery(db, list.placeholders)], list.values),
+  ]);
+  return rows as WebhookTarget[];
 }
 
 /** Whether any of `targets` in `accountId` subscribes to one of `events`. */
@@ -181,18 +190,18 @@ export async function enqueueNotifications(
 export async function batchWithNotifications(
   db: Database,
   queue: Queue<WebhookDeliveryMessage> | undefined,
-  statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]],
+  statements: [BatchItem<"sqlite"> | ShapedRead, ...(BatchItem<"sqlite"> | ShapedRead)[]],
   announce: { accountId: string; events: readonly string[]; nowIso: string },
   build: () => Promise<NotificationDraft[]>,
 ): Promise<string[]> {
   const targets = await loadActiveWebhooks(db, [announce.accountId]);
   if (!anySubscriber(targets, announce.accountId, announce.events)) {
-    await db.batch(statements);
+    await readMany(db, statements);
     return [];
   }
   const drafts = await build();
   const { statements: inserts, ids } = await notificationInserts(db, targets, drafts, announce.nowIso);
-  await db.batch([...statements, ...inserts]);
+  await readMany(db, [...statements, ...inserts]);
   if (queue) await enqueueNotifications(queue, ids);
   return ids;
 }
