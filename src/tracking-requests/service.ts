@@ -28,6 +28,11 @@ export interface TrackingRequestDeps {
   queue: Pick<Queue<TrackingRequestMessage>, "send">;
   /** SCACs with a configured source (docs/decisions.md §Tracking requests: "supported"). */
   supportedScacs: Set<string>;
+  /**
+   * Runs work after the response (the request's `waitUntil`): the create's queue message is sent there when given,
+   * so the answer does not wait for the send. Without it the send is awaited.
+   */
+  defer?: (work: Promise<unknown>) => void;
 }
 
 /** Validated create input (after zod). */
@@ -57,8 +62,10 @@ const POINTER = {
 /**
  * Creates a tracking request (docs/api.md §Tracking request endpoints, docs/decisions.md §Tracking requests): every
  * rule is checked and all failures are reported together as one 422 (blank, not recognised, not supported, duplicate,
- * unknown customer). On success the row is written as `pending` (with the account's count, in one batch) and a
- * message goes to the `tracking-requests` queue.
+ * unknown customer). On success the row is written as `pending` (with the account's count, in one batch: the only D1
+ * round trip of a create without customer or initial custom fields) and a message goes to the `tracking-requests`
+ * queue (after the response with `deps.defer`; a send that fails is logged, and the request re-queued by the
+ * every-minute repair).
  * @throws ApiError 422 listing every failed rule; nothing is written then.
  */
 export async function createTrackingRequest(
@@ -164,7 +171,13 @@ export async function createTrackingRequest(
     if (isUniqueViolation(err)) throw new ApiError(422, [duplicateError(requestNumber, scacSent)]);
     throw err;
   }
-  await deps.queue.send({ trackingRequestId: row.id, accountId });
+  // The row is durable: a message that fails to go out is not the client's failure. The every-minute repair
+  // re-queues a pending request no message reached (src/tracking/maintenance.ts, LOST_LOOKUP_GRACE_S).
+  const send = deps.queue.send({ trackingRequestId: row.id, accountId }).catch((err: unknown) => {
+    console.error("tracking-requests: enqueue failed; the every-minute repair re-queues it", row.id, String(err));
+  });
+  if (deps.defer) deps.defer(send);
+  else await send;
   return row;
 }
 

@@ -351,10 +351,7 @@ export async function recordLookupFailure(
               updatedAt: placeholder("now") as unknown as string,
             })
             .where(
-              and(
-                eq(trackingRequests.id, placeholder("id")),
-                eq(trackingRequests.accountId, placeholder("accountId")),
-              ),
+              and(eq(trackingRequests.id, placeholder("id")), eq(trackingRequests.accountId, placeholder("accountId"))),
             ),
         ],
         { reason, now, id: request.id, accountId: request.accountId },
