@@ -202,8 +202,9 @@ function startupFailure(logFile) {
  * @param {{ cwd?: string, persistDir: string, port: number, vars?: Record<string, string>, logFile: string,
  *   logLevel?: string, timeoutMs?: number, testScheduled?: boolean }} options `cwd`: the project (or snapshot)
  *   directory to run; `testScheduled`: serve `/__scheduled`, which runs the cron handler once
- * @returns {Promise<{ baseUrl: string, pid: number, stop: () => Promise<void>, alive: () => boolean }>} `pid` is
- *   also the process group id (for CPU accounting)
+ * @returns {Promise<{ baseUrl: string, pid: number, inspectorPort: number, stop: () => Promise<void>,
+ *   alive: () => boolean }>} `pid` is also the process group id (for CPU accounting); `inspectorPort` speaks the
+ *   Chrome DevTools protocol to the Worker (bench/lib/profile.mjs)
  */
 export async function startDev({
   cwd = ROOT,
@@ -281,5 +282,5 @@ export async function startDev({
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { baseUrl, pid, stop, alive: () => groupAlive(pid) };
+  return { baseUrl, pid, inspectorPort, stop, alive: () => groupAlive(pid) };
 }
