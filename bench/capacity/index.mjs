@@ -37,7 +37,6 @@ export const usage = `bench capacity options (or the environment variable in bra
 const ACCOUNT_ID = "00000000-0000-7000-8000-0000000ca9a1";
 const SCAC = "MAEU";
 const OWNER = "MSKU";
-const DAY_MS = 86_400_000;
 /** Tables whose rows the retention of issue 29 §2 moves to R2 (90 days after tracking stops). */
 const ARCHIVED = new Set(["raw_events", "webhook_notifications", "webhook_deliveries"]);
 
@@ -494,9 +493,22 @@ export async function run(argv) {
     printTable(
       ["counter", "total", "per box"],
       Object.entries(d)
-        .filter(([, v]) => v !== 0)
+        .filter(([k, v]) => v !== 0 && !k.startsWith("d1heavy."))
         .map(([k, v]) => [k, fmt(v, 0), fmt(v / boxesTracked, 2)]),
     );
+    const heavy = Object.entries(d)
+      .filter(([k]) => k.startsWith("d1heavy.") && k.endsWith(".rowsRead"))
+      .map(([k, v]) => ({ sql: k.slice(8, -9), rowsRead: v, statements: d[`${k.slice(0, -9)}.statements`] ?? 0 }))
+      .sort((a, b) => b.rowsRead - a.rowsRead)
+      .slice(0, 12);
+    if (heavy.length > 0) {
+      console.log("");
+      console.log(`Statements that read ≥ 100 rows (of ${fmt(rowsRead, 0)} rows read in all)`);
+      printTable(
+        ["SQL (first 120 characters)", "statements", "rows read", "rows read/statement"],
+        heavy.map((h) => [h.sql, h.statements, fmt(h.rowsRead, 0), fmt(h.rowsRead / Math.max(1, h.statements), 0)]),
+      );
+    }
     const out = writeResult("capacity", {
       bench: "capacity",
       finishedAt: new Date().toISOString(),

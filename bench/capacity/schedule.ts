@@ -36,6 +36,7 @@ export function productionSchedule(scac: string, number: string, maxDays = 365):
     polls += 1;
     const facts = journeyAt(journey, t).facts;
     const container = facts.containers.find((c) => c.number === number) ?? facts.containers[0];
+    if (!container) throw new Error(`simulator: no container in the journey of ${number}`);
     const asked = facilitiesToPoll(facts, state);
     if (asked.inlandRampCode) lastTerminal = terminalAt(journey, number, asked.inlandRampCode, t) ?? lastTerminal;
     if (asked.podTerminalCode) {

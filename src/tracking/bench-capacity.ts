@@ -12,9 +12,10 @@ import { countingD1, type D1Counter } from "./bench-d1";
  * - `queue.<binding>.sent`: messages written (`send` = 1, `sendBatch` = its length);
  * - `do.<binding>.requests`, `do.<binding>.<method>`, `do.<binding>.wallMs`: calls through a Durable Object stub
  *   (RPC methods and `fetch`) and their wall time as the caller saw it; `do.<binding>.alarm`: alarms the object ran;
- * - `d1.<binding>.batches` / `.statements` / `.rowsRead` / `.rowsWritten` / `.unmetered`: round trips, statements,
- *   and `meta.rows_read` / `meta.rows_written` as D1 returns them (D1's billing meters); `unmetered` counts the
- *   statements run with `raw()`, whose answer carries no meta (their rows are not in the two sums);
+ * - `d1.<binding>.batches` / `.statements` / `.rowsRead` / `.rowsWritten` / `.sqlMs` / `.unmetered`: round trips,
+ *   statements, `meta.rows_read` / `meta.rows_written` as D1 returns them (D1's billing meters) and `meta.duration`;
+ *   `unmetered` counts the statements run with `raw()`, whose answer carries no meta (not in those sums);
+ *   `d1heavy.<first 120 characters of the SQL>.statements` / `.rowsRead`: statements that read ≥ 100 rows;
  * - `outbound.<host>`: `fetch()` calls of the isolate to another host (webhook deliveries, carriers, terminals).
  * `GET /__bench/capacity` answers the tally as JSON ({@link benchCapacityRequest}; it is not counted itself).
  */
@@ -64,8 +65,18 @@ function meteredD1(db: D1Database, name: string): D1Database {
       return true;
     },
   });
-  return countingD1(db, counter);
+  return countingD1(db, counter, (sql, meta) => {
+    const read = meta.rows_read ?? 0;
+    if (read < HEAVY_ROWS_READ) return;
+    // The statements that read the most rows, by their SQL's first characters (bounded: one key per query shape).
+    const key = `d1heavy.${sql.replace(/\s+/g, " ").trim().slice(0, 120)}`;
+    countCapacity(`${key}.statements`);
+    countCapacity(`${key}.rowsRead`, read);
+  });
 }
+
+/** A statement reading at least this many rows is tallied by its SQL too (`d1heavy.<sql>.statements/.rowsRead`). */
+const HEAVY_ROWS_READ = 100;
 
 function queueWithCount(queue: Queue, name: string): Queue {
   return {

@@ -12,29 +12,38 @@ export interface D1Counter {
   rowsRead?: number;
   rowsWritten?: number;
   unmetered?: number;
+  /** Time D1 spent executing the statements (`meta.duration`, ms). */
+  sqlMs?: number;
 }
 
-function meter(counter: D1Counter, meta: Partial<D1Meta> | undefined): void {
+/** Called with each metered statement's SQL and its answer's meta (bench/capacity's heavy-statement tally). */
+export type D1MetaObserver = (sql: string, meta: Partial<D1Meta>) => void;
+
+function meter(counter: D1Counter, meta: Partial<D1Meta> | undefined, sql = "", observe?: D1MetaObserver): void {
+  if (observe && meta) observe(sql, meta);
   counter.rowsRead = (counter.rowsRead ?? 0) + (meta?.rows_read ?? 0);
   counter.rowsWritten = (counter.rowsWritten ?? 0) + (meta?.rows_written ?? 0);
+  counter.sqlMs = (counter.sqlMs ?? 0) + (meta?.duration ?? 0);
 }
 
 const RAW = Symbol("bench-trace.raw");
-type Wrapped = D1PreparedStatement & { [RAW]: D1PreparedStatement };
+const SQL = Symbol("bench-trace.sql");
+type Wrapped = D1PreparedStatement & { [RAW]: D1PreparedStatement; [SQL]: string };
 
-function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter): Wrapped {
+function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter, sql: string, observe?: D1MetaObserver): Wrapped {
   const once = () => {
     counter.batches += 1;
     counter.statements += 1;
   };
   return {
     [RAW]: stmt,
-    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), counter),
+    [SQL]: sql,
+    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), counter, sql, observe),
     // `first()` answers without meta, so it is run as `all()` (same statement, same rows read) and its first row taken.
     first: (async (column?: string) => {
       once();
       const result = await stmt.all<Record<string, unknown>>();
-      meter(counter, result.meta);
+      meter(counter, result.meta, sql, observe);
       const row = result.results[0];
       if (row === undefined) return null;
       return column === undefined ? row : (row[column] ?? null);
@@ -42,13 +51,13 @@ function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter): Wrapped {
     run: (async () => {
       once();
       const result = await stmt.run();
-      meter(counter, result.meta);
+      meter(counter, result.meta, sql, observe);
       return result;
     }) as D1PreparedStatement["run"],
     all: (async () => {
       once();
       const result = await stmt.all();
-      meter(counter, result.meta);
+      meter(counter, result.meta, sql, observe);
       return result;
     }) as D1PreparedStatement["all"],
     raw: ((options?: { columnNames?: boolean }) => {
@@ -61,16 +70,19 @@ function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter): Wrapped {
 
 /**
  * `db` with every round trip counted into `counter` (a `batch()` is one round trip of its statements; a statement
- * run on its own is one of one). Used only under `BENCH_ENGINE=trace`.
+ * run on its own is one of one), and `observe` (if given) called with each metered statement's SQL and meta. Used
+ * only under `BENCH_ENGINE=trace` and `BENCH_CAPACITY=1`.
  */
-export function countingD1(db: D1Database, counter: D1Counter): D1Database {
+export function countingD1(db: D1Database, counter: D1Counter, observe?: D1MetaObserver): D1Database {
   return {
-    prepare: (query: string) => wrapStatement(db.prepare(query), counter),
+    prepare: (query: string) => wrapStatement(db.prepare(query), counter, query, observe),
     batch: async (statements: D1PreparedStatement[]) => {
       counter.batches += 1;
       counter.statements += statements.length;
       const results = await db.batch(statements.map((s) => (s as Partial<Wrapped>)[RAW] ?? s));
-      for (const r of results) meter(counter, r.meta);
+      for (const [i, r] of results.entries()) {
+        meter(counter, r.meta, (statements[i] as Partial<Wrapped>)[SQL] ?? "", observe);
+      }
       return results;
     },
     exec: (query: string) => {

@@ -155,7 +155,7 @@ export class BenchTracedTracker extends Tracker {
   }
 }
 
-const ZERO: Required<D1Counter> = { batches: 0, statements: 0, rowsRead: 0, rowsWritten: 0, unmetered: 0 };
+const ZERO: Required<D1Counter> = { batches: 0, statements: 0, rowsRead: 0, rowsWritten: 0, unmetered: 0, sqlMs: 0 };
 
 /**
  * The interval (ms) production would wait before the next poll of a box in this state (`nextPollDelayMs` at speed-up

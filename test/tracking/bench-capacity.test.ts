@@ -48,6 +48,23 @@ describe("bench-capacity meters", () => {
     expect(c["d1.DB.rowsWritten"]).toBeGreaterThanOrEqual(2);
     expect(c["d1.DB.rowsRead"]).toBeGreaterThanOrEqual(4); // two full scans of two rows
     expect(c["d1.DB.unmetered"]).toBe(1);
+    expect(Object.keys(c).some((k) => k.startsWith("d1heavy."))).toBe(false);
+  });
+
+  it("tally the statements that read 100 rows or more by their SQL", async () => {
+    const db = capacityEnv(on()).DB;
+    await db.prepare("CREATE TABLE IF NOT EXISTS bench_capacity_h (n INTEGER)").run();
+    await db
+      .prepare("INSERT INTO bench_capacity_h (n) SELECT value FROM json_each(?)")
+      .bind(JSON.stringify([...Array(150).keys()]))
+      .run();
+    resetCapacityCounts();
+    const [scan] = await db.batch([db.prepare("SELECT   count(*) AS n\n FROM bench_capacity_h WHERE n % 2 = 0")]);
+    expect(scan?.results).toEqual([{ n: 75 }]);
+    const c = capacityCounts();
+    const key = "d1heavy.SELECT count(*) AS n FROM bench_capacity_h WHERE n % 2 = 0";
+    expect(c[`${key}.statements`]).toBe(1);
+    expect(c[`${key}.rowsRead`]).toBeGreaterThanOrEqual(150);
   });
 
   it("count queue sends, Durable Object calls and their wall time, passing results through", async () => {
