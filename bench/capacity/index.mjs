@@ -27,8 +27,8 @@ export const description =
 export const usage = `bench capacity options (or the environment variable in brackets):
   --boxes N             boxes tracked (BENCH_CAPACITY_BOXES, default 10000)
   --speed S             SIMULATION_SPEED, simulated days per real minute (BENCH_CAPACITY_SPEED, default 20); a box
-                        polled only a few times per journey sees most events as history, which is not announced:
-                        --speed 2 (about 60 polls per box) counts notifications as production would
+                        polled only a few times per journey skips the changes in between, which are notifications
+                        when seen live: --speed 2 (about 60 polls per box) comes close to production
   --concurrency N       concurrent POST /v2/tracking_requests (default 20)
   --timeout S           at most this many seconds from the first POST to steady state (BENCH_CAPACITY_TIMEOUT,
                         default 1500); the run reports what it measured by then
@@ -475,8 +475,8 @@ export async function run(argv) {
     );
     if (runPolls < 20) {
       console.log(
-        `note: ${fmt(runPolls, 1)} polls per box: events a box's first poll finds past are recorded as history and ` +
-          "not announced, so notifications (and their bytes) are undercounted; --speed 2 polls a box ~60 times",
+        `note: ${fmt(runPolls, 1)} polls per box: a box seen in few states skips the changes in between (ETA, ` +
+          "availability, LFD), so notifications (and their bytes) are undercounted; --speed 2 polls a box ~60 times",
       );
     }
     console.log(
