@@ -1,0 +1,25 @@
+CREATE TABLE `archive_objects` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`account_id` text NOT NULL,
+	`kind` text NOT NULL,
+	`month` text NOT NULL,
+	`key` text NOT NULL,
+	`rows` integer NOT NULL,
+	`bytes` integer NOT NULL,
+	`sha256` text NOT NULL,
+	`created_at` text NOT NULL,
+	`purged_at` text
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `archive_objects_key_unique` ON `archive_objects` (`key`);--> statement-breakpoint
+CREATE INDEX `archive_objects_account_kind_month_idx` ON `archive_objects` (`account_id`,`kind`,`month`);--> statement-breakpoint
+CREATE INDEX `archive_objects_unpurged_idx` ON `archive_objects` (`purged_at`) WHERE purged_at IS NULL;--> statement-breakpoint
+CREATE TABLE `archived_rows` (
+	`id` text PRIMARY KEY NOT NULL,
+	`object_id` integer NOT NULL,
+	`container_id` text,
+	`ord` integer
+);
+--> statement-breakpoint
+CREATE INDEX `archived_rows_container_idx` ON `archived_rows` (`container_id`,`ord`) WHERE container_id IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `archived_rows_object_idx` ON `archived_rows` (`object_id`);
