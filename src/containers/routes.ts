@@ -244,7 +244,7 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
   .openapi(rawEventsRouteDef, async (c) => {
     const include = parseInclude(includeParam(queryParams(c), RAW_EVENT_DEFAULT_INCLUDE), rawEventResource);
     const ctx = loadContext(c);
-    const rows = await listContainerRawEvents(ctx.db, ctx.accountId, c.req.valid("param").id);
+    const rows = await listContainerRawEvents(ctx.db, ctx.accountId, c.req.valid("param").id, c.env.ARCHIVE_BUCKET);
     return sendJsonApi(c, await collectionDocument(ctx, rawEventResource, rows, include));
   })
   .openapi(routeRouteDef, async (c) => {

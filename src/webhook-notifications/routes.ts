@@ -130,7 +130,7 @@ export const webhookNotificationRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const include = parseInclude(params.get("include"), webhookNotificationResource);
     const ctx = loadContext(c);
-    const row = await getWebhookNotification(ctx.db, ctx.accountId, c.req.valid("param").id);
+    const row = await getWebhookNotification(ctx.db, ctx.accountId, c.req.valid("param").id, c.env.ARCHIVE_BUCKET);
     return sendJsonApi(c, await resourceDocument(ctx, webhookNotificationResource, row, include, c.req.url));
   })
   .openapi(resendRouteDef, async (c) => {

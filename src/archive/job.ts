@@ -1,0 +1,265 @@
+import { type Clock, toIsoSeconds } from "../lib/clock";
+import type { StoredRow } from "./codec";
+import type { ArchiveConfig } from "./config";
+import { type ArchiveKind, archiveObjectKey, deliveriesKeyOf, newPartName, putVerified, type WrittenObject } from "./objects";
+
+/**
+ * The retention job (issue 29 §2, docs/SCALING.md §Retention and archive) over ONE database: the cron runs it for every
+ * shard (`runArchiveCron`, src/archive/cron.ts). Order, so nothing is lost:
+ * 1. write the R2 object and verify it (`putVerified`);
+ * 2. record it in the manifest (`archive_objects`, and `archived_rows` for each row) in one D1 batch (a transaction);
+ * 3. only then delete its rows from D1 and mark the object purged, in one D1 batch.
+ * A crash after 1 leaves an unrecorded object (never read; the rows are archived again by the next run); after 2 both
+ * copies, which reads dedupe (the D1 row wins) and the next run's step 0 (`finishPurges`) deletes.
+ */
+
+/** Test seams: called between the steps, so a test can stop a run there ("crash"). */
+export interface ArchiveHooks {
+  /** After an object is written and verified in R2, before the manifest records it. */
+  afterPut?(key: string): Promise<void> | void;
+  /** After the manifest records an object, before its rows are deleted from D1. */
+  afterManifest?(key: string): Promise<void> | void;
+}
+
+/** What `runArchive` needs: one shard's D1 binding, the archive bucket, a clock and the settings. */
+export interface ArchiveDeps {
+  d1: D1Database;
+  bucket: R2Bucket;
+  clock: Clock;
+  config: ArchiveConfig;
+  hooks?: ArchiveHooks;
+}
+
+/** What one run did (counts of rows and objects). */
+export interface ArchiveRunResult {
+  rawEvents: number;
+  notifications: number;
+  attempts: number;
+  /** Objects written and recorded this run. */
+  objects: number;
+  /** Objects whose D1 rows were deleted this run (this run's and those a stopped run left). */
+  purged: number;
+}
+
+/** Unpurged objects one run finishes at most (each is at most `rowsPerRun` rows). */
+const PURGES_PER_RUN = 20;
+
+/** `YYYY-MM` of an ISO time. */
+function monthOf(iso: unknown): string {
+  return typeof iso === "string" && /^\d{4}-\d{2}/.test(iso) ? iso.slice(0, 7) : "0000-00";
+}
+
+/** Rows grouped by account and month of `created_at`, in first-seen order. */
+function byAccountMonth(rows: StoredRow[]): Map<string, { accountId: string; month: string; rows: StoredRow[] }> {
+  const groups = new Map<string, { accountId: string; month: string; rows: StoredRow[] }>();
+  for (const row of rows) {
+    const accountId = String(row.account_id);
+    const month = monthOf(row.created_at);
+    const key = `${accountId}\u0000${month}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { accountId, month, rows: [] };
+      groups.set(key, group);
+    }
+    group.rows.push(row);
+  }
+  return groups;
+}
+
+/** The INSERT of a manifest row for `object`. */
+function manifestInsert(d1: D1Database, object: WrittenObject, accountId: string, kind: ArchiveKind, month: string, now: string) {
+  return d1
+    .prepare(
+      `INSERT INTO archive_objects (account_id, kind, month, key, rows, bytes, sha256, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+    )
+    .bind(accountId, kind, month, object.key, object.rows, object.bytes, object.sha256, now);
+}
+
+/**
+ * The index rows of an object, from a JSON array of `[id, container_id, ord]` (one statement whatever the count: D1
+ * binds at most 100 parameters). A row archived again (a notification resent after it was archived, then finished
+ * again) points at its newest object.
+ */
+function indexInsert(d1: D1Database, key: string, entries: [string, string | null, number | null][]) {
+  return d1
+    .prepare(
+      `INSERT OR REPLACE INTO archived_rows (id, object_id, container_id, ord)
+       SELECT j.value ->> 0, (SELECT id FROM archive_objects WHERE key = ?1), j.value ->> 1, j.value ->> 2
+       FROM json_each(?2) j`,
+    )
+    .bind(key, JSON.stringify(entries));
+}
+
+/** The cutoff of `config` at `nowMs`: rows whose clock (stop, finish) is before it may move (UTC ISO seconds). */
+export function archiveCutoff(config: ArchiveConfig, nowMs: number): string {
+  return toIsoSeconds(nowMs - config.afterDays * 86_400_000);
+}
+
+/**
+ * Deletes the D1 rows of a recorded object and marks it (and, for notifications, its attempts object) purged, in one
+ * batch. The deletes re-check the rule, so a row that changed since it was archived stays (a resent notification; a
+ * box whose tracking resumed) and reads keep preferring it.
+ */
+async function purgeObject(deps: ArchiveDeps, object: { id: number; kind: string; key: string }): Promise<void> {
+  const { d1 } = deps;
+  const cutoff = archiveCutoff(deps.config, deps.clock.now());
+  const now = toIsoSeconds(deps.clock.now());
+  const mark = d1
+    .prepare("UPDATE archive_objects SET purged_at = ?2 WHERE id = ?1 OR key = ?3")
+    .bind(object.id, now, object.kind === "webhook_notifications" ? deliveriesKeyOf(object.key) : object.key);
+  if (object.kind === "raw_events") {
+    await d1.batch([
+      d1
+        .prepare(
+          `DELETE FROM raw_events WHERE id IN (SELECT id FROM archived_rows WHERE object_id = ?1)
+             AND container_id IN (SELECT c.id FROM containers c JOIN shipments s ON s.id = c.shipment_id
+                                  WHERE s.line_tracking_stopped_at < ?2)`,
+        )
+        .bind(object.id, cutoff),
+      mark,
+    ]);
+    return;
+  }
+  const finished = `SELECT n.id FROM archived_rows a JOIN webhook_notifications n ON n.id = a.id
+    WHERE a.object_id = ?1 AND n.delivery_status IN ('succeeded', 'failed') AND n.updated_at < ?2`;
+  await d1.batch([
+    d1.prepare(`DELETE FROM webhook_deliveries WHERE notification_id IN (${finished})`).bind(object.id, cutoff),
+    d1.prepare(`DELETE FROM webhook_notifications WHERE id IN (${finished})`).bind(object.id, cutoff),
+    mark,
+  ]);
+}
+
+/** Step 0: deletes the rows of objects a stopped run recorded but did not purge (oldest first, bounded). */
+async function finishPurges(deps: ArchiveDeps): Promise<number> {
+  const { results } = await deps.d1
+    .prepare(
+      `SELECT id, kind, key FROM archive_objects WHERE purged_at IS NULL AND kind != 'webhook_deliveries'
+       ORDER BY id LIMIT ?1`,
+    )
+    .bind(PURGES_PER_RUN)
+    .all<{ id: number; kind: string; key: string }>();
+  for (const object of results) await purgeObject(deps, object);
+  return results.length;
+}
+
+/** Writes, records and purges one object (and its attempts object, for notifications). */
+async function archiveGroup(
+  deps: ArchiveDeps,
+  group: { accountId: string; month: string; rows: StoredRow[] },
+  kind: "raw_events" | "webhook_notifications",
+  attempts: StoredRow[],
+): Promise<number> {
+  const { d1, bucket, hooks } = deps;
+  const nowMs = deps.clock.now();
+  const now = toIsoSeconds(nowMs);
+  const part = newPartName(nowMs);
+  const key = archiveObjectKey(group.accountId, group.month, kind, part);
+  const written = await putVerified(bucket, key, group.rows);
+  const statements = [manifestInsert(d1, written, group.accountId, kind, group.month, now)];
+  let objects = 1;
+  if (attempts.length > 0) {
+    const attemptsObject = await putVerified(bucket, deliveriesKeyOf(key), attempts);
+    statements.push(manifestInsert(d1, attemptsObject, group.accountId, "webhook_deliveries", group.month, now));
+    objects++;
+  }
+  await hooks?.afterPut?.(key);
+  const entries: [string, string | null, number | null][] = group.rows.map((r) =>
+    kind === "raw_events"
+      ? [String(r.id), String(r.container_id), Number(r.index)]
+      : [String(r.id), null, null],
+  );
+  statements.push(indexInsert(d1, key, entries));
+  await d1.batch(statements);
+  await hooks?.afterManifest?.(key);
+  const recorded = await d1.prepare("SELECT id FROM archive_objects WHERE key = ?1").bind(key).first<{ id: number }>();
+  if (recorded) await purgeObject(deps, { id: recorded.id, kind, key });
+  return objects;
+}
+
+/**
+ * Archives up to `rowsPerRun` raw events of containers whose shipment stopped tracking before the cutoff, one object
+ * per account and month. Rows of an object not yet purged are left to `finishPurges`.
+ */
+async function archiveRawEvents(deps: ArchiveDeps): Promise<{ rows: number; objects: number; groups: number }> {
+  const cutoff = archiveCutoff(deps.config, deps.clock.now());
+  const { results } = await deps.d1
+    .prepare(
+      `SELECT r.* FROM raw_events r
+       JOIN containers c ON c.id = r.container_id
+       JOIN shipments s ON s.id = c.shipment_id
+       WHERE s.line_tracking_stopped_at < ?1
+         AND NOT EXISTS (SELECT 1 FROM archived_rows a JOIN archive_objects o ON o.id = a.object_id
+                         WHERE a.id = r.id AND o.purged_at IS NULL)
+       ORDER BY r.container_id, r."index", r.id
+       LIMIT ?2`,
+    )
+    .bind(cutoff, deps.config.rowsPerRun)
+    .all<StoredRow>();
+  const groups = byAccountMonth(results);
+  let objects = 0;
+  for (const group of groups.values()) objects += await archiveGroup(deps, group, "raw_events", []);
+  return { rows: results.length, objects, groups: groups.size };
+}
+
+/**
+ * Archives up to `rowsPerRun` notifications that finished (`succeeded`, or `failed` for good) before the cutoff, with
+ * their delivery attempts, one notifications object and one attempts object per account and month.
+ */
+async function archiveNotifications(
+  deps: ArchiveDeps,
+): Promise<{ rows: number; attempts: number; objects: number; groups: number }> {
+  const { d1 } = deps;
+  const cutoff = archiveCutoff(deps.config, deps.clock.now());
+  const { results } = await d1
+    .prepare(
+      `SELECT n.* FROM webhook_notifications n
+       WHERE n.delivery_status IN ('succeeded', 'failed') AND n.updated_at < ?1
+         AND NOT EXISTS (SELECT 1 FROM archived_rows a JOIN archive_objects o ON o.id = a.object_id
+                         WHERE a.id = n.id AND o.purged_at IS NULL)
+       ORDER BY n.updated_at, n.id
+       LIMIT ?2`,
+    )
+    .bind(cutoff, deps.config.rowsPerRun)
+    .all<StoredRow>();
+  if (results.length === 0) return { rows: 0, attempts: 0, objects: 0, groups: 0 };
+  const { results: attempts } = await d1
+    .prepare(
+      `SELECT d.* FROM webhook_deliveries d WHERE d.notification_id IN (SELECT value FROM json_each(?1))
+       ORDER BY d.notification_id, d.seq, d.attempt, d.created_at`,
+    )
+    .bind(JSON.stringify(results.map((r) => r.id)))
+    .all<StoredRow>();
+  const attemptsOf = new Map<string, StoredRow[]>();
+  for (const a of attempts) {
+    const list = attemptsOf.get(String(a.notification_id));
+    if (list) list.push(a);
+    else attemptsOf.set(String(a.notification_id), [a]);
+  }
+  const groups = byAccountMonth(results);
+  let objects = 0;
+  for (const group of groups.values()) {
+    const groupAttempts = group.rows.flatMap((n) => attemptsOf.get(String(n.id)) ?? []);
+    objects += await archiveGroup(deps, group, "webhook_notifications", groupAttempts);
+  }
+  return { rows: results.length, attempts: attempts.length, objects, groups: groups.size };
+}
+
+/**
+ * One retention run over one shard: finish the deletes a stopped run left, then archive raw events and notifications,
+ * at most `rowsPerRun` rows of each. Run by the every-minute cron for every shard (src/archive/cron.ts).
+ * @throws when R2 or D1 fails: whatever was done stays consistent (see the order above) and the next run resumes.
+ */
+export async function runArchive(deps: ArchiveDeps): Promise<ArchiveRunResult> {
+  const purgedBefore = await finishPurges(deps);
+  const raw = await archiveRawEvents(deps);
+  const notifications = await archiveNotifications(deps);
+  return {
+    rawEvents: raw.rows,
+    notifications: notifications.rows,
+    attempts: notifications.attempts,
+    objects: raw.objects + notifications.objects,
+    // Each group's object is purged right after it is recorded (its attempts object with it).
+    purged: purgedBefore + raw.groups + notifications.groups,
+  };
+}
