@@ -1,6 +1,6 @@
 import { runAlertsCron } from "./alerts/cron";
-import { runArchiveCron } from "./archive/cron";
 import { createApp } from "./app";
+import { runArchiveCron } from "./archive/cron";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
 import { handleEmail } from "./documents/email-intake";

@@ -1,7 +1,14 @@
 import { type Clock, toIsoSeconds } from "../lib/clock";
 import type { StoredRow } from "./codec";
 import type { ArchiveConfig } from "./config";
-import { type ArchiveKind, archiveObjectKey, deliveriesKeyOf, newPartName, putVerified, type WrittenObject } from "./objects";
+import {
+  type ArchiveKind,
+  archiveObjectKey,
+  deliveriesKeyOf,
+  newPartName,
+  putVerified,
+  type WrittenObject,
+} from "./objects";
 
 /**
  * The retention job (issue 29 §2, docs/SCALING.md §Retention and archive) over ONE database: the cron runs it for every
@@ -67,7 +74,14 @@ function byAccountMonth(rows: StoredRow[]): Map<string, { accountId: string; mon
 }
 
 /** The INSERT of a manifest row for `object`. */
-function manifestInsert(d1: D1Database, object: WrittenObject, accountId: string, kind: ArchiveKind, month: string, now: string) {
+function manifestInsert(
+  d1: D1Database,
+  object: WrittenObject,
+  accountId: string,
+  kind: ArchiveKind,
+  month: string,
+  now: string,
+) {
   return d1
     .prepare(
       `INSERT INTO archive_objects (account_id, kind, month, key, rows, bytes, sha256, created_at)
@@ -165,9 +179,7 @@ async function archiveGroup(
   }
   await hooks?.afterPut?.(key);
   const entries: [string, string | null, number | null][] = group.rows.map((r) =>
-    kind === "raw_events"
-      ? [String(r.id), String(r.container_id), Number(r.index)]
-      : [String(r.id), null, null],
+    kind === "raw_events" ? [String(r.id), String(r.container_id), Number(r.index)] : [String(r.id), null, null],
   );
   statements.push(indexInsert(d1, key, entries));
   await d1.batch(statements);

@@ -1,8 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { archivedRows, archiveObjects, rawEvents, webhookDeliveries, webhookNotifications } from "../db/schema";
+import { ApiError } from "../lib/errors";
 import type { RawEventRow } from "../raw-events/serializer";
 import type { WebhookNotificationLogRow, WebhookNotificationView } from "../webhook-notifications/rows";
+import type { StoredRow } from "./codec";
 import { rowFromStored } from "./codec";
 import { deliveriesKeyOf, readArchiveObject } from "./objects";
 
@@ -11,6 +13,29 @@ import { deliveriesKeyOf, readArchiveObject } from "./objects";
  * of the ordinary read (no extra round trip while nothing is archived), and the R2 objects it names are read only when
  * it names some. Every manifest query is scoped to the account, so another account's archived ids stay 404.
  */
+
+/**
+ * `readArchiveObject` for a request: an object missing from R2 or failing its checksum (or R2 failing) is logged and
+ * answered 503 `archive_unavailable` with Retry-After, never a shorter list or a 500.
+ * @throws ApiError 503
+ */
+async function readForRequest(bucket: R2Bucket, object: ArchivedObjectRef): Promise<StoredRow[]> {
+  try {
+    return await readArchiveObject(bucket, object.key, object.sha256);
+  } catch (error) {
+    console.error(`archive read failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ApiError(
+      503,
+      [
+        {
+          code: "archive_unavailable",
+          detail: "Archived rows of this resource cannot be read right now; try again later.",
+        },
+      ],
+      { "Retry-After": "60" },
+    );
+  }
+}
 
 /** A manifest entry a read needs: the object's key and SHA-256. */
 export interface ArchivedObjectRef {
@@ -40,7 +65,7 @@ export function archivedRawEventObjectsQuery(db: Database, accountId: string, co
  * The container's rows from its archived objects, merged with the rows D1 still has: a row in both (a run stopped
  * between its R2 write and its delete, or a row written again) is served from D1; the result is in the order of
  * `listContainerRawEvents` (`index`, then id).
- * @throws Error when an object is missing from R2 or fails its checksum.
+ * @throws ApiError 503 `archive_unavailable` when an object is missing from R2 or fails its checksum.
  */
 export async function withArchivedRawEvents(
   bucket: R2Bucket,
@@ -51,7 +76,7 @@ export async function withArchivedRawEvents(
   if (objects.length === 0) return live;
   const seen = new Set(live.map((r) => r.id));
   const merged = [...live];
-  const parts = await Promise.all(objects.map((o) => readArchiveObject(bucket, o.key, o.sha256)));
+  const parts = await Promise.all(objects.map((o) => readForRequest(bucket, o)));
   for (const stored of parts.flat()) {
     if (stored.container_id !== containerId) continue;
     const row = rowFromStored(rawEvents, stored);
@@ -77,7 +102,7 @@ export function archivedNotificationQuery(db: Database, accountId: string, id: s
 /**
  * An archived notification with its attempt log (oldest first: `seq`, attempt, time, as `getWebhookNotification`),
  * read from R2; null when the object does not hold it.
- * @throws Error when an object is missing from R2 or fails its checksum.
+ * @throws ApiError 503 `archive_unavailable` when an object is missing from R2 or fails its checksum.
  */
 export async function readArchivedNotification(
   db: Database,
@@ -85,7 +110,7 @@ export async function readArchivedNotification(
   object: ArchivedObjectRef,
   id: string,
 ): Promise<WebhookNotificationView | null> {
-  const stored = (await readArchiveObject(bucket, object.key, object.sha256)).find((r) => r.id === id);
+  const stored = (await readForRequest(bucket, object)).find((r) => r.id === id);
   if (!stored) return null;
   const row = rowFromStored(webhookNotifications, stored);
   const [attemptsObject] = await db
@@ -94,7 +119,7 @@ export async function readArchivedNotification(
     .where(and(eq(archiveObjects.key, deliveriesKeyOf(object.key)), eq(archiveObjects.accountId, row.accountId)))
     .limit(1);
   const logs: WebhookNotificationLogRow[] = attemptsObject
-    ? (await readArchiveObject(bucket, attemptsObject.key, attemptsObject.sha256))
+    ? (await readForRequest(bucket, attemptsObject))
         .filter((a) => a.notification_id === id)
         .map((a) => rowFromStored(webhookDeliveries, a))
     : [];

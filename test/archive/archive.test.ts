@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { archiveConfigOf } from "../../src/archive/config";
 import { type ArchiveDeps, type ArchiveHooks, runArchive } from "../../src/archive/job";
 import { createDatabase } from "../../src/db/client";
+import worker from "../../src/index";
 import { FakeClock } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
-import worker from "../../src/index";
 import { examplePayload } from "../../src/webhooks/examples";
 import { notificationInserts } from "../../src/webhooks/outbox";
 import { api, apiJson, createAccount, type TestAccount } from "../helpers/api";
@@ -33,7 +33,14 @@ async function seedBox(d1: D1Database, accountId: string, raws: number, stoppedA
            line_tracking_stopped_at, line_tracking_stopped_reason, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?3, 'MAEU', ?4, ?5, ?6, ?6)`,
       )
-      .bind(shipmentId, accountId, `BL${containerId.slice(-10)}`, stoppedAt, stoppedAt ? "all_containers_terminated" : null, now),
+      .bind(
+        shipmentId,
+        accountId,
+        `BL${containerId.slice(-10)}`,
+        stoppedAt,
+        stoppedAt ? "all_containers_terminated" : null,
+        now,
+      ),
     d1
       .prepare(
         `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, current_status,
@@ -203,20 +210,35 @@ describe("runArchive", () => {
     await drain();
     const { account, box, notifications } = await archivable();
     const before = await bodies(account, box.containerId, notifications);
-    expect(before.every((b) => / 200 /.test(b)), before.join("\n")).toBe(true);
+    expect(
+      before.every((b) => / 200 /.test(b)),
+      before.join("\n"),
+    ).toBe(true);
     expect(before[0]).toContain(box.rawIds[6]);
+    expect(before[2]).toContain(box.rawIds[6]);
+    expect(before[4]).toContain('"type":"webhook_notification_log"');
 
     const result = await runArchive(deps(AFTER));
     expect(result).toMatchObject({ rawEvents: 7, notifications: 3, attempts: 6 });
     // Raw events span two months (two objects); the notifications one month (notifications + attempts objects).
     expect(result.objects).toBe(4);
     expect(await count("SELECT COUNT(*) AS n FROM raw_events WHERE container_id = ?1", box.containerId)).toBe(0);
-    expect(await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE account_id = ?1", account.accountId)).toBe(0);
+    expect(
+      await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE account_id = ?1", account.accountId),
+    ).toBe(0);
     const { results: objects } = await env.DB.prepare(
       "SELECT kind, month, key, rows, bytes, sha256, purged_at FROM archive_objects WHERE account_id = ?1 ORDER BY kind, month",
     )
       .bind(account.accountId)
-      .all<{ kind: string; month: string; key: string; rows: number; bytes: number; sha256: string; purged_at: string }>();
+      .all<{
+        kind: string;
+        month: string;
+        key: string;
+        rows: number;
+        bytes: number;
+        sha256: string;
+        purged_at: string;
+      }>();
     expect(objects.map((o) => [o.kind, o.month, o.rows])).toEqual([
       ["raw_events", "2025-05", 3],
       ["raw_events", "2025-06", 4],
@@ -224,13 +246,18 @@ describe("runArchive", () => {
       ["webhook_notifications", "2025-06", 3],
     ]);
     for (const o of objects) {
-      expect(o.key).toMatch(new RegExp(`^archive/${account.accountId}/${o.month}/${o.kind}/\\d{8}T\\d{6}Z-[0-9a-f]{8}\\.ndjson\\.gz$`));
+      expect(o.key).toMatch(
+        new RegExp(`^archive/${account.accountId}/${o.month}/${o.kind}/\\d{8}T\\d{6}Z-[0-9a-f]{8}\\.ndjson\\.gz$`),
+      );
       expect(o.purged_at).toBe("2025-10-01T00:00:00Z");
       const stored = await env.ARCHIVE_BUCKET.get(o.key);
       expect(stored?.size).toBe(o.bytes);
       // Each line is the row exactly as stored (snake_case columns, 0/1 booleans, JSON columns as text).
       const text = await new Response(stored?.body?.pipeThrough(new DecompressionStream("gzip"))).text();
-      const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l));
+      const lines = text
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(lines).toHaveLength(o.rows);
       if (o.kind === "raw_events") {
         expect(typeof lines[0].payload).toBe("string");
@@ -254,9 +281,17 @@ describe("runArchive", () => {
     const [recentNotification] = await seedNotifications(account, webhookId, 1, "2025-09-15T00:00:00Z");
     const result = await runArchive(deps(AFTER));
     expect(result).toMatchObject({ rawEvents: 0, notifications: 0, objects: 0 });
-    expect(await count("SELECT COUNT(*) AS n FROM raw_events WHERE container_id IN (?1, ?2)", tracked.containerId, recent.containerId)).toBe(5);
+    expect(
+      await count(
+        "SELECT COUNT(*) AS n FROM raw_events WHERE container_id IN (?1, ?2)",
+        tracked.containerId,
+        recent.containerId,
+      ),
+    ).toBe(5);
     // A pending notification never moves, however old.
-    await env.DB.prepare("UPDATE webhook_notifications SET delivery_status = 'pending' WHERE id = ?1").bind(recentNotification).run();
+    await env.DB.prepare("UPDATE webhook_notifications SET delivery_status = 'pending' WHERE id = ?1")
+      .bind(recentNotification)
+      .run();
     const later = await runArchive(deps(AFTER + 365 * 86_400_000));
     expect(later.notifications).toBe(0);
     // …while the recently stopped box goes once it is old enough; the tracked one never does.
@@ -327,7 +362,35 @@ describe("a run that stops between its steps", () => {
     expect(next).toMatchObject({ notifications: 3 });
     expect(await count("SELECT COUNT(*) AS n FROM raw_events WHERE container_id = ?1", box.containerId)).toBe(0);
     expect(
-      await count("SELECT COUNT(*) AS n FROM archive_objects WHERE account_id = ?1 AND purged_at IS NULL", account.accountId),
+      await count(
+        "SELECT COUNT(*) AS n FROM archive_objects WHERE account_id = ?1 AND purged_at IS NULL",
+        account.accountId,
+      ),
+    ).toBe(0);
+    expect(await bodies(account, box.containerId, notifications)).toEqual(before);
+  });
+});
+
+describe("a notifications run that stops after its manifest", () => {
+  it("serves D1's copy (no duplicate) until the next run deletes it", async () => {
+    await drain();
+    const { account, box, notifications } = await archivable();
+    const before = await bodies(account, box.containerId, notifications);
+    const hooks: ArchiveHooks = {
+      afterManifest: (key) => {
+        if (key.includes("/webhook_notifications/")) throw new Error("injected crash");
+      },
+    };
+    await expect(runArchive(deps(AFTER, { hooks }))).rejects.toThrow("injected crash");
+    expect(
+      await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE account_id = ?1", account.accountId),
+    ).toBe(3);
+    expect(await count("SELECT COUNT(*) AS n FROM archived_rows WHERE id IN (?1, ?2, ?3)", ...notifications)).toBe(3);
+    expect(await bodies(account, box.containerId, notifications)).toEqual(before);
+    const next = await runArchive(deps(AFTER));
+    expect(next.purged).toBe(1);
+    expect(
+      await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE account_id = ?1", account.accountId),
     ).toBe(0);
     expect(await bodies(account, box.containerId, notifications)).toEqual(before);
   });
@@ -353,13 +416,18 @@ describe("archived reads and other accounts", () => {
     await drain();
     const { account, box } = await archivable();
     await runArchive(deps(AFTER));
-    const { results } = await env.DB.prepare("SELECT key FROM archive_objects WHERE account_id = ?1 AND kind = 'raw_events'")
+    const { results } = await env.DB.prepare(
+      "SELECT key FROM archive_objects WHERE account_id = ?1 AND kind = 'raw_events'",
+    )
       .bind(account.accountId)
       .all<{ key: string }>();
     const key = results[0]?.key ?? "";
     await env.ARCHIVE_BUCKET.put(key, new Uint8Array([1, 2, 3]));
     const res = await api(`/containers/${box.containerId}/raw_events`, { key: account.key });
-    expect(res.status).not.toBe(200);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("Retry-After")).toBe("60");
+    const body = (await res.json()) as { errors: { status: string; code: string }[] };
+    expect(body.errors[0]).toMatchObject({ status: "503", code: "archive_unavailable" });
   });
 });
 
@@ -375,10 +443,17 @@ describe("the cron", () => {
     const ctx = createExecutionContext();
     // The real clock (2026 and later) is well past STOPPED_AT + ARCHIVE_AFTER_DAYS (90, wrangler.toml).
     expect(archiveConfigOf(env).afterDays).toBe(90);
-    await worker.scheduled({ cron: "* * * * *", scheduledTime: Date.now(), noRetry() {} } as ScheduledController, env, ctx);
+    await worker.scheduled(
+      { cron: "* * * * *", scheduledTime: Date.now(), noRetry() {} } as ScheduledController,
+      env,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(await count("SELECT COUNT(*) AS n FROM raw_events WHERE container_id = ?1", a.containerId)).toBe(0);
-    const left = await shard1.prepare("SELECT COUNT(*) AS n FROM raw_events WHERE container_id = ?1").bind(b.containerId).first<{ n: number }>();
+    const left = await shard1
+      .prepare("SELECT COUNT(*) AS n FROM raw_events WHERE container_id = ?1")
+      .bind(b.containerId)
+      .first<{ n: number }>();
     expect(left?.n).toBe(0);
     const manifest = await shard1
       .prepare("SELECT SUM(rows) AS n FROM archive_objects WHERE account_id = ?1 AND kind = 'raw_events'")

@@ -47,9 +47,7 @@ export const archivedRows = sqliteTable(
     ord: integer("ord"),
   },
   (t) => [
-    index("archived_rows_container_idx")
-      .on(t.containerId, t.ord)
-      .where(sql`container_id IS NOT NULL`),
+    index("archived_rows_container_idx").on(t.containerId, t.ord).where(sql`container_id IS NOT NULL`),
     index("archived_rows_object_idx").on(t.objectId),
   ],
 );
