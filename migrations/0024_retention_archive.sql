@@ -14,12 +14,17 @@ CREATE TABLE `archive_objects` (
 CREATE UNIQUE INDEX `archive_objects_key_unique` ON `archive_objects` (`key`);--> statement-breakpoint
 CREATE INDEX `archive_objects_account_kind_month_idx` ON `archive_objects` (`account_id`,`kind`,`month`);--> statement-breakpoint
 CREATE INDEX `archive_objects_unpurged_idx` ON `archive_objects` (`purged_at`) WHERE purged_at IS NULL;--> statement-breakpoint
-CREATE TABLE `archived_rows` (
-	`id` text PRIMARY KEY NOT NULL,
+CREATE TABLE `archived_raw_events` (
 	`object_id` integer NOT NULL,
-	`container_id` text,
-	`ord` integer
+	`container_id` text NOT NULL,
+	`events` text NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `archived_rows_container_idx` ON `archived_rows` (`container_id`,`ord`) WHERE container_id IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `archived_raw_events_container_idx` ON `archived_raw_events` (`container_id`);--> statement-breakpoint
+CREATE INDEX `archived_raw_events_object_idx` ON `archived_raw_events` (`object_id`);--> statement-breakpoint
+CREATE TABLE `archived_rows` (
+	`id` text PRIMARY KEY NOT NULL,
+	`object_id` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE INDEX `archived_rows_object_idx` ON `archived_rows` (`object_id`);

@@ -91,18 +91,32 @@ function manifestInsert(
 }
 
 /**
- * The index rows of an object, from a JSON array of `[id, container_id, ord]` (one statement whatever the count: D1
- * binds at most 100 parameters). A row archived again (a notification resent after it was archived, then finished
- * again) points at its newest object.
+ * The index rows of an object (one statement whatever the count, from a bound JSON array: D1 binds at most 100
+ * parameters): for raw events one `archived_raw_events` row per container, `[[id, index], …]`; for notifications one
+ * `archived_rows` row each. A notification archived again (resent after it was archived, then finished again) points
+ * at its newest object.
  */
-function indexInsert(d1: D1Database, key: string, entries: [string, string | null, number | null][]) {
+function indexInsert(d1: D1Database, key: string, kind: "raw_events" | "webhook_notifications", rows: StoredRow[]) {
+  if (kind === "webhook_notifications") {
+    return d1
+      .prepare(
+        `INSERT OR REPLACE INTO archived_rows (id, object_id)
+         SELECT j.value, (SELECT id FROM archive_objects WHERE key = ?1) FROM json_each(?2) j`,
+      )
+      .bind(key, JSON.stringify(rows.map((r) => r.id)));
+  }
+  const byContainer = new Map<string, [unknown, unknown][]>();
+  for (const r of rows) {
+    const list = byContainer.get(String(r.container_id));
+    if (list) list.push([r.id, r.index]);
+    else byContainer.set(String(r.container_id), [[r.id, r.index]]);
+  }
   return d1
     .prepare(
-      `INSERT OR REPLACE INTO archived_rows (id, object_id, container_id, ord)
-       SELECT j.value ->> 0, (SELECT id FROM archive_objects WHERE key = ?1), j.value ->> 1, j.value ->> 2
-       FROM json_each(?2) j`,
+      `INSERT INTO archived_raw_events (object_id, container_id, events)
+       SELECT (SELECT id FROM archive_objects WHERE key = ?1), j.value ->> 0, j.value ->> 1 FROM json_each(?2) j`,
     )
-    .bind(key, JSON.stringify(entries));
+    .bind(key, JSON.stringify([...byContainer]));
 }
 
 /** The cutoff of `config` at `nowMs`: rows whose clock (stop, finish) is before it may move (UTC ISO seconds). */
@@ -126,7 +140,8 @@ async function purgeObject(deps: ArchiveDeps, object: { id: number; kind: string
     await d1.batch([
       d1
         .prepare(
-          `DELETE FROM raw_events WHERE id IN (SELECT id FROM archived_rows WHERE object_id = ?1)
+          `DELETE FROM raw_events
+           WHERE id IN (SELECT e.value ->> 0 FROM archived_raw_events a, json_each(a.events) e WHERE a.object_id = ?1)
              AND container_id IN (SELECT c.id FROM containers c JOIN shipments s ON s.id = c.shipment_id
                                   WHERE s.line_tracking_stopped_at < ?2)`,
         )
@@ -178,10 +193,7 @@ async function archiveGroup(
     objects++;
   }
   await hooks?.afterPut?.(key);
-  const entries: [string, string | null, number | null][] = group.rows.map((r) =>
-    kind === "raw_events" ? [String(r.id), String(r.container_id), Number(r.index)] : [String(r.id), null, null],
-  );
-  statements.push(indexInsert(d1, key, entries));
+  statements.push(indexInsert(d1, key, kind, group.rows));
   await d1.batch(statements);
   await hooks?.afterManifest?.(key);
   const recorded = await d1.prepare("SELECT id FROM archive_objects WHERE key = ?1").bind(key).first<{ id: number }>();
@@ -201,8 +213,8 @@ async function archiveRawEvents(deps: ArchiveDeps): Promise<{ rows: number; obje
        JOIN containers c ON c.id = r.container_id
        JOIN shipments s ON s.id = c.shipment_id
        WHERE s.line_tracking_stopped_at < ?1
-         AND NOT EXISTS (SELECT 1 FROM archived_rows a JOIN archive_objects o ON o.id = a.object_id
-                         WHERE a.id = r.id AND o.purged_at IS NULL)
+         AND r.container_id NOT IN (SELECT a.container_id FROM archived_raw_events a
+                                    JOIN archive_objects o ON o.id = a.object_id WHERE o.purged_at IS NULL)
        ORDER BY r.container_id, r."index", r.id
        LIMIT ?2`,
     )

@@ -1,6 +1,13 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { archivedRows, archiveObjects, rawEvents, webhookDeliveries, webhookNotifications } from "../db/schema";
+import {
+  archivedRawEvents,
+  archivedRows,
+  archiveObjects,
+  rawEvents,
+  webhookDeliveries,
+  webhookNotifications,
+} from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { RawEventRow } from "../raw-events/serializer";
 import type { WebhookNotificationLogRow, WebhookNotificationView } from "../webhook-notifications/rows";
@@ -48,16 +55,9 @@ export function archivedRawEventObjectsQuery(db: Database, accountId: string, co
   const o = archiveObjects;
   return db
     .selectDistinct({ key: o.key, sha256: o.sha256, id: o.id })
-    .from(archivedRows)
-    .innerJoin(o, eq(o.id, archivedRows.objectId))
-    .where(
-      and(
-        eq(archivedRows.containerId, containerId),
-        eq(o.accountId, accountId),
-        eq(o.kind, "raw_events"),
-        sql`${archivedRows.containerId} IS NOT NULL`,
-      ),
-    )
+    .from(archivedRawEvents)
+    .innerJoin(o, eq(o.id, archivedRawEvents.objectId))
+    .where(and(eq(archivedRawEvents.containerId, containerId), eq(o.accountId, accountId), eq(o.kind, "raw_events")))
     .orderBy(o.id);
 }
 

@@ -121,17 +121,18 @@ export function containerLinkageQueries(db: Database, containerIds: (string | Pl
       .from(transportEvents)
       .where(inArray(transportEvents.containerId, containerIds))
       .orderBy(transportEvents.containerId, transportEvents.timestamp, transportEvents.id),
-    // Raw event ids in feed order, the archived ones too (their index rows in `archived_rows`, src/archive/): UNION
-    // drops a row present in both (a retention run stopped before its delete), so the linkage is the same before and
-    // after archiving (docs/SCALING.md §Retention and archive).
+    // Raw event ids in feed order, the archived ones too (`archived_raw_events`, src/archive/): UNION drops a row
+    // present in both (a retention run stopped before its delete), so the linkage is the same before and after
+    // archiving (docs/SCALING.md §Retention and archive). The ids are bound once, in `wanted` (D1 binds at most 100
+    // parameters), and each arm probes its container index.
     db
       .select({ id: sql<string>`id`, containerId: sql<string>`container_id` })
-      // One filter (SQLite pushes it into both arms), so the ids are bound once: D1 binds at most 100 parameters.
       .from(
-        sql`(SELECT id, container_id, "index" AS ord FROM raw_events
-             UNION SELECT id, container_id, ord FROM archived_rows WHERE container_id IS NOT NULL)`,
+        sql`(WITH wanted AS (SELECT ${containers.id} AS cid FROM ${containers} WHERE ${inArray(containers.id, containerIds)})
+             SELECT id, container_id, "index" AS ord FROM raw_events WHERE container_id IN (SELECT cid FROM wanted)
+             UNION SELECT e.value ->> 0, a.container_id, e.value ->> 1 FROM archived_raw_events a, json_each(a.events) e
+               WHERE a.container_id IN (SELECT cid FROM wanted))`,
       )
-      .where(inArray(sql`container_id`, containerIds))
       .orderBy(sql`container_id`, sql`ord`),
   ] as const;
 }

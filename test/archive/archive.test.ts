@@ -386,6 +386,12 @@ describe("a notifications run that stops after its manifest", () => {
       await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE account_id = ?1", account.accountId),
     ).toBe(3);
     expect(await count("SELECT COUNT(*) AS n FROM archived_rows WHERE id IN (?1, ?2, ?3)", ...notifications)).toBe(3);
+    // The raw events' index: one row per container and object, [[id, index], …] in feed order.
+    const { results: sets } = await env.DB.prepare("SELECT events FROM archived_raw_events WHERE container_id = ?1")
+      .bind(box.containerId)
+      .all<{ events: string }>();
+    const indexed = sets.flatMap((s) => JSON.parse(s.events) as [string, number][]).sort((a, b) => a[1] - b[1]);
+    expect(indexed).toEqual(box.rawIds.map((id, i) => [id, i]));
     expect(await bodies(account, box.containerId, notifications)).toEqual(before);
     const next = await runArchive(deps(AFTER));
     expect(next.purged).toBe(1);

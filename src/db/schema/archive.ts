@@ -33,21 +33,33 @@ export const archiveObjects = sqliteTable(
 );
 
 /**
- * Where an archived row is, without listing R2: one row per archived raw event and per archived notification (its
- * delivery attempts are found through the notification's object: the `webhook_deliveries` object of the same key part).
- * `containerId` and `ord` (the raw event's `index`) are set for raw events only, so a container's archived raw events
- * and its `raw_events` linkage are found by one index probe; null for notifications.
+ * Where an archived notification is, without listing R2: one row per archived notification (its delivery attempts
+ * are found through the notification's object: the `webhook_deliveries` object of the same key part).
  */
 export const archivedRows = sqliteTable(
   "archived_rows",
   {
     id: text("id").primaryKey(),
     objectId: integer("object_id").notNull(),
-    containerId: text("container_id"),
-    ord: integer("ord"),
+  },
+  (t) => [index("archived_rows_object_idx").on(t.objectId)],
+);
+
+/**
+ * Where a container's archived raw events are, compactly: one row per container per object, `events` the JSON array
+ * `[[id, index], …]` of its rows in that object. A container's archived rows (and its `raw_events` linkage) are one
+ * index probe away; about 45 bytes per archived raw event instead of a row and two index entries each
+ * (docs/SCALING.md §Retention and archive).
+ */
+export const archivedRawEvents = sqliteTable(
+  "archived_raw_events",
+  {
+    objectId: integer("object_id").notNull(),
+    containerId: text("container_id").notNull(),
+    events: text("events").notNull(),
   },
   (t) => [
-    index("archived_rows_container_idx").on(t.containerId, t.ord).where(sql`container_id IS NOT NULL`),
-    index("archived_rows_object_idx").on(t.objectId),
+    index("archived_raw_events_container_idx").on(t.containerId),
+    index("archived_raw_events_object_idx").on(t.objectId),
   ],
 );
