@@ -10,7 +10,8 @@
 // 3. Starts wrangler dev with `--test-scheduled`, reads the bodies of an archived-to-be box (its raw events, the
 //    container) and notification, runs the cron (`/__scheduled`) until nothing more moves, reads them again, RESTARTS
 //    wrangler dev and reads them a third time: all three must be byte-identical.
-// 4. Measures the manifest (archive_objects + archived_rows, with indexes) per archived row and the R2 bytes per row.
+// 4. Measures the manifest (archive_objects, archived_raw_events, archived_rows, with indexes) per archived row and the
+//    R2 bytes per row.
 // 5. Latency, interleaved in one run: each round reads an archived box's raw events, a live box's, an archived
 //    notification and a live one (sequential requests, one connection), and reports medians and the archived/live
 //    ratios.
@@ -26,10 +27,12 @@ export const description =
   "Retention: raw events and finished notifications to R2 (bytes per row freed, manifest cost, byte-identical reads across a restart, archived vs live read latency)";
 
 export const usage = `bench archive options (or the environment variable in brackets):
-  --boxes N      boxes seeded, half archived (BENCH_ARCHIVE_BOXES, default 200)
+  --boxes N      boxes seeded, half archived (BENCH_ARCHIVE_BOXES, default 400)
   --raws R       raw events per box (BENCH_ARCHIVE_RAWS, default 40)
   --rounds K     latency rounds, each reading the four resources --requests times (BENCH_ROUNDS, default 5)
   --requests M   requests per resource per round (BENCH_REQUESTS, default 20)
+  --rows-per-run ARCHIVE_ROWS_PER_RUN of the run, also the most rows one object holds, so what a point read of an
+                 archived resource fetches and inflates (BENCH_ARCHIVE_ROWS_PER_RUN, default 500, the deployed default)
   --port P       port of the bench's wrangler dev on 127.0.0.1 (BENCH_PORT, default 8796)`;
 
 const SRC_DIR = join(ROOT, ".wrangler", "bench-archive-src");
@@ -190,12 +193,14 @@ export async function run(argv) {
     rounds: { type: "string" },
     requests: { type: "string" },
     port: { type: "string" },
+    "rows-per-run": { type: "string" },
   });
-  const boxes = num("boxes", "BENCH_ARCHIVE_BOXES", 200, 2);
+  const boxes = num("boxes", "BENCH_ARCHIVE_BOXES", 400, 2);
   const raws = num("raws", "BENCH_ARCHIVE_RAWS", 40);
   const rounds = num("rounds", "BENCH_ROUNDS", 5);
   const requests = num("requests", "BENCH_REQUESTS", 20);
   const port = num("port", "BENCH_PORT", 8796);
+  const rowsPerRun = num("rows-per-run", "BENCH_ARCHIVE_ROWS_PER_RUN", 500);
 
   snapshotProject(SRC_DIR);
   wipePersistDir(STATE_DIR);
@@ -206,7 +211,7 @@ export async function run(argv) {
 
   const vars = {
     RATE_LIMIT_DEFAULT: "1000000000",
-    ARCHIVE_ROWS_PER_RUN: "5000",
+    ARCHIVE_ROWS_PER_RUN: String(rowsPerRun),
   };
   const logFile = join(ROOT, "bench", "results", "archive-wrangler.log");
   let dev = await startDev({ cwd: SRC_DIR, persistDir: STATE_DIR, port, vars, logFile, testScheduled: true });
@@ -218,11 +223,11 @@ export async function run(argv) {
     bodiesBefore = await readAll(dev.baseUrl, key, sample.archived);
     const liveBefore = await readAll(dev.baseUrl, key, sample.live);
     // The cron's handler runs in the background (waitUntil): call it until the stopped half is gone from D1.
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 200; i++) {
       const t0 = performance.now();
       const res = await fetch(`${dev.baseUrl}/__scheduled?cron=*+*+*+*+*`);
       await res.text();
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, 500));
       runs.push(performance.now() - t0);
       // What is still to move (read from the SQLite file wrangler keeps open: a reader beside the writer is safe).
       const check = spawnSync(
@@ -276,13 +281,22 @@ export async function run(argv) {
     dev = null;
 
     const db = openForBulkLoad(file);
-    const archivedRows = Number(db.prepare("SELECT COUNT(*) AS n FROM archived_rows").get().n);
+    const archivedNotifications = Number(db.prepare("SELECT COUNT(*) AS n FROM archived_rows").get().n);
+    const archivedRaw = Number(
+      db.prepare("SELECT COALESCE(SUM(json_array_length(events)), 0) AS n FROM archived_raw_events").get().n,
+    );
+    const archivedRows = archivedNotifications + archivedRaw;
+    const manifest = {
+      rawEventsIndexPerRow: bytesOf(db, ["archived_raw_events"]) / archivedRaw,
+      notificationIndexPerRow: bytesOf(db, ["archived_rows"]) / archivedNotifications,
+      objectsPerArchivedRow: bytesOf(db, ["archive_objects"]) / archivedRows,
+    };
     const objects = db
       .prepare(
         "SELECT kind, COUNT(*) AS objects, SUM(rows) AS rows, SUM(bytes) AS bytes FROM archive_objects GROUP BY kind",
       )
       .all();
-    const manifestBytes = bytesOf(db, ["archive_objects", "archived_rows"]);
+    const manifestBytes = bytesOf(db, ["archive_objects", "archived_rows", "archived_raw_events"]);
     const after = {
       raw_events: perRow(db, "raw_events"),
       webhook_notifications: perRow(db, "webhook_notifications"),
@@ -302,8 +316,11 @@ export async function run(argv) {
       ["R2 kind", "objects", "rows", "gz bytes/row"],
       objects.map((o) => [o.kind, o.objects, o.rows, fmt(o.bytes / o.rows, 1)]),
     );
+    const objectCount = objects.reduce((n, o) => n + o.objects, 0);
     console.log(
-      `manifest (archive_objects + archived_rows, with indexes): ${fmt(manifestBytes / archivedRows, 1)} bytes per archived raw event / notification (${archivedRows} rows)`,
+      `manifest bytes (dbstat, with indexes): ${fmt(manifest.rawEventsIndexPerRow, 1)} per archived raw event ` +
+        `(archived_raw_events), ${fmt(manifest.notificationIndexPerRow, 1)} per archived notification (archived_rows), ` +
+        `${fmt(manifest.objectsPerArchivedRow, 1)} per archived row for archive_objects (${archivedRows} rows, ${objectCount} objects)`,
     );
     const med = (k) => median(timing[k]);
     printTable(
@@ -333,6 +350,7 @@ export async function run(argv) {
       after,
       objects,
       manifestBytes,
+      manifest,
       archivedRows,
       identical,
       timing: Object.fromEntries(Object.keys(timing).map((k) => [k, med(k)])),

@@ -44,11 +44,19 @@ export async function encodeNdjsonGz(rows: readonly StoredRow[]): Promise<Uint8A
   return collect(input.pipeThrough(new CompressionStream("gzip")));
 }
 
-/** The rows of a gzip'd NDJSON object (`encodeNdjsonGz`'s inverse). @throws on corrupt gzip or a line that is not JSON. */
-export async function decodeNdjsonGz(bytes: Uint8Array): Promise<StoredRow[]> {
+/**
+ * The rows of a gzip'd NDJSON object (`encodeNdjsonGz`'s inverse). With `needle`, only lines containing it are parsed
+ * (a cheap substring test first: a point read of one notification or one container's rows skips the JSON.parse of the
+ * object's other lines; callers still check the parsed rows).
+ * @throws on corrupt gzip or a line that is not JSON.
+ */
+export async function decodeNdjsonGz(bytes: Uint8Array, needle?: string): Promise<StoredRow[]> {
   const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
   const out: StoredRow[] = [];
-  for (const line of text.split("\n")) if (line !== "") out.push(JSON.parse(line) as StoredRow);
+  for (const line of text.split("\n")) {
+    if (line === "" || (needle !== undefined && !line.includes(needle))) continue;
+    out.push(JSON.parse(line) as StoredRow);
+  }
   return out;
 }
 

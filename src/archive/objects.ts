@@ -53,14 +53,20 @@ export async function putVerified(bucket: R2Bucket, key: string, rows: readonly 
 }
 
 /**
- * The rows of an archived object, its SHA-256 checked against the manifest's.
+ * The rows of an archived object, its SHA-256 checked against the manifest's; with `needle`, only the lines containing
+ * it (see `decodeNdjsonGz`).
  * @throws Error when the object is missing or its bytes do not match (a read must fail loudly, never serve less).
  */
-export async function readArchiveObject(bucket: R2Bucket, key: string, sha256: string): Promise<StoredRow[]> {
+export async function readArchiveObject(
+  bucket: R2Bucket,
+  key: string,
+  sha256: string,
+  needle?: string,
+): Promise<StoredRow[]> {
   const object = await bucket.get(key);
   if (!object) throw new Error(`archive object ${key} is in the manifest but not in R2`);
   const bytes = new Uint8Array(await object.arrayBuffer());
   const actual = await sha256HexOf(bytes);
   if (actual !== sha256) throw new Error(`archive object ${key} has SHA-256 ${actual}, the manifest says ${sha256}`);
-  return decodeNdjsonGz(bytes);
+  return decodeNdjsonGz(bytes, needle);
 }

@@ -22,13 +22,13 @@ import { deliveriesKeyOf, readArchiveObject } from "./objects";
  */
 
 /**
- * `readArchiveObject` for a request: an object missing from R2 or failing its checksum (or R2 failing) is logged and
+ * `readArchiveObject` for a request (only the lines containing `needle`: the container's or notification's id): an object missing from R2 or failing its checksum (or R2 failing) is logged and
  * answered 503 `archive_unavailable` with Retry-After, never a shorter list or a 500.
  * @throws ApiError 503
  */
-async function readForRequest(bucket: R2Bucket, object: ArchivedObjectRef): Promise<StoredRow[]> {
+async function readForRequest(bucket: R2Bucket, object: ArchivedObjectRef, needle: string): Promise<StoredRow[]> {
   try {
-    return await readArchiveObject(bucket, object.key, object.sha256);
+    return await readArchiveObject(bucket, object.key, object.sha256, needle);
   } catch (error) {
     console.error(`archive read failed: ${error instanceof Error ? error.message : String(error)}`);
     throw new ApiError(
@@ -76,7 +76,7 @@ export async function withArchivedRawEvents(
   if (objects.length === 0) return live;
   const seen = new Set(live.map((r) => r.id));
   const merged = [...live];
-  const parts = await Promise.all(objects.map((o) => readForRequest(bucket, o)));
+  const parts = await Promise.all(objects.map((o) => readForRequest(bucket, o, containerId)));
   for (const stored of parts.flat()) {
     if (stored.container_id !== containerId) continue;
     const row = rowFromStored(rawEvents, stored);
@@ -110,7 +110,7 @@ export async function readArchivedNotification(
   object: ArchivedObjectRef,
   id: string,
 ): Promise<WebhookNotificationView | null> {
-  const stored = (await readForRequest(bucket, object)).find((r) => r.id === id);
+  const stored = (await readForRequest(bucket, object, id)).find((r) => r.id === id);
   if (!stored) return null;
   const row = rowFromStored(webhookNotifications, stored);
   const [attemptsObject] = await db
@@ -119,7 +119,7 @@ export async function readArchivedNotification(
     .where(and(eq(archiveObjects.key, deliveriesKeyOf(object.key)), eq(archiveObjects.accountId, row.accountId)))
     .limit(1);
   const logs: WebhookNotificationLogRow[] = attemptsObject
-    ? (await readForRequest(bucket, attemptsObject))
+    ? (await readForRequest(bucket, attemptsObject, id))
         .filter((a) => a.notification_id === id)
         .map((a) => rowFromStored(webhookDeliveries, a))
     : [];

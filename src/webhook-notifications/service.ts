@@ -123,7 +123,8 @@ export interface ResendDeps {
  * @returns the notification as it is now (logs not read).
  * @throws ApiError 404 when absent or another account's (a deleted webhook's notifications are deleted with it);
  *   409 `already_pending` while it is still being delivered; 409 `webhook_inactive` when its webhook is inactive
- *   (re-activate it with `PATCH /webhooks/{id}` `active: true` first).
+ *   (re-activate it with `PATCH /webhooks/{id}` `active: true` first); 409 `archived` when the retention job moved
+ *   it to R2 (it can be read, not resent).
  */
 export async function resendWebhookNotification(
   deps: ResendDeps,
@@ -152,7 +153,19 @@ export async function resendWebhookNotification(
       .leftJoin(webhooks, eq(webhooks.id, n.webhookId))
       .where(and(ownedBy(n.accountId, accountId), eq(n.id, id)))
       .limit(1);
-    if (!existing) throw ApiError.notFound("Couldn't find WebhookNotification");
+    if (!existing) {
+      const [archived] = await archivedNotificationQuery(deps.db, accountId, id);
+      if (archived) {
+        throw new ApiError(409, [
+          {
+            detail:
+              "The notification is archived (older than the retention age, docs/SCALING.md §Retention and archive): it can be read but not resent.",
+            code: "archived",
+          },
+        ]);
+      }
+      throw ApiError.notFound("Couldn't find WebhookNotification");
+    }
     if (existing.status === "pending") {
       throw new ApiError(409, [
         {

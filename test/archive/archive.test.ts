@@ -416,6 +416,15 @@ describe("archived reads and other accounts", () => {
       expect((await api(path, { key: account.key })).status, path).toBe(200);
     }
     expect((await api(`/webhook_notifications/${newId()}`, { key: account.key })).status).toBe(404);
+    // An archived notification is read-only: resend answers 409 `archived` to its account, 404 to another.
+    const resend = await apiJson<{ errors: { code: string }[] }>(`/webhook_notifications/${notification}/resend`, {
+      key: account.key,
+      method: "POST",
+    });
+    expect(resend.res.status).toBe(409);
+    expect(resend.json.errors[0]?.code).toBe("archived");
+    const foreign = await api(`/webhook_notifications/${notification}/resend`, { key: other.key, method: "POST" });
+    expect(foreign.status).toBe(404);
   });
 
   it("an object whose bytes no longer match the manifest is an error, never a shorter answer", async () => {
