@@ -27,4 +27,5 @@ CREATE TABLE `archived_rows` (
 	`object_id` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `archived_rows_object_idx` ON `archived_rows` (`object_id`);
+CREATE INDEX `archived_rows_object_idx` ON `archived_rows` (`object_id`);--> statement-breakpoint
+CREATE INDEX `shipments_tracking_stopped_idx` ON `shipments` (`line_tracking_stopped_at`) WHERE line_tracking_stopped_at IS NOT NULL;

@@ -208,29 +208,56 @@ async function archiveGroup(
   return objects;
 }
 
+/** `maintenance_cursors` row of the raw events walk (per shard: each shard has its own table). */
+export const RAW_EVENTS_CURSOR = "archive_raw_events";
+
 /**
  * Archives up to `rowsPerRun` raw events of containers whose shipment stopped tracking before the cutoff, one object
- * per account and month. Rows of an object not yet purged are left to `finishPurges`.
+ * per account and month. The walk goes through stopped shipments in `line_tracking_stopped_at` order from a cursor
+ * (`maintenance_cursors` `archive_raw_events`: every shipment stopped before it has nothing left to archive), so a
+ * run reads the shipments it may still archive, not every shipment ever stopped. Containers with an object not yet
+ * purged are left to `finishPurges`.
  */
 async function archiveRawEvents(deps: ArchiveDeps): Promise<{ rows: number; objects: number; groups: number }> {
+  const { d1 } = deps;
   const cutoff = archiveCutoff(deps.config, deps.clock.now());
-  const { results } = await deps.d1
+  const cursorRow = await d1
+    .prepare("SELECT cursor FROM maintenance_cursors WHERE name = ?1")
+    .bind(RAW_EVENTS_CURSOR)
+    .first<{ cursor: string }>();
+  const from = cursorRow?.cursor ?? "";
+  const { results } = await d1
     .prepare(
-      `SELECT r.* FROM raw_events r
-       JOIN containers c ON c.id = r.container_id
-       JOIN shipments s ON s.id = c.shipment_id
-       WHERE s.line_tracking_stopped_at < ?1
+      `SELECT r.*, s.line_tracking_stopped_at AS archive_stopped_at FROM shipments s
+       JOIN containers c ON c.shipment_id = s.id
+       JOIN raw_events r ON r.container_id = c.id
+       WHERE s.line_tracking_stopped_at IS NOT NULL AND s.line_tracking_stopped_at >= ?1
+         AND s.line_tracking_stopped_at < ?2
          AND r.container_id NOT IN (SELECT a.container_id FROM archived_raw_events a
                                     JOIN archive_objects o ON o.id = a.object_id WHERE o.purged_at IS NULL)
-       ORDER BY r.container_id, r."index", r.id
-       LIMIT ?2`,
+       ORDER BY s.line_tracking_stopped_at, r.container_id, r."index", r.id
+       LIMIT ?3`,
     )
-    .bind(cutoff, deps.config.rowsPerRun)
+    .bind(from, cutoff, deps.config.rowsPerRun)
     .all<StoredRow>();
-  const groups = byAccountMonth(results);
+  // A full page may have stopped inside a shipment's rows: resume from that shipment's stop time. A short page means
+  // every shipment stopped before the cutoff is done.
+  const last = results[results.length - 1];
+  const next = results.length < deps.config.rowsPerRun ? cutoff : String(last?.archive_stopped_at ?? from);
+  const rows = results.map(({ archive_stopped_at: _, ...row }) => row);
+  const groups = byAccountMonth(rows);
   let objects = 0;
   for (const group of groups.values()) objects += await archiveGroup(deps, group, "raw_events", []);
-  return { rows: results.length, objects, groups: groups.size };
+  if (next !== from) {
+    await d1
+      .prepare(
+        `INSERT INTO maintenance_cursors (name, cursor, updated_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
+      )
+      .bind(RAW_EVENTS_CURSOR, next, toIsoSeconds(deps.clock.now()))
+      .run();
+  }
+  return { rows: rows.length, objects, groups: groups.size };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { archiveConfigOf } from "../../src/archive/config";
-import { type ArchiveDeps, type ArchiveHooks, runArchive } from "../../src/archive/job";
+import { type ArchiveDeps, type ArchiveHooks, RAW_EVENTS_CURSOR, runArchive } from "../../src/archive/job";
 import { createDatabase } from "../../src/db/client";
 import worker from "../../src/index";
 import { FakeClock } from "../../src/lib/clock";
@@ -161,11 +161,18 @@ function deps(nowMs: number, overrides: Partial<ArchiveDeps> = {}, d1: D1Databas
   };
 }
 
-/** Archives whatever earlier tests of this file left eligible, so a test's bounded runs see only its own rows. */
+/**
+ * Archives whatever earlier tests of this file left eligible, so a test's bounded runs see only its own rows, then
+ * forgets the raw events walk's cursor: each test seeds shipments stopped at STOPPED_AT, before the cursor a drain
+ * leaves (in production a stop is always recorded at the time it happens, after the cursor).
+ */
 async function drain(d1: D1Database = env.DB): Promise<void> {
   for (let i = 0; i < 50; i++) {
     const r = await runArchive(deps(AFTER, {}, d1));
-    if (r.rawEvents === 0 && r.notifications === 0) return;
+    if (r.rawEvents === 0 && r.notifications === 0) {
+      await d1.prepare("DELETE FROM maintenance_cursors WHERE name = ?1").bind(RAW_EVENTS_CURSOR).run();
+      return;
+    }
   }
   throw new Error("archive did not drain");
 }
@@ -318,6 +325,42 @@ describe("runArchive", () => {
       key: account.key,
     });
     expect(json.data.map((e) => e.id)).toEqual(box.rawIds);
+  });
+});
+
+describe("the raw events walk's cursor", () => {
+  it("moves past finished stop times, so later runs read only shipments stopped since; later stops still move", async () => {
+    await drain();
+    const account = await createAccount();
+    const early = await seedBox(env.DB, account.accountId, 2, "2025-06-01T00:00:00Z");
+    const config = { afterDays: 90, rowsPerRun: 500 };
+    expect((await runArchive(deps(AFTER, { config }))).rawEvents).toBe(2);
+    const cursor = await env.DB.prepare("SELECT cursor FROM maintenance_cursors WHERE name = ?1")
+      .bind(RAW_EVENTS_CURSOR)
+      .first<{ cursor: string }>();
+    // A short page: everything stopped before the cutoff (AFTER − 90 days) is done.
+    expect(cursor?.cursor).toBe("2025-07-03T00:00:00Z");
+    // A box stopped a month later becomes eligible a month later, past the cursor.
+    const later = await seedBox(env.DB, account.accountId, 3, "2025-08-01T00:00:00Z");
+    expect((await runArchive(deps(AFTER, { config }))).rawEvents).toBe(0);
+    expect((await runArchive(deps(AFTER + 31 * 86_400_000, { config }))).rawEvents).toBe(3);
+    expect(
+      await count(
+        "SELECT COUNT(*) AS n FROM raw_events WHERE container_id IN (?1, ?2)",
+        early.containerId,
+        later.containerId,
+      ),
+    ).toBe(0);
+    // A full page resumes from its last shipment's stop time, not past it.
+    await drain();
+    const big = await seedBox(env.DB, account.accountId, 5);
+    await runArchive(deps(AFTER, { config: { afterDays: 90, rowsPerRun: 3 } }));
+    const mid = await env.DB.prepare("SELECT cursor FROM maintenance_cursors WHERE name = ?1")
+      .bind(RAW_EVENTS_CURSOR)
+      .first<{ cursor: string }>();
+    expect(mid?.cursor).toBe(STOPPED_AT);
+    await runArchive(deps(AFTER, { config: { afterDays: 90, rowsPerRun: 3 } }));
+    expect(await count("SELECT COUNT(*) AS n FROM raw_events WHERE container_id = ?1", big.containerId)).toBe(0);
   });
 });
 
