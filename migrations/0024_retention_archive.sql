@@ -28,4 +28,5 @@ CREATE TABLE `archived_rows` (
 );
 --> statement-breakpoint
 CREATE INDEX `archived_rows_object_idx` ON `archived_rows` (`object_id`);--> statement-breakpoint
-CREATE INDEX `shipments_tracking_stopped_idx` ON `shipments` (`line_tracking_stopped_at`) WHERE line_tracking_stopped_at IS NOT NULL;
+CREATE INDEX `shipments_tracking_stopped_idx` ON `shipments` (`line_tracking_stopped_at`) WHERE line_tracking_stopped_at IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `webhook_notifications_finished_idx` ON `webhook_notifications` (`delivery_status`,`updated_at`);

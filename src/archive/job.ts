@@ -235,7 +235,7 @@ async function archiveRawEvents(deps: ArchiveDeps): Promise<{ rows: number; obje
          AND s.line_tracking_stopped_at < ?2
          AND r.container_id NOT IN (SELECT a.container_id FROM archived_raw_events a
                                     JOIN archive_objects o ON o.id = a.object_id WHERE o.purged_at IS NULL)
-       ORDER BY s.line_tracking_stopped_at, r.container_id, r."index", r.id
+       ORDER BY s.line_tracking_stopped_at
        LIMIT ?3`,
     )
     .bind(from, cutoff, deps.config.rowsPerRun)
@@ -244,7 +244,16 @@ async function archiveRawEvents(deps: ArchiveDeps): Promise<{ rows: number; obje
   // every shipment stopped before the cutoff is done.
   const last = results[results.length - 1];
   const next = results.length < deps.config.rowsPerRun ? cutoff : String(last?.archive_stopped_at ?? from);
-  const rows = results.map(({ archive_stopped_at: _, ...row }) => row);
+  // Only the stop time orders the walk (the partial index gives it without a sort of the whole range); a container's
+  // rows go to their object in feed order.
+  const rows = results
+    .map(({ archive_stopped_at: _, ...row }) => row)
+    .sort(
+      (a, b) =>
+        String(a.container_id).localeCompare(String(b.container_id)) ||
+        Number(a.index) - Number(b.index) ||
+        String(a.id).localeCompare(String(b.id)),
+    );
   const groups = byAccountMonth(rows);
   let objects = 0;
   for (const group of groups.values()) objects += await archiveGroup(deps, group, "raw_events", []);
@@ -261,7 +270,8 @@ async function archiveRawEvents(deps: ArchiveDeps): Promise<{ rows: number; obje
 }
 
 /**
- * Archives up to `rowsPerRun` notifications that finished (`succeeded`, or `failed` for good) before the cutoff, with
+ * Archives up to `rowsPerRun` notifications that finished (`succeeded`, or `failed` for good) before the cutoff (index
+ * `webhook_notifications_finished_idx`: the scan stops at the page, whatever the number of recent ones), with
  * their delivery attempts: per account and month, objects of at most {@link NOTIFICATIONS_PER_OBJECT} notifications,
  * each with its attempts object.
  */
@@ -276,7 +286,6 @@ async function archiveNotifications(
        WHERE n.delivery_status IN ('succeeded', 'failed') AND n.updated_at < ?1
          AND NOT EXISTS (SELECT 1 FROM archived_rows a JOIN archive_objects o ON o.id = a.object_id
                          WHERE a.id = n.id AND o.purged_at IS NULL)
-       ORDER BY n.updated_at, n.id
        LIMIT ?2`,
     )
     .bind(cutoff, deps.config.rowsPerRun)
