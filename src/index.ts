@@ -1,9 +1,11 @@
 import { runAlertsCron } from "./alerts/cron";
 import { createApp } from "./app";
+import { runArchiveCron } from "./archive/cron";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
 import { handleEmail } from "./documents/email-intake";
 import { consumeDocumentExtractions, type DocumentQueueMessage } from "./documents/extraction-job";
+import { systemClock } from "./lib/clock";
 import { handleMcpRequest, MCP_PATH } from "./mcp/http";
 import { routeWithOAuth } from "./oauth/mcp-bridge";
 import { oauthEnabled } from "./oauth/provider";
@@ -91,6 +93,8 @@ const worker = {
     // Sign-in links and dashboard sessions a day after they stopped working are deleted (src/sessions/prune.ts).
     ctx.waitUntil(pruneSignInLinks(env.DB, Date.now()));
     ctx.waitUntil(pruneEndedSessions(env.DB, Date.now()));
+    // Retention: old raw events and finished notifications move to R2, every shard (src/archive/cron.ts).
+    ctx.waitUntil(runArchiveCron(env, systemClock));
   },
 } satisfies ExportedHandler<Env, unknown>;
 

@@ -5,6 +5,7 @@ import { collectionDocument, listDocument, resourceDocument } from "../lib/jsona
 import { parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
 import {
+  archiveUnavailableResponse,
   bodyErrors,
   commonErrors,
   ErrorDocumentSchema,
@@ -131,7 +132,7 @@ const rawEventsRouteDef = createRoute({
   tags,
   summary: "List a container's raw carrier events (deprecated)",
   description:
-    "Every carrier feed row of the container in carrier order (`index`), estimated rows included; not paginated (no `links`, no `meta`). The event locations (ports) are included by default; `include=` (empty) includes nothing. Deprecated: use `/containers/{id}/transport_events`.",
+    "Every carrier feed row of the container in carrier order (`index`), estimated rows included; not paginated (no `links`, no `meta`). The event locations (ports) are included by default; `include=` (empty) includes nothing. Rows of a shipment whose tracking stopped more than ARCHIVE_AFTER_DAYS (default 90) ago are served from the R2 archive, byte for byte as before and a few milliseconds slower (docs/SCALING.md §Retention and archive); 503 `archive_unavailable` (Retry-After) if the archive cannot be read. Deprecated: use `/containers/{id}/transport_events`.",
   deprecated: true,
   request: {
     params: IdParam,
@@ -145,6 +146,7 @@ const rawEventsRouteDef = createRoute({
     200: { description: "The container's raw events.", content: jsonApiContent(RawEventListDocument) },
     ...commonErrors,
     ...notFoundResponse,
+    ...archiveUnavailableResponse,
   },
 });
 
@@ -244,7 +246,7 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
   .openapi(rawEventsRouteDef, async (c) => {
     const include = parseInclude(includeParam(queryParams(c), RAW_EVENT_DEFAULT_INCLUDE), rawEventResource);
     const ctx = loadContext(c);
-    const rows = await listContainerRawEvents(ctx.db, ctx.accountId, c.req.valid("param").id);
+    const rows = await listContainerRawEvents(ctx.db, ctx.accountId, c.req.valid("param").id, c.env.ARCHIVE_BUCKET);
     return sendJsonApi(c, await collectionDocument(ctx, rawEventResource, rows, include));
   })
   .openapi(routeRouteDef, async (c) => {

@@ -1,8 +1,8 @@
-import { and, inArray, type Placeholder, type SQLWrapper } from "drizzle-orm";
+import { and, inArray, type Placeholder, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { idList, inIdChunks, MAX_IDS_PER_STATEMENT, MAX_SHAPED_IDS, shaped } from "../db/query-shapes";
 import { type ReadItem, readMany } from "../db/read-batch";
-import { containers, rawEvents, transportEvents } from "../db/schema";
+import { containers, transportEvents } from "../db/schema";
 import { type PrefetchContext, registerResourceType } from "../lib/jsonapi/include-registry";
 import type { Resource } from "../lib/jsonapi/types";
 import { ownedBy } from "../lib/tenant";
@@ -121,11 +121,19 @@ export function containerLinkageQueries(db: Database, containerIds: (string | Pl
       .from(transportEvents)
       .where(inArray(transportEvents.containerId, containerIds))
       .orderBy(transportEvents.containerId, transportEvents.timestamp, transportEvents.id),
+    // Raw event ids in feed order, the archived ones too (`archived_raw_events`, src/archive/): UNION drops a row
+    // present in both (a retention run stopped before its delete), so the linkage is the same before and after
+    // archiving (docs/SCALING.md §Retention and archive). The ids are bound once, in `wanted` (D1 binds at most 100
+    // parameters), and each arm probes its container index.
     db
-      .select({ id: rawEvents.id, containerId: rawEvents.containerId })
-      .from(rawEvents)
-      .where(inArray(rawEvents.containerId, containerIds))
-      .orderBy(rawEvents.containerId, rawEvents.index),
+      .select({ id: sql<string>`id`, containerId: sql<string>`container_id` })
+      .from(
+        sql`(WITH wanted AS (SELECT ${containers.id} AS cid FROM ${containers} WHERE ${inArray(containers.id, containerIds)})
+             SELECT id, container_id, "index" AS ord FROM raw_events WHERE container_id IN (SELECT cid FROM wanted)
+             UNION SELECT e.value ->> 0, a.container_id, e.value ->> 1 FROM archived_raw_events a, json_each(a.events) e
+               WHERE a.container_id IN (SELECT cid FROM wanted))`,
+      )
+      .orderBy(sql`container_id`, sql`ord`),
   ] as const;
 }
 

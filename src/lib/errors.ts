@@ -19,6 +19,7 @@ const TITLES: Record<number, string> = {
   422: "Unprocessable Entity",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  503: "Service Unavailable",
 };
 
 /** The standard reason phrase used as `title` for an HTTP status. */

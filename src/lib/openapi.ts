@@ -44,6 +44,16 @@ export const notFoundResponse = {
   404: { description: "No such resource in this account.", content: errorContent },
 } as const;
 
+/** 503 of reads that may serve rows from the retention archive (src/archive/reads.ts) when R2 cannot give them back. */
+export const archiveUnavailableResponse = {
+  503: {
+    description:
+      "Archived rows of this resource cannot be read right now (code `archive_unavailable`; docs/SCALING.md §Retention and archive). Header `Retry-After` in seconds.",
+    content: errorContent,
+    headers: z.object({ "Retry-After": z.string().openapi({ example: "60" }) }),
+  },
+} as const;
+
 /** Errors of endpoints that take a JSON body. */
 export const bodyErrors = {
   413: { description: "Body larger than 1 MiB.", content: errorContent },

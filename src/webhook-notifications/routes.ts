@@ -5,6 +5,7 @@ import { JSON_API_MEDIA_TYPE, listDocument, resourceDocument } from "../lib/json
 import { parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
 import {
+  archiveUnavailableResponse,
   commonErrors,
   ErrorDocumentSchema,
   includeQuery,
@@ -59,7 +60,7 @@ const listRouteDef = createRoute({
   tags,
   summary: "List webhook notifications",
   description:
-    "Every notification of the account's webhooks, newest first, with its delivery status: use it to reconcile after downtime. Notifications of a deleted webhook are deleted with it.",
+    "Every notification of the account's webhooks, newest first, with its delivery status: use it to reconcile after downtime. Notifications of a deleted webhook are deleted with it. Notifications archived to R2 (finished more than ARCHIVE_AFTER_DAYS ago) are not listed (nor counted in `meta.total`); `GET /webhook_notifications/{id}` still serves each.",
   request: {
     query: z.object({
       ...listQuery,
@@ -79,7 +80,7 @@ const getRouteDef = createRoute({
   tags,
   summary: "Get a webhook notification",
   description:
-    "`include=reference_object` adds the resource the notification is about as it was delivered (a tracking_request, transport_event, container_updated_event, estimated_event …); `include=webhook` adds the webhook.",
+    "`include=reference_object` adds the resource the notification is about as it was delivered (a tracking_request, transport_event, container_updated_event, estimated_event …); `include=webhook` adds the webhook. A notification that finished more than ARCHIVE_AFTER_DAYS (default 90) ago is served from the R2 archive, byte for byte as before and a few milliseconds slower (docs/SCALING.md §Retention and archive); 503 `archive_unavailable` (Retry-After) if the archive cannot be read.",
   request: {
     params: pathIdParam("WebhookNotification"),
     query: z.object({ include: includeQuery(NOTIFICATION_INCLUDES) }),
@@ -88,6 +89,7 @@ const getRouteDef = createRoute({
     200: { description: "The notification.", content: jsonApiContent(WebhookNotificationDocument) },
     ...commonErrors,
     ...notFoundResponse,
+    ...archiveUnavailableResponse,
   },
 });
 
@@ -97,14 +99,15 @@ const resendRouteDef = createRoute({
   tags,
   summary: "Resend a webhook notification",
   description:
-    "Puts a `succeeded` or `failed` notification back on the delivery queue and answers 202 with it (`delivery_status: pending`): a new delivery round with the whole retry schedule, the same `data.id` and `webhook-id`, and the same body, signed afresh. Receivers that deduplicate on `data.id` see a duplicate. The earlier attempts stay in `webhook_notification_logs`. 409 with code `already_pending` while it is still being delivered, `webhook_inactive` when its webhook is inactive (re-activate it first). No body.",
+    "Puts a `succeeded` or `failed` notification back on the delivery queue and answers 202 with it (`delivery_status: pending`): a new delivery round with the whole retry schedule, the same `data.id` and `webhook-id`, and the same body, signed afresh. Receivers that deduplicate on `data.id` see a duplicate. The earlier attempts stay in `webhook_notification_logs`. 409 with code `already_pending` while it is still being delivered, `webhook_inactive` when its webhook is inactive (re-activate it first), `archived` when it was moved to the archive (older than ARCHIVE_AFTER_DAYS: readable, not resendable). No body.",
   request: { params: pathIdParam("WebhookNotification") },
   responses: {
     202: { description: "Queued for delivery.", content: jsonApiContent(WebhookNotificationDocument) },
     ...commonErrors,
     ...notFoundResponse,
     409: {
-      description: "Still pending (`already_pending`), or its webhook is inactive (`webhook_inactive`).",
+      description:
+        "Still pending (`already_pending`), its webhook is inactive (`webhook_inactive`), or it is archived (`archived`).",
       content: jsonApiContent(ErrorDocumentSchema),
     },
   },
@@ -130,7 +133,7 @@ export const webhookNotificationRoutes = new OpenAPIHono<AppEnv>()
     const params = queryParams(c);
     const include = parseInclude(params.get("include"), webhookNotificationResource);
     const ctx = loadContext(c);
-    const row = await getWebhookNotification(ctx.db, ctx.accountId, c.req.valid("param").id);
+    const row = await getWebhookNotification(ctx.db, ctx.accountId, c.req.valid("param").id, c.env.ARCHIVE_BUCKET);
     return sendJsonApi(c, await resourceDocument(ctx, webhookNotificationResource, row, include, c.req.url));
   })
   .openapi(resendRouteDef, async (c) => {

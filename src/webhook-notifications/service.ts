@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, ne, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { archivedNotificationQuery, readArchivedNotification } from "../archive/reads";
 import type { Database } from "../db/client";
 import {
   containerUpdatedEvents,
@@ -75,25 +76,32 @@ export async function loadAttemptLogs(
 }
 
 /**
- * One notification of the account with its attempt log (`logs`, oldest first), read in one D1 round trip.
- * @throws ApiError 404 when absent or another account's.
+ * One notification of the account with its attempt log (`logs`, oldest first), read in one D1 round trip. With
+ * `archive` (ARCHIVE_BUCKET), a notification the retention job moved to R2 is read back from there with its attempts
+ * (docs/SCALING.md §Retention and archive): the manifest query shares the round trip; D1's row wins when both exist.
+ * @throws ApiError 404 when absent (in D1 and in the account's archive) or another account's.
  */
 export async function getWebhookNotification(
   db: Database,
   accountId: string,
   id: string,
+  archive?: R2Bucket,
 ): Promise<WebhookNotificationView> {
-  const [rows, logs] = await db.batch([
+  const [rows, logs, archived] = await db.batch([
     db
       .select()
       .from(webhookNotifications)
       .where(and(ownedBy(webhookNotifications.accountId, accountId), eq(webhookNotifications.id, id)))
       .limit(1),
     attemptLogQuery(db, accountId, [id]),
+    archivedNotificationQuery(db, accountId, id),
   ]);
   const [row] = rows;
-  if (!row) throw ApiError.notFound("Couldn't find WebhookNotification");
-  return { ...row, logs };
+  if (row) return { ...row, logs };
+  const [object] = archived;
+  const fromArchive = archive && object ? await readArchivedNotification(db, archive, object, id) : null;
+  if (!fromArchive) throw ApiError.notFound("Couldn't find WebhookNotification");
+  return fromArchive;
 }
 
 /** What `resendWebhookNotification` needs. */
@@ -115,7 +123,8 @@ export interface ResendDeps {
  * @returns the notification as it is now (logs not read).
  * @throws ApiError 404 when absent or another account's (a deleted webhook's notifications are deleted with it);
  *   409 `already_pending` while it is still being delivered; 409 `webhook_inactive` when its webhook is inactive
- *   (re-activate it with `PATCH /webhooks/{id}` `active: true` first).
+ *   (re-activate it with `PATCH /webhooks/{id}` `active: true` first); 409 `archived` when the retention job moved
+ *   it to R2 (it can be read, not resent).
  */
 export async function resendWebhookNotification(
   deps: ResendDeps,
@@ -144,7 +153,19 @@ export async function resendWebhookNotification(
       .leftJoin(webhooks, eq(webhooks.id, n.webhookId))
       .where(and(ownedBy(n.accountId, accountId), eq(n.id, id)))
       .limit(1);
-    if (!existing) throw ApiError.notFound("Couldn't find WebhookNotification");
+    if (!existing) {
+      const [archived] = await archivedNotificationQuery(deps.db, accountId, id);
+      if (archived) {
+        throw new ApiError(409, [
+          {
+            detail:
+              "The notification is archived (older than the retention age, docs/SCALING.md §Retention and archive): it can be read but not resent.",
+            code: "archived",
+          },
+        ]);
+      }
+      throw ApiError.notFound("Couldn't find WebhookNotification");
+    }
     if (existing.status === "pending") {
       throw new ApiError(409, [
         {

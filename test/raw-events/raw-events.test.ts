@@ -272,6 +272,6 @@ describe("OpenAPI", () => {
     const op = doc.paths["/containers/{id}/raw_events"]?.get;
     expect(op?.deprecated).toBe(true);
     expect(op?.parameters?.map((p) => p.name).sort()).toEqual(["id", "include"]);
-    expect(Object.keys(op?.responses ?? {}).sort()).toEqual(["200", "400", "401", "404", "429"]);
+    expect(Object.keys(op?.responses ?? {}).sort()).toEqual(["200", "400", "401", "404", "429", "503"]);
   });
 });

@@ -4,6 +4,7 @@
  */
 export * from "./accounts";
 export * from "./alerts";
+export * from "./archive";
 export * from "./custom-fields";
 export * from "./documents";
 export * from "./imports";

@@ -132,6 +132,10 @@ export const shipments = sqliteTable(
     index("shipments_account_number_idx").on(t.accountId, t.normalizedNumber),
     // GET /v2/vessels/{imo} names a vessel a shipment will arrive on (src/vessels/service.ts).
     index("shipments_pod_vessel_imo_idx").on(t.podVesselImo),
+    // The retention job's walk of stopped shipments from its cursor (src/archive/job.ts archiveRawEvents).
+    index("shipments_tracking_stopped_idx")
+      .on(t.lineTrackingStoppedAt)
+      .where(sql`line_tracking_stopped_at IS NOT NULL`),
   ],
 );
 

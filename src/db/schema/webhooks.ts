@@ -77,6 +77,8 @@ export const webhookNotifications = sqliteTable(
     // `GET /webhook_notifications` filtered by event or delivery_status, newest first within the account.
     index("webhook_notifications_account_event_idx").on(t.accountId, t.event, t.createdAt, t.id),
     index("webhook_notifications_account_status_idx").on(t.accountId, t.deliveryStatus, t.createdAt, t.id),
+    // The retention job's finished notifications past the cutoff (src/archive/job.ts archiveNotifications).
+    index("webhook_notifications_finished_idx").on(t.deliveryStatus, t.updatedAt),
   ],
 );
 
