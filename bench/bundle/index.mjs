@@ -151,7 +151,8 @@ function requestsOf(key) {
       name: "POST /mcp initialize",
       path: "/mcp",
       init: { method: "POST", headers: mcpHeaders(key), body: initializeBody },
-      check: (res, text) => res.status === 200 && !!res.headers.get("mcp-session-id") && text.includes("protocolVersion"),
+      check: (res, text) =>
+        res.status === 200 && !!res.headers.get("mcp-session-id") && text.includes("protocolVersion"),
     },
   ];
 }
@@ -252,7 +253,9 @@ function printAnalysis(v) {
 }
 
 function printStartup(variants, top) {
-  console.log(`\nStartup CPU (wrangler check startup, local workerd; medians; Cloudflare's limit ${STARTUP_LIMIT_MS} ms)`);
+  console.log(
+    `\nStartup CPU (wrangler check startup, local workerd; medians; Cloudflare's limit ${STARTUP_LIMIT_MS} ms)`,
+  );
   printTable(
     ["variant", "runs", "active ms (wrangler)", "active ms (profile)", "gc ms", "× base"],
     variants.map((v) => [
@@ -323,7 +326,9 @@ export async function run(argv) {
     for (const v of variants) {
       await prepare(v);
       v.build = await build(v, opts.top);
-      step(`${v.label}: built ${kib(v.build.raw)} KiB (gzip ${kib(v.build.gzip)} KiB), state in ${relative(ROOT, v.persistDir)}`);
+      step(
+        `${v.label}: built ${kib(v.build.raw)} KiB (gzip ${kib(v.build.gzip)} KiB), state in ${relative(ROOT, v.persistDir)}`,
+      );
     }
     printSizes(variants);
     for (const v of variants) printAnalysis(v);

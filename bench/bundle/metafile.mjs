@@ -42,7 +42,10 @@ export const OVERLAPPING_FAMILIES = [
     family: "JSON Schema validators",
     members: ["node_modules/ajv/", "node_modules/ajv-formats/", "node_modules/@cfworker/json-schema/"],
   },
-  { family: "date libraries", members: ["node_modules/moment/", "node_modules/moment-timezone/", "node_modules/luxon/", "node_modules/dayjs/"] },
+  {
+    family: "date libraries",
+    members: ["node_modules/moment/", "node_modules/moment-timezone/", "node_modules/luxon/", "node_modules/dayjs/"],
+  },
 ];
 
 /**
