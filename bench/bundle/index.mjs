@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { groupCpu } from "../lib/cpu.mjs";
+import { groupCpu, groupCpuOf } from "../lib/cpu.mjs";
 import { benchOptions } from "../lib/options.mjs";
 import { fmt, machine, printTable, sourceVersion, writeResult } from "../lib/report.mjs";
 import { execStatements, generateTestKey, openForBulkLoad, seedAccount } from "../lib/seed.mjs";
@@ -37,6 +37,7 @@ export const description =
 
 export const usage = `bench bundle options (or the environment variable in brackets):
   --ref REF             also measure this git commit (e.g. main), interleaved with the working tree (BENCH_REF)
+  --minify              also measure the working tree built with --minify (BENCH_MINIFY=1), as a third variant
   --rounds N            fresh wrangler dev starts per variant for the cold requests (BENCH_ROUNDS, default 3; 0 skips)
   --startup-runs N      wrangler check startup runs per variant (BENCH_STARTUP_RUNS, default 5; 0 skips)
   --warm N              warm requests of each kind after the cold ones, per start (BENCH_WARM, default 10)
@@ -55,13 +56,14 @@ const STARTUP_LIMIT_MS = 1000;
 const SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 function options(argv) {
-  const { values, num } = benchOptions(argv, {
+  const { values, num, flag } = benchOptions(argv, {
     ref: { type: "string" },
     rounds: { type: "string" },
     "startup-runs": { type: "string" },
     warm: { type: "string" },
     top: { type: "string" },
     port: { type: "string" },
+    minify: { type: "boolean" },
     "keep-state": { type: "boolean" },
   });
   return {
@@ -71,6 +73,7 @@ function options(argv) {
     warm: Math.floor(num("warm", "BENCH_WARM", 10, 1)),
     top: Math.floor(num("top", "BENCH_TOP", 15)),
     port: Math.floor(num("port", "BENCH_PORT", 8797)),
+    minify: flag("minify", "BENCH_MINIFY"),
     keepState: values["keep-state"] === true,
   };
 }
@@ -95,9 +98,10 @@ async function build(variant, top) {
   const outDir = join(variant.dir, "..", `${variant.id}-out`);
   wipeBenchDir(outDir);
   const metaFile = join(outDir, "..", `${variant.id}-meta.json`);
-  const output = await runWrangler(["deploy", "--dry-run", "--outdir", outDir, "--metafile", metaFile], {
-    cwd: variant.dir,
-  });
+  const output = await runWrangler(
+    ["deploy", "--dry-run", "--outdir", outDir, "--metafile", metaFile, ...variant.wranglerArgs],
+    { cwd: variant.dir },
+  );
   const files = readdirSync(outDir)
     .filter((f) => !f.endsWith(".map") && f !== "README.md")
     .map((f) => ({ file: f, bytes: statSync(join(outDir, f)).size }));
@@ -113,7 +117,9 @@ async function build(variant, top) {
 /** One `wrangler check startup` of a variant: active ms (wrangler's figure and ours) and ms by package. */
 async function startupRun(variant, run) {
   const file = join(variant.dir, "..", `${variant.id}-startup-${run}.cpuprofile`);
-  const output = await runWrangler(["check", "startup", "--outfile", file], { cwd: variant.dir });
+  const args = ["check", "startup", "--outfile", file];
+  if (variant.wranglerArgs.length > 0) args.push(`--args=${variant.wranglerArgs.join(" ")}`);
+  const output = await runWrangler(args, { cwd: variant.dir });
   const profile = startupCpu(file, variant.build.owners);
   return { reported: reportedActive(output), ...profile };
 }
@@ -179,8 +185,12 @@ async function coldStart(variant, opts, round) {
     readyPath: READY_PATH,
     vars: { RATE_LIMIT_DEFAULT: "1000000000", RATE_LIMIT_CREATE_TRACKING_REQUEST: "1000000000" },
     logFile: join(ROOT, "bench", "results", `wrangler-bundle-${variant.id}-${round}.log`),
+    extraArgs: variant.wranglerArgs,
   });
   const readyMs = performance.now() - t0;
+  // The runtime's CPU so far (both workerd processes: wrangler's proxy and the one running the Worker): its start,
+  // which includes compiling the bundle and running the Worker's global scope, plus the few readiness polls.
+  const workerdReadyCpuMs = groupCpuOf(dev.pid, "workerd");
   try {
     const requests = requestsOf(variant.key);
     const first = {};
@@ -191,7 +201,7 @@ async function coldStart(variant, opts, round) {
       for (let i = 0; i < opts.warm; i++) samples.push((await timed(dev.baseUrl, r, dev.pid)).ms);
       warm[r.id] = median(samples);
     }
-    return { readyMs, first, warm };
+    return { readyMs, workerdReadyCpuMs, first, warm };
   } finally {
     await dev.stop();
   }
@@ -284,6 +294,9 @@ function printCold(variants) {
   const rows = [];
   for (const v of variants) {
     rows.push([v.label, "wrangler dev start → ready", fmt(median(v.cold.map((c) => c.readyMs)), 0), "", "", ""]);
+    const startCpu = median(v.cold.map((c) => c.workerdReadyCpuMs));
+    const baseStartCpu = median(variants[0].cold.map((c) => c.workerdReadyCpuMs));
+    rows.push([v.label, "workerd CPU until ready", "", fmt(startCpu, 0), "", `× base ${fmt(startCpu / baseStartCpu)}`]);
     for (const id of ["health", "containers", "mcpInitialize"]) {
       const first = median(v.cold.map((c) => c.first[id].ms));
       const warm = median(v.cold.map((c) => c.warm[id]));
@@ -297,7 +310,7 @@ function printCold(variants) {
       ]);
     }
   }
-  printTable(["variant", "request", "first ms", "first server CPU ms", "warm ms", "first ÷ warm"], rows);
+  printTable(["variant", "request", "first ms", "server CPU ms", "warm ms", "first ÷ warm"], rows);
 }
 
 export async function run(argv) {
@@ -310,10 +323,11 @@ export async function run(argv) {
       .join(" ")}${cpus().length <= 4 ? " (shared: compare variants of this run, not runs)" : ""}`,
   );
   const base = join(ROOT, ".wrangler");
-  const variant = (id, label, ref) => ({
+  const variant = (id, label, ref, wranglerArgs = []) => ({
     id,
     label,
     ref,
+    wranglerArgs,
     dir: join(base, "bench-bundle", id),
     persistDir: join(base, `bench-bundle-state-${id}`),
     key: generateTestKey(),
@@ -321,6 +335,7 @@ export async function run(argv) {
   const variants = [
     ...(opts.ref ? [variant("base", `base (${opts.ref})`, opts.ref)] : []),
     variant("current", "working tree"),
+    ...(opts.minify ? [variant("minified", "working tree --minify", undefined, ["--minify"])] : []),
   ];
   try {
     for (const v of variants) {
@@ -356,6 +371,7 @@ export async function run(argv) {
         id: v.id,
         label: v.label,
         ref: v.ref ?? null,
+        wranglerArgs: v.wranglerArgs,
         size: { raw: v.build.raw, gzip: v.build.gzip, files: v.build.files },
         analysis: v.build.analysis,
         startup: v.startup.map((s) => ({ ...s, byPackage: Object.fromEntries(s.byPackage) })),

@@ -200,10 +200,12 @@ function startupFailure(logFile) {
  * wrangler Node process over a loopback HTTP call, which costs about as much CPU as a whole `GET /health` and
  * does not exist in production. Warnings, errors and the Worker's console.error output still reach `logFile`.
  * @param {{ cwd?: string, persistDir: string, port: number, vars?: Record<string, string>, logFile: string,
- *   logLevel?: string, timeoutMs?: number, testScheduled?: boolean, readyPath?: string }} options `cwd`: the
+ *   logLevel?: string, timeoutMs?: number, testScheduled?: boolean, readyPath?: string,
+ *   extraArgs?: string[] }} options `cwd`: the
  *   project (or snapshot) directory to run; `testScheduled`: serve `/__scheduled`, which runs the cron handler once;
  *   `readyPath`: the path polled until it answers 200 (default `/health`; bench/bundle polls a static asset, which
- *   the assets server answers without running the Worker, so the Worker's first request is still to come)
+ *   the assets server answers without running the Worker, so the Worker's first request is still to come);
+ *   `extraArgs`: more `wrangler dev` arguments (bench/bundle passes `--minify` for its minified variant)
  * @returns {Promise<{ baseUrl: string, pid: number, stop: () => Promise<void>, alive: () => boolean }>} `pid` is
  *   also the process group id (for CPU accounting)
  */
@@ -217,6 +219,7 @@ export async function startDev({
   timeoutMs = 90_000,
   testScheduled = false,
   readyPath = "/health",
+  extraArgs = [],
 }) {
   if (await portInUse(BENCH_HOST, port)) {
     throw new Error(`port ${port} on ${BENCH_HOST} is already in use; pick another with --port`);
@@ -241,6 +244,7 @@ export async function startDev({
   ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   if (testScheduled) args.push("--test-scheduled");
+  args.push(...extraArgs);
   mkdirSync(dirname(logFile), { recursive: true });
   const log = openSync(logFile, "w");
   const child = spawn(process.execPath, args, {
