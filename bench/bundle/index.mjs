@@ -280,12 +280,14 @@ function printStartup(variants, top) {
   const keys = new Set(variants.flatMap((v) => v.startup.flatMap((s) => [...s.byPackage.keys()])));
   const rows = [...keys]
     .map((k) => [k, ...variants.map((v) => median(v.startup.map((s) => s.byPackage.get(k) ?? 0)))])
-    .sort((a, b) => b[b.length - 1] - a[a.length - 1])
+    .sort((a, b) => b[1] - a[1])
     .slice(0, top);
-  console.log("\nStartup CPU by package (self time, ms, medians of the runs)");
+  console.log(
+    "\nStartup CPU by package (self time, ms, medians of the runs; n/a: a minified bundle has no module comments)",
+  );
   printTable(
     ["package", ...variants.map((v) => v.label)],
-    rows.map(([k, ...ms]) => [k, ...ms.map((x) => fmt(x, 1))]),
+    rows.map(([k, ...ms]) => [k, ...ms.map((x, i) => (variants[i].build.owners.modules > 0 ? fmt(x, 1) : "n/a"))]),
   );
 }
 

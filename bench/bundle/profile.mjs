@@ -12,7 +12,9 @@ import { packageOf } from "./metafile.mjs";
 /**
  * The module each line of an esbuild bundle belongs to.
  * @param {string} bundleText the unminified bundle
- * @returns {(line: number) => string | null} zero-based line → input path, or null before the first module
+ * @returns {((line: number) => string | null) & { modules: number }} zero-based line → input path, or null before
+ *   the first module; `modules`: how many module comments were found (0 for a minified bundle, which keeps none, so
+ *   its startup cannot be told apart by package)
  */
 export function lineOwners(bundleText) {
   const starts = [];
@@ -21,7 +23,7 @@ export function lineOwners(bundleText) {
     const m = /^\/\/ ((?:\.\.\/|\.\/)*[^\s]+\.(?:[cm]?[jt]sx?|json))$/.exec(line);
     if (m) starts.push({ line: i, path: m[1] });
   }
-  return (line) => {
+  const owner = (line) => {
     let lo = 0;
     let hi = starts.length - 1;
     let found = null;
@@ -34,6 +36,7 @@ export function lineOwners(bundleText) {
     }
     return found;
   };
+  return Object.assign(owner, { modules: starts.length });
 }
 
 /**
