@@ -5,7 +5,7 @@ import { createDatabase } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { TrackingApi } from "./api";
 import { TrackingApiError } from "./api-errors";
-import { SERVER_INFO, SERVER_INSTRUCTIONS } from "./server-info";
+import { registerAll, SERVER_INFO, SERVER_INSTRUCTIONS } from "./register";
 import { drawFromBucket, type McpSessionProps, type SessionOwner } from "./session";
 import { errorResult, rateLimitedMessage } from "./tools/calls";
 
@@ -102,13 +102,7 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
   /** The session's user may only read ({@link McpExchange.readOnly} of the exchange being served). */
   private readOnly = false;
 
-  /**
-   * Registers the tools, prompts and resources (src/mcp/register.ts). The registry is imported here, when a session
-   * starts, not with this module: its tool schemas (a few hundred zod objects) were built in every isolate's startup,
-   * REST-only isolates included (docs/scaling-bundle.md). The import runs once per isolate; later sessions reuse it.
-   */
   async init(): Promise<void> {
-    const { registerAll } = await import("./register");
     registerAll(this.server, { resolveApi: () => this.resolveApi(), clock: systemClock });
   }
 
