@@ -77,6 +77,12 @@ interface WorkerSecrets {
    */
   BENCH_ENGINE?: string;
   /**
+   * `1`: the capacity bench's meters (src/tracking/bench-capacity.ts) count every binding call, queue batch and
+   * outbound fetch, answered at `GET /__bench/capacity`; set only by `npm run bench -- capacity` (`--var`), never in
+   * wrangler.toml.
+   */
+  BENCH_CAPACITY?: string;
+  /**
    * `noop`: the AisFeed object counts what the AIS stream sends and ingests nothing (src/vessels/positions/ais-feed.ts),
    * the baseline of `npm run bench -- ais` (`--var`); unset everywhere else. Never in wrangler.toml.
    */

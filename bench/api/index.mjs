@@ -35,8 +35,10 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "nod
 import { cpus, loadavg } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { groupCpu } from "../lib/cpu.mjs";
 import { load } from "../lib/load.mjs";
 import { benchOptions } from "../lib/options.mjs";
+import { reportProfile, startProfile } from "../lib/profile.mjs";
 import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
 import { execStatements, generateTestKey, openForBulkLoad, seedAccount } from "../lib/seed.mjs";
 import { applyMigrations, d1SqliteFile, ROOT, snapshotProject, startDev, wipePersistDir } from "../lib/wrangler.mjs";
@@ -55,6 +57,15 @@ export const usage = `bench api options (or the environment variable in brackets
   --tenants N           accounts of the many-tenants case at the default limits; 0 skips it (BENCH_TENANTS,
                         default 100)
   --only-tenants        run only the many-tenants case (BENCH_ONLY_TENANTS=1)
+  --endpoints LIST      only these endpoints of the main run, comma-separated ids: health, getById, list,
+                        searchExact, searchPrefix, searchContains, create (BENCH_ENDPOINTS; e.g. health,create)
+  --compare REF         measure git REF (the baseline, e.g. main) and the Worker under test (the working tree, or
+                        --ref/--tree) side by side in one run: two wrangler dev (ports --port and --port + 1),
+                        phases alternating between them in every round, each phase after both servers went idle;
+                        prints both tables and the ratios new ÷ base (BENCH_COMPARE). Skips --large and tenants
+  --profile ID          CPU-profile the Worker (devtools protocol on wrangler's inspector port) during each measured
+                        phase of endpoint ID (e.g. create): bench/results/profile-<ID>-<round>.cpuprofile and the
+                        heaviest functions by self and total time (BENCH_PROFILE)
   --tenants-shm         keep the many-tenants case's Durable Object SQLite files on /dev/shm: local workerd
                         fsyncs every commit on its thread, which a disk makes the bottleneck; this shows the cost
                         without it (BENCH_TENANTS_SHM=1)
@@ -106,6 +117,9 @@ function options(argv) {
     tenants: { type: "string" },
     "only-tenants": { type: "boolean" },
     "tenants-shm": { type: "boolean" },
+    endpoints: { type: "string" },
+    profile: { type: "string" },
+    compare: { type: "string" },
   });
   return {
     containers: Math.floor(num("containers", "BENCH_CONTAINERS", 10_000, 30)),
@@ -118,6 +132,12 @@ function options(argv) {
     tenants: Math.floor(num("tenants", "BENCH_TENANTS", 100, 0)),
     onlyTenants: flag("only-tenants", "BENCH_ONLY_TENANTS"),
     tenantsShm: flag("tenants-shm", "BENCH_TENANTS_SHM"),
+    endpoints: (values.endpoints ?? process.env.BENCH_ENDPOINTS ?? "")
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+    profile: values.profile ?? (process.env.BENCH_PROFILE || undefined),
+    compare: values.compare ?? (process.env.BENCH_COMPARE || undefined),
     port: Math.floor(num("port", "BENCH_PORT", 8788)),
     keepState: values["keep-state"] === true,
     check: flag("check", "BENCH_CHECK"),
@@ -302,6 +322,28 @@ async function probe(baseUrl, e) {
   };
 }
 
+/**
+ * Waits until the server process groups `pgids` are idle (under {@link IDLE_CORES} of a CPU over 300 ms, at most
+ * {@link SETTLE_MAX_MS}): the work a phase left behind (queue consumers still draining what the creates enqueued)
+ * then neither runs into the next phase nor escapes its own.
+ * @returns server CPU ms the first group spent meanwhile (the phase's leftover work), or null without /proc.
+ */
+async function settle(pgids) {
+  const t0 = performance.now();
+  const first = groupCpu(pgids[0]);
+  for (;;) {
+    const before = pgids.map((g) => groupCpu(g)?.ms ?? 0);
+    await new Promise((r) => setTimeout(r, 300));
+    const after = pgids.map((g) => groupCpu(g)?.ms ?? 0);
+    const busiest = Math.max(...after.map((ms, i) => (ms - (before[i] ?? 0)) / 300));
+    if (busiest < IDLE_CORES || performance.now() - t0 > SETTLE_MAX_MS) break;
+  }
+  const last = groupCpu(pgids[0]);
+  return first && last ? last.ms - first.ms : null;
+}
+const IDLE_CORES = 0.1;
+const SETTLE_MAX_MS = 20_000;
+
 /** One warm-up and measured phase of an endpoint; a phase during which wrangler restarted is run again. */
 async function phase(dev, e, opts, label) {
   const common = {
@@ -317,7 +359,17 @@ async function phase(dev, e, opts, label) {
   let r;
   for (let attempt = 1; ; attempt++) {
     const warm = opts.warmup > 0 ? await load({ ...common, connections, duration: opts.warmup }) : undefined;
+    const profiler = opts.profile === e.id ? await startProfile(dev.inspectorPort) : undefined;
     r = await load({ ...common, connections, duration: opts.duration });
+    if (profiler) {
+      const file = join(
+        ROOT,
+        "bench",
+        "results",
+        `profile-${e.id}-${label.replace(/\W+/g, "_")}-${attempt}.cpuprofile`,
+      );
+      r.profile = { file, ...summaryOf(reportProfile(await profiler.stop(), file, { requests: r.total })) };
+    }
     // Responses of the warm-up too: they count against rate limits (the many-tenants case).
     r.warmupTotal = warm?.total ?? 0;
     if (!r.serverRestarted || attempt === 3) break;
@@ -332,13 +384,29 @@ async function phase(dev, e, opts, label) {
       loadedP50AtLeastMs: opts.duration * 1000,
     });
   }
+  if (opts.settlePgids) {
+    // What the phase left behind (the consumer of the creates' queue messages) belongs to its requests.
+    const leftover = await settle(opts.settlePgids);
+    r.leftoverCpuMsPerRequest = leftover === null || !r.total ? null : leftover / r.total;
+    r.serverCpuMsPerRequestWithLeftover =
+      r.serverCpuMsPerRequest === null || r.leftoverCpuMsPerRequest === null
+        ? null
+        : r.serverCpuMsPerRequest + r.leftoverCpuMsPerRequest;
+  }
   const bad = r.non2xx + r.errors;
   step(
     `${label}: ${e.name}${e.connections ? ` [${connections} conn]` : ""}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50)} ms, ` +
-      `p99 ${fmt(r.p99)} ms, server CPU ${fmt(r.serverCpuMsPerRequest)} ms/req, other load ${fmt(r.cpuCores.other)} CPUs` +
+      `p99 ${fmt(r.p99)} ms, server CPU ${fmt(r.serverCpuMsPerRequest)} ms/req` +
+      `${r.leftoverCpuMsPerRequest !== undefined ? ` (+ ${fmt(r.leftoverCpuMsPerRequest)} after the phase)` : ""}` +
+      `, other load ${fmt(r.cpuCores.other)} CPUs` +
       `${bad ? `, ${r.non2xx} non-2xx ${JSON.stringify(r.statusCodes)}, ${r.errors} errors` : ""}`,
   );
   return r;
+}
+
+/** The part of a profile summary kept in the result file: the 30 heaviest functions by self and total ms. */
+function summaryOf(s) {
+  return { sampledMs: s.sampledMs, idleMs: s.idleMs, self: s.self.slice(0, 30), total: s.total.slice(0, 30) };
 }
 
 /** Median of the finite values (NaN when there are none). */
@@ -362,44 +430,50 @@ async function measure(dev, list, opts, label) {
       perEndpoint[i].push(await phase(dev, e, opts, tag));
     }
   }
-  return list.map((e, i) => {
-    const rounds = perEndpoint[i];
-    const r =
-      rounds.length === 1
-        ? { ...rounds[0] }
-        : {
-            ...rounds[0],
-            rps: median(rounds.map((x) => x.rps)),
-            p50: median(rounds.map((x) => x.p50)),
-            p99: median(rounds.map((x) => x.p99)),
-            mean: median(rounds.map((x) => x.mean)),
-            total: rounds.reduce((a, x) => a + x.total, 0),
-            warmupTotal: rounds.reduce((a, x) => a + (x.warmupTotal ?? 0), 0),
-            statusCodes: rounds.reduce((a, x) => {
-              for (const [code, n] of Object.entries(x.statusCodes)) a[code] = (a[code] ?? 0) + n;
-              return a;
-            }, {}),
-            non2xx: rounds.reduce((a, x) => a + x.non2xx, 0),
-            errors: rounds.reduce((a, x) => a + x.errors, 0),
-            serverCpuMsPerRequest: median(rounds.map((x) => x.serverCpuMsPerRequest)),
-            cpuCores: {
-              server: median(rounds.map((x) => x.cpuCores.server)),
-              loadgen: median(rounds.map((x) => x.cpuCores.loadgen)),
-              other: Math.max(...rounds.map((x) => x.cpuCores.other ?? 0)),
-            },
-            serverRestarted: rounds.some((x) => x.serverRestarted),
-            loadedP50AtLeastMs: rounds.some((x) => x.loadedP50AtLeastMs !== undefined)
-              ? opts.duration * 1000
-              : undefined,
-            latencySource: rounds.find((x) => x.latencySource)?.latencySource,
-            rounds,
-          };
-    if (r.loadedP50AtLeastMs === undefined) delete r.loadedP50AtLeastMs;
-    if (r.latencySource === undefined) delete r.latencySource;
-    r.id = e.id;
-    r.run = label;
-    return r;
-  });
+  return list.map((e, i) => combineRounds(e, perEndpoint[i], opts, label));
+}
+
+/** One endpoint's figures over its rounds: the round itself for one, else medians (sums for counts). */
+function combineRounds(e, rounds, opts, label) {
+  const r =
+    rounds.length === 1
+      ? { ...rounds[0] }
+      : {
+          ...rounds[0],
+          rps: median(rounds.map((x) => x.rps)),
+          p50: median(rounds.map((x) => x.p50)),
+          p99: median(rounds.map((x) => x.p99)),
+          mean: median(rounds.map((x) => x.mean)),
+          total: rounds.reduce((a, x) => a + x.total, 0),
+          warmupTotal: rounds.reduce((a, x) => a + (x.warmupTotal ?? 0), 0),
+          statusCodes: rounds.reduce((a, x) => {
+            for (const [code, n] of Object.entries(x.statusCodes)) a[code] = (a[code] ?? 0) + n;
+            return a;
+          }, {}),
+          non2xx: rounds.reduce((a, x) => a + x.non2xx, 0),
+          errors: rounds.reduce((a, x) => a + x.errors, 0),
+          serverCpuMsPerRequest: median(rounds.map((x) => x.serverCpuMsPerRequest)),
+          leftoverCpuMsPerRequest: median(rounds.map((x) => x.leftoverCpuMsPerRequest)),
+          serverCpuMsPerRequestWithLeftover: median(rounds.map((x) => x.serverCpuMsPerRequestWithLeftover)),
+          cpuCores: {
+            server: median(rounds.map((x) => x.cpuCores.server)),
+            loadgen: median(rounds.map((x) => x.cpuCores.loadgen)),
+            other: Math.max(...rounds.map((x) => x.cpuCores.other ?? 0)),
+          },
+          serverRestarted: rounds.some((x) => x.serverRestarted),
+          loadedP50AtLeastMs: rounds.some((x) => x.loadedP50AtLeastMs !== undefined) ? opts.duration * 1000 : undefined,
+          latencySource: rounds.find((x) => x.latencySource)?.latencySource,
+          rounds,
+        };
+  if (r.loadedP50AtLeastMs === undefined) delete r.loadedP50AtLeastMs;
+  if (r.latencySource === undefined) delete r.latencySource;
+  if (rounds[0]?.leftoverCpuMsPerRequest === undefined) {
+    delete r.leftoverCpuMsPerRequest;
+    delete r.serverCpuMsPerRequestWithLeftover;
+  }
+  r.id = e.id;
+  r.run = label;
+  return r;
 }
 
 /** Prepares a database of `count` containers, runs wrangler dev on it and measures `which` endpoints. */
@@ -662,24 +736,158 @@ export async function run(argv) {
   if (opts.tree) step(`measuring the Worker in ${opts.tree}, not the working tree`);
   if (opts.ref)
     step(`measuring git ${opts.ref} (${sourceVersion(opts.ref).commit.slice(0, 12)}), not the working tree`);
+  let baseProject;
   try {
+    if (opts.compare) {
+      baseProject = snapshotProject(join(ROOT, ".wrangler", "bench-src-base"), { ref: opts.compare });
+      step(`baseline: git ${opts.compare} (${sourceVersion(opts.compare).commit.slice(0, 12)})`);
+      return await runCompare(project, baseProject, opts, m, runTag);
+    }
     return await runAll(project, opts, m, runTag);
   } finally {
-    if (!opts.keepState) rmSync(project, { recursive: true, force: true });
+    if (!opts.keepState) {
+      rmSync(project, { recursive: true, force: true });
+      if (baseProject) rmSync(baseProject, { recursive: true, force: true });
+    }
   }
+}
+
+/**
+ * `--compare REF`: the baseline (git REF) and the Worker under test, each with its own database and wrangler dev,
+ * measured in one run: in every round each endpoint is measured on both, one right after the other (which goes
+ * first alternates between rounds), and every phase starts once both servers are idle, so a slow drift of the
+ * machine's load hits both alike and neither's queue backlog runs into the other's phase.
+ */
+async function runCompare(project, baseProject, opts, m, runTag) {
+  const all = ["health", "getById", "list", ...SEARCH_IDS, "create"];
+  const unknown = opts.endpoints.filter((id) => !all.includes(id));
+  if (unknown.length > 0) throw new Error(`--endpoints: unknown ${unknown.join(", ")}; known: ${all.join(", ")}`);
+  const which = opts.endpoints.length > 0 ? all.filter((id) => opts.endpoints.includes(id)) : all;
+  const versions = [
+    {
+      name: "base",
+      label: `base ${opts.compare}`,
+      project: baseProject,
+      state: "bench-state-base",
+      port: opts.port + 1,
+    },
+    { name: "new", label: opts.ref ? `new ${opts.ref}` : "new", project, state: "bench-state", port: opts.port },
+  ];
+  const devs = [];
+  try {
+    for (const v of versions) {
+      console.log(`\n== ${v.label}: ${group(opts.containers)} containers ==`);
+      v.persistDir = join(ROOT, ".wrangler", v.state);
+      const prepared = await prepareDatabase(v.project, v.persistDir, opts.containers);
+      const t0 = performance.now();
+      v.dev = await startDev({
+        cwd: v.project,
+        persistDir: v.persistDir,
+        port: v.port,
+        vars: { RATE_LIMIT_DEFAULT: "1000000000", RATE_LIMIT_CREATE_TRACKING_REQUEST: "1000000000" },
+        logFile: join(ROOT, "bench", "results", `wrangler-api-compare-${v.name}.log`),
+      });
+      devs.push(v.dev);
+      step(`${v.label}: wrangler dev ready on ${v.dev.baseUrl} (${seconds(t0)})`);
+      const list = endpoints(prepared.key, prepared.sampleIds, `${runTag}-${v.name}`);
+      v.list = which.map((id) => list.find((e) => e.id === id));
+      await sanityCheck(v.dev.baseUrl, v.list, opts.containers);
+      v.rounds = v.list.map(() => []);
+    }
+    const pgids = devs.map((d) => d.pid);
+    await settle(pgids);
+    for (let round = 1; round <= opts.rounds; round++) {
+      const order = round % 2 === 1 ? versions : [...versions].reverse();
+      for (let i = 0; i < which.length; i++) {
+        for (const v of order) {
+          const e = v.list[i];
+          const tag = `${v.name}${opts.rounds > 1 ? ` #${round}` : ""}`;
+          v.rounds[i].push(await phase(v.dev, e, { ...opts, settlePgids: [v.dev.pid, ...pgids] }, tag));
+        }
+      }
+    }
+    for (const v of versions) {
+      if (!v.dev.alive()) throw new Error(`${v.label}: wrangler dev died during the run`);
+      v.results = v.list.map((e, i) => combineRounds(e, v.rounds[i], opts, v.label));
+    }
+  } finally {
+    for (const d of devs) await d.stop();
+    if (!opts.keepState)
+      for (const v of versions) if (v.persistDir) rmSync(v.persistDir, { recursive: true, force: true });
+  }
+  const runs = versions.map((v) => ({ version: v.label, containers: opts.containers, results: v.results }));
+  for (const [i, run] of runs.entries()) {
+    console.log(`\n${versions[i].label}:`);
+    printRun(run);
+  }
+  printComparison(versions);
+  const all2xx = runs.every((r) => r.results.every((x) => x.non2xx + x.errors === 0));
+  const file = writeResult("api", {
+    bench: "api",
+    finishedAt: new Date().toISOString(),
+    source: { new: opts.tree ? { tree: opts.tree } : sourceVersion(opts.ref), base: sourceVersion(opts.compare) },
+    machine: m,
+    options: opts,
+    runs,
+  });
+  console.log(`\nresults written to ${relative(ROOT, file)}`);
+  return all2xx ? 0 : 1;
+}
+
+/** The two versions of a `--compare` run side by side: ratios to their own `/health`, and new ÷ base. */
+function printComparison([base, next]) {
+  const healthOf = (v) => v.results.find((r) => r.id === "health");
+  const hb = healthOf(base);
+  const hn = healthOf(next);
+  const withLeftover = (r) => r.serverCpuMsPerRequestWithLeftover ?? r.serverCpuMsPerRequest;
+  console.log(`\n${next.label} ÷ ${base.label} (medians; server CPU includes what a phase left to do after it)`);
+  printTable(
+    [
+      "endpoint",
+      "× /health base",
+      "× /health new",
+      "new ÷ base",
+      "CPU ms/req base",
+      "CPU ms/req new",
+      "p50 base",
+      "p50 new",
+      "p99 base",
+      "p99 new",
+    ],
+    base.results.map((b, i) => {
+      const n = next.results[i];
+      const rb = hb ? b.rps / hb.rps : Number.NaN;
+      const rn = hn ? n.rps / hn.rps : Number.NaN;
+      return [
+        b.name,
+        fmt(rb),
+        fmt(rn),
+        fmt(rn / rb),
+        fmt(withLeftover(b)),
+        fmt(withLeftover(n)),
+        fmt(b.p50),
+        fmt(n.p50),
+        fmt(b.p99),
+        fmt(n.p99),
+      ];
+    }),
+  );
 }
 
 async function runAll(project, opts, m, runTag) {
   const runs = [];
   let main;
   if (!opts.onlyTenants) {
+    const which = opts.large
+      ? ["health", "getById", "list", "list@1", ...SEARCH_IDS, "create"]
+      : ["health", "getById", "list", ...SEARCH_IDS, "create"];
+    const unknown = opts.endpoints.filter((id) => !which.includes(id));
+    if (unknown.length > 0) throw new Error(`--endpoints: unknown ${unknown.join(", ")}; known: ${which.join(", ")}`);
     main = await runAt(
       project,
       opts.containers,
       opts,
-      opts.large
-        ? ["health", "getById", "list", "list@1", ...SEARCH_IDS, "create"]
-        : ["health", "getById", "list", ...SEARCH_IDS, "create"],
+      opts.endpoints.length > 0 ? which.filter((id) => opts.endpoints.includes(id)) : which,
       runTag,
     );
     runs.push(main);
@@ -706,24 +914,25 @@ async function runAll(project, opts, m, runTag) {
 
   const by = (r, id) => r.results.find((x) => x.id === id);
   const health = main ? by(main, "health").rps : Number.NaN;
-  const targets = !main
-    ? []
-    : [
-        {
-          name: "GET /containers/{id} req/s ÷ /health req/s",
-          value: by(main, "getById").rps / health,
-          op: "≥",
-          threshold: TARGETS.getById,
-          alt: cpuRatio(by(main, "health"), by(main, "getById")),
-        },
-        {
-          name: "GET /containers (list page) req/s ÷ /health req/s",
-          value: by(main, "list").rps / health,
-          op: "≥",
-          threshold: TARGETS.list,
-          alt: cpuRatio(by(main, "health"), by(main, "list")),
-        },
-      ];
+  const targets =
+    !main || !by(main, "health") || !by(main, "getById") || !by(main, "list")
+      ? []
+      : [
+          {
+            name: "GET /containers/{id} req/s ÷ /health req/s",
+            value: by(main, "getById").rps / health,
+            op: "≥",
+            threshold: TARGETS.getById,
+            alt: cpuRatio(by(main, "health"), by(main, "getById")),
+          },
+          {
+            name: "GET /containers (list page) req/s ÷ /health req/s",
+            value: by(main, "list").rps / health,
+            op: "≥",
+            threshold: TARGETS.list,
+            alt: cpuRatio(by(main, "health"), by(main, "list")),
+          },
+        ];
   if (tenants) {
     const h = by(tenants, "health");
     const t = by(tenants, "tenantsGetById");

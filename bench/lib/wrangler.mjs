@@ -201,13 +201,14 @@ function startupFailure(logFile) {
  * does not exist in production. Warnings, errors and the Worker's console.error output still reach `logFile`.
  * @param {{ cwd?: string, persistDir: string, port: number, vars?: Record<string, string>, logFile: string,
  *   logLevel?: string, timeoutMs?: number, testScheduled?: boolean, readyPath?: string,
- *   extraArgs?: string[] }} options `cwd`: the
- *   project (or snapshot) directory to run; `testScheduled`: serve `/__scheduled`, which runs the cron handler once;
- *   `readyPath`: the path polled until it answers 200 (default `/health`; bench/bundle polls a static asset, which
- *   the assets server answers without running the Worker, so the Worker's first request is still to come);
- *   `extraArgs`: more `wrangler dev` arguments (bench/bundle passes `--minify` for its minified variant)
- * @returns {Promise<{ baseUrl: string, pid: number, stop: () => Promise<void>, alive: () => boolean }>} `pid` is
- *   also the process group id (for CPU accounting)
+ *   extraArgs?: string[] }} options `cwd`: the project (or snapshot) directory to run; `testScheduled`: serve
+ *   `/__scheduled`, which runs the cron handler once; `readyPath`: the path polled until it answers 200 (default
+ *   `/health`; bench/bundle polls a static asset, which the assets server answers without running the Worker, so the
+ *   Worker's first request is still to come); `extraArgs`: more `wrangler dev` arguments (bench/bundle passes
+ *   `--minify` for its minified variant)
+ * @returns {Promise<{ baseUrl: string, pid: number, inspectorPort: number, stop: () => Promise<void>,
+ *   alive: () => boolean }>} `pid` is also the process group id (for CPU accounting); `inspectorPort` speaks the
+ *   Chrome DevTools protocol to the Worker (bench/lib/profile.mjs)
  */
 export async function startDev({
   cwd = ROOT,
@@ -288,5 +289,5 @@ export async function startDev({
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { baseUrl, pid, stop, alive: () => groupAlive(pid) };
+  return { baseUrl, pid, inspectorPort, stop, alive: () => groupAlive(pid) };
 }

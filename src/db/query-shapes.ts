@@ -154,7 +154,8 @@ export function setShapeVerification(on: boolean): void {
 
 /**
  * The shape cached under `key` for this Database handle (built by `build` and compiled on first use) with this
- * request's `values`. `build` must return read queries (SELECTs) whose request values are all placeholders; it
+ * request's `values`. `build` must return read queries (SELECTs, for `readMany`) or writes (for `runShaped`, src/db/read-batch.ts)
+ * whose request values are all placeholders; it
  * runs once per key per isolate (and on every use while verification is on). See the rule for keys above.
  * @throws Error when verification is on and the key does not determine the SQL.
  */

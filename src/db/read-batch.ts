@@ -58,3 +58,15 @@ export async function readMany(db: Database, items: readonly ReadItem[]): Promis
     return mapBatchResult(result, m.prepared, m.mapper);
   });
 }
+
+/**
+ * Runs the statements of query shapes that write (INSERT/UPDATE/DELETE, e.g. a create and its count) in one D1
+ * batch: one round trip, atomic (D1 runs a batch as one transaction, so a statement that fails undoes the others).
+ * Nothing is built or compiled here, only bound (src/db/query-shapes.ts).
+ * @returns per statement, in order, the rows it returned (`RETURNING`, mapped as drizzle would), else [].
+ * @throws Error when a placeholder has no value (a programming error); whatever D1 throws for the batch (e.g. a
+ *   UNIQUE violation).
+ */
+export async function runShaped(db: Database, writes: readonly ShapedRead[]): Promise<unknown[][]> {
+  return readMany(db, writes);
+}

@@ -17,8 +17,9 @@ export type CountedResource =
 /**
  * The statement that adds `by` (may be negative) to an account's count of `resource`; put it in the same
  * D1 batch as the insert or delete it accounts for, so the count can never drift from the rows.
+ * @param accountId the account's id, or a placeholder for it in a query shape (src/db/query-shapes.ts).
  */
-export function bumpCount(db: Database, accountId: string, resource: CountedResource, by: number) {
+export function bumpCount(db: Database, accountId: string | Placeholder, resource: CountedResource, by: number) {
   return db
     .insert(accountResourceCounts)
     .values({ accountId, resource, count: by })

@@ -21,14 +21,17 @@ const FILE_BODY_PATHS = new Set(["/v2/tracking_request_imports"]);
  * (else 400) and hold no string with an unpaired surrogate (else 422 with the pointer of each,
  * `unpairedSurrogateErrors`, issue 23 §6). Bodiless PATCH actions (refresh, stop/resume tracking) pass with no body,
  * with or without a JSON content type.
- * The parsed body is left in Hono's body cache for the validators.
+ * The body's text is left in Hono's body cache for the validators and handlers (`c.req.json()`, `c.req.text()`).
  */
 export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (method !== "POST" && method !== "PATCH" && method !== "PUT") return next();
   const contentType = c.req.header("content-type");
   if (FILE_BODY_PATHS.has(c.req.path) && !JSON_MEDIA_TYPES.has(mediaTypeOf(contentType))) return next();
-  const raw = c.req.raw.body ? await readText(c.req.raw.clone()) : "";
+  // Read once, here: Hono's readers (`c.req.json()`, `c.req.text()`, the route validators) answer from this text
+  // (its body cache holds promises, whatever its type says), so the body is neither cloned nor read twice.
+  const raw = c.req.raw.body ? await readText(c.req.raw) : "";
+  (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(raw);
   if (raw.trim() === "" && !contentType) return next();
   const mediaType = mediaTypeOf(contentType);
   if (!JSON_MEDIA_TYPES.has(mediaType)) {

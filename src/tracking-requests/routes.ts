@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { includeParam, loadContext, queryParams } from "../lib/http";
+import { executionContextOf, includeParam, loadContext, queryParams } from "../lib/http";
 import { listDocument, resourceDocument } from "../lib/jsonapi/document";
 import { parseInclude } from "../lib/jsonapi/include";
 import { parsePage } from "../lib/jsonapi/pagination";
@@ -93,19 +94,27 @@ const patchRouteDef = createRoute({
   },
 });
 
+/** The request's `waitUntil` as a `defer` (src/tracking-requests/service.ts), when the runtime gives one. */
+function deferOf(c: Context<AppEnv>): ((work: Promise<unknown>) => void) | undefined {
+  const ctx = executionContextOf(c);
+  return ctx ? (work) => ctx.waitUntil(work) : undefined;
+}
+
 /** Routes of `/tracking_requests` (docs/api.md §Tracking request endpoints). */
 export const trackingRequestRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createRouteDef, async (c) => {
     const body = c.req.valid("json");
     const a = body.data.attributes;
+    // `c.get`, not `c.var`: Hono's `c.var` copies every variable into a new object on each access.
     const row = await createTrackingRequest(
       {
-        db: c.var.db,
-        clock: c.var.clock,
+        db: c.get("db"),
+        clock: c.get("clock"),
         queue: c.env.TRACKING_REQUESTS_QUEUE,
         supportedScacs: sourcesFor(c.env).supportedScacs,
+        defer: deferOf(c),
       },
-      c.var.principal.accountId,
+      c.get("principal").accountId,
       {
         requestType: a.request_type,
         requestNumber: a.request_number,

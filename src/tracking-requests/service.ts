@@ -1,7 +1,8 @@
-import { and, eq, gte, inArray, lte, or, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, gte, inArray, lte, or, sql } from "drizzle-orm";
 import { type InitialCustomFields, stageInitialCustomFields } from "../custom-fields/initial";
 import type { Database } from "../db/client";
-import { inIdChunks } from "../db/query-shapes";
+import { inIdChunks, placeholder, type ShapeValues, shaped } from "../db/query-shapes";
+import { runShaped } from "../db/read-batch";
 import { parties, trackingRequests } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { toIsoSeconds } from "../lib/clock";
@@ -27,6 +28,11 @@ export interface TrackingRequestDeps {
   queue: Pick<Queue<TrackingRequestMessage>, "send">;
   /** SCACs with a configured source (docs/decisions.md §Tracking requests: "supported"). */
   supportedScacs: Set<string>;
+  /**
+   * Runs work after the response (the request's `waitUntil`): the create's queue message is sent there when given,
+   * so the answer does not wait for the send. Without it the send is awaited.
+   */
+  defer?: (work: Promise<unknown>) => void;
 }
 
 /** Validated create input (after zod). */
@@ -56,8 +62,10 @@ const POINTER = {
 /**
  * Creates a tracking request (docs/api.md §Tracking request endpoints, docs/decisions.md §Tracking requests): every
  * rule is checked and all failures are reported together as one 422 (blank, not recognised, not supported, duplicate,
- * unknown customer). On success the row is written as `pending` (with the account's count, in one batch) and a
- * message goes to the `tracking-requests` queue.
+ * unknown customer). On success the row is written as `pending` (with the account's count, in one batch: the only D1
+ * round trip of a create without customer or initial custom fields) and a message goes to the `tracking-requests`
+ * queue (after the response with `deps.defer`; a send that fails is logged, and the request re-queued by the
+ * every-minute repair).
  * @throws ApiError 422 listing every failed rule; nothing is written then.
  */
 export async function createTrackingRequest(
@@ -90,8 +98,13 @@ export async function createTrackingRequest(
   }
 
   const { db } = deps;
+  // The common create (every rule checked so far holds, no customer, no initial custom fields) reads nothing: the
+  // partial unique index on (account, number, line) of pending and created requests refuses a duplicate inside the
+  // write's own batch, with the same 422 the read would give. Otherwise the duplicate is looked for first, so that it
+  // is reported together with the other failures.
+  const readFirst = errors.length > 0 || input.customerId != null || input.initialCustomFields !== undefined;
   const [duplicate, customer] = await Promise.all([
-    lineScac && requestNumber !== ""
+    readFirst && lineScac && requestNumber !== ""
       ? db
           .select({ id: trackingRequests.id })
           .from(trackingRequests)
@@ -151,16 +164,50 @@ export async function createTrackingRequest(
     updatedAt: now,
   };
   try {
-    await db.batch([db.insert(trackingRequests).values(row), bumpCount(db, accountId, "tracking_request", 1)]);
+    await insertTrackingRequest(db, row);
   } catch (err) {
-    // The partial unique index settles a race between two identical creates.
-    if (/UNIQUE constraint failed/i.test(String(err)))
-      throw new ApiError(422, [duplicateError(requestNumber, scacSent)]);
+    // The partial unique index refuses a duplicate (the common path's only duplicate check; on the other path it
+    // settles a race between two identical creates).
+    if (isUniqueViolation(err)) throw new ApiError(422, [duplicateError(requestNumber, scacSent)]);
     throw err;
   }
-  await deps.queue.send({ trackingRequestId: row.id, accountId });
+  // The row is durable: a message that fails to go out is not the client's failure. The every-minute repair
+  // re-queues a pending request no message reached (src/tracking/maintenance.ts, LOST_LOOKUP_GRACE_S).
+  const send = deps.queue.send({ trackingRequestId: row.id, accountId }).catch((err: unknown) => {
+    console.error("tracking-requests: enqueue failed; the every-minute repair re-queues it", row.id, String(err));
+  });
+  if (deps.defer) deps.defer(send);
+  else await send;
   return row;
 }
+
+/**
+ * Writes a new tracking request and adds one to the account's `tracking_request` count, in one D1 batch (one round
+ * trip; atomic, so a refused insert counts nothing). Both statements are a query shape (src/db/query-shapes.ts):
+ * built and compiled once per isolate, then only bound (the create's SQL never depends on its values: every column
+ * is written).
+ * @throws the D1 error of the batch; a duplicate pending or created request is a UNIQUE violation
+ *   (`tracking_requests_active_number_idx`, see {@link isUniqueViolation}).
+ */
+async function insertTrackingRequest(db: Database, row: TrackingRequestRow): Promise<void> {
+  const write = shaped(
+    db,
+    "tracking_request.create",
+    () => [
+      db
+        .insert(trackingRequests)
+        .values(
+          Object.fromEntries(TRACKING_REQUEST_COLUMNS.map((k) => [k, placeholder(k)])) as unknown as TrackingRequestRow,
+        ),
+      bumpCount(db, placeholder("accountId"), "tracking_request", 1),
+    ],
+    row as unknown as ShapeValues,
+  );
+  await runShaped(db, [write]);
+}
+
+/** Every column of `tracking_requests` (the keys of its row), in the table's order: what a create binds. */
+const TRACKING_REQUEST_COLUMNS = Object.keys(getTableColumns(trackingRequests)) as (keyof TrackingRequestRow)[];
 
 /**
  * The shape of a tracking number (docs/decisions.md §Tracking requests): a letter or digit, then letters, digits,

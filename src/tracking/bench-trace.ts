@@ -1,6 +1,13 @@
+import { benchCapacityOn, benchCapacityRequest, capacityEnv, countCapacity, countQueueBatch } from "./bench-capacity";
+import { countingD1, type D1Counter } from "./bench-d1";
+import type { ContainerState, ShipmentState } from "./derive";
+import { nextPollDelayMs } from "./schedule";
+import { sourcesFor } from "./sources";
 import type { TerminalPollMessage } from "./terminal-poll-message";
 import { Tracker } from "./tracker";
 import type { UpdateOutcome } from "./tracker-state";
+
+export { countingD1, type D1Counter } from "./bench-d1";
 
 /**
  * Bench instrumentation of the poll path, for `npm run bench -- engine` only (bench/engine, bench/README.md), all of
@@ -19,64 +26,6 @@ export type BenchEngineMode = "trace" | "noop" | null;
 /** The bench mode of this Worker (`BENCH_ENGINE`), or null (the default: no instrumentation). */
 export function benchEngineMode(env: Pick<Env, "BENCH_ENGINE">): BenchEngineMode {
   return env.BENCH_ENGINE === "trace" || env.BENCH_ENGINE === "noop" ? env.BENCH_ENGINE : null;
-}
-
-/** D1 round trips counted by {@link countingD1}: `batches` (a `batch()` or one statement run alone), `statements`. */
-export interface D1Counter {
-  batches: number;
-  statements: number;
-}
-
-const RAW = Symbol("bench-trace.raw");
-type Wrapped = D1PreparedStatement & { [RAW]: D1PreparedStatement };
-
-function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter): Wrapped {
-  const once = () => {
-    counter.batches += 1;
-    counter.statements += 1;
-  };
-  return {
-    [RAW]: stmt,
-    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), counter),
-    first: ((column?: string) => {
-      once();
-      return column === undefined ? stmt.first() : stmt.first(column);
-    }) as D1PreparedStatement["first"],
-    run: (() => {
-      once();
-      return stmt.run();
-    }) as D1PreparedStatement["run"],
-    all: (() => {
-      once();
-      return stmt.all();
-    }) as D1PreparedStatement["all"],
-    raw: ((options?: { columnNames?: boolean }) => {
-      once();
-      return stmt.raw(options as { columnNames: true });
-    }) as D1PreparedStatement["raw"],
-  } as Wrapped;
-}
-
-/**
- * `db` with every round trip counted into `counter` (a `batch()` is one round trip of its statements; a statement
- * run on its own is one of one). Used only under `BENCH_ENGINE=trace`.
- */
-export function countingD1(db: D1Database, counter: D1Counter): D1Database {
-  return {
-    prepare: (query: string) => wrapStatement(db.prepare(query), counter),
-    batch: (statements: D1PreparedStatement[]) => {
-      counter.batches += 1;
-      counter.statements += statements.length;
-      return db.batch(statements.map((s) => (s as Partial<Wrapped>)[RAW] ?? s));
-    },
-    exec: (query: string) => {
-      counter.batches += 1;
-      counter.statements += 1;
-      return db.exec(query);
-    },
-    dump: () => db.dump(),
-    withSession: (constraint?: string) => db.withSession(constraint),
-  } as D1Database;
 }
 
 /** Path of the bench's enqueue endpoint (answered only when `BENCH_ENGINE` is set). */
@@ -117,24 +66,37 @@ type BenchEntryPoints = Required<Pick<ExportedHandler<Env>, "fetch" | "queue">>;
  * unread (logging `bench-engine {"noop":n}` per batch). Everything else goes to `worker` unchanged.
  */
 export function withBenchEngine<H extends ExportedHandler<Env> & BenchEntryPoints>(worker: H): H {
-  const entryPoints: BenchEntryPoints = {
-    fetch: (request, env, ctx) => benchEngineRequest(request, env) ?? worker.fetch(request, env, ctx),
+  const entryPoints: BenchEntryPoints & Pick<ExportedHandler<Env>, "scheduled"> = {
+    fetch: (request, env, ctx) => {
+      const tally = benchCapacityRequest(request, env);
+      if (tally) return tally;
+      if (benchCapacityOn(env)) countCapacity("worker.fetch");
+      return benchEngineRequest(request, env) ?? worker.fetch(request, capacityEnv(env), ctx);
+    },
     queue: async (batch, env, ctx) => {
+      if (benchCapacityOn(env)) countQueueBatch(batch);
       if (batch.queue === "terminal-polls" && benchEngineMode(env) === "noop") {
         for (const message of batch.messages) message.ack();
         console.warn(`bench-engine ${JSON.stringify({ noop: batch.messages.length })}`);
         return;
       }
-      await worker.queue(batch, env, ctx);
+      await worker.queue(batch, capacityEnv(env), ctx);
     },
   };
+  const { scheduled } = worker;
+  if (scheduled) {
+    entryPoints.scheduled = async (controller, env, ctx) => {
+      if (benchCapacityOn(env)) countCapacity("worker.scheduled");
+      await scheduled(controller, capacityEnv(env), ctx);
+    };
+  }
   return { ...worker, ...entryPoints };
 }
 
 /**
  * The Tracker Durable Object (src/tracking/tracker.ts) with the bench's trace: under `BENCH_ENGINE=trace` its D1
  * binding counts round trips ({@link countingD1}), and each update logs one line `bench-engine {"box", "joining",
- * "events", "batches", "statements", "snapshotBytes"}` (an update that applied facts) or `{..., "failed"}` (a poll
+ * "events", "batches", "statements", "writes", "snapshotBytes"}` (an update that applied facts) or `{..., "failed"}` (a poll
  * rescheduled without news), with that update's round trips only. Without `BENCH_ENGINE=trace` it is the Tracker.
  */
 export class BenchTracedTracker extends Tracker {
@@ -142,20 +104,41 @@ export class BenchTracedTracker extends Tracker {
   private readonly d1Count: D1Counter | null;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    const d1Count: D1Counter | null = benchEngineMode(env) === "trace" ? { batches: 0, statements: 0 } : null;
-    super(ctx, d1Count ? { ...env, DB: countingD1(env.DB, d1Count) } : env);
+    const d1Count: D1Counter | null =
+      benchEngineMode(env) === "trace" ? { batches: 0, statements: 0, writes: {} } : null;
+    const metered = capacityEnv(env);
+    super(ctx, d1Count ? { ...metered, DB: countingD1(metered.DB, d1Count) } : metered);
     this.d1Count = d1Count;
+  }
+
+  override async alarm(...args: Parameters<Tracker["alarm"]>): Promise<void> {
+    if (benchCapacityOn(this.env)) countCapacity("do.TRACKER.alarm");
+    return super.alarm(...args);
   }
 
   protected override async update(...args: Parameters<Tracker["update"]>): Promise<UpdateOutcome> {
     const count = this.d1Count;
     if (!count) return super.update(...args);
-    Object.assign(count, { batches: 0, statements: 0 });
+    Object.assign(count, ZERO, { writes: {} });
     const outcome = await super.update(...args);
     // An update without facts reschedules the box, which logs its own line.
     if (outcome.applied) {
-      const [snap, , , , joining] = args;
-      const line = { box: snap.box.number, joining: joining.length, events: outcome.events.length, ...count };
+      const [snap, , , nowMs, joining] = args;
+      const speedUp = sourcesFor(this.env).speedUpFor(snap.box.scac, snap.box.number);
+      const line = {
+        box: snap.box.number,
+        joining: joining.length,
+        events: outcome.events.length,
+        ...count,
+        at: nowMs,
+        status: outcome.currentStatus,
+        prodIntervalMs: productionIntervalMs(
+          this.snapshot?.state ?? null,
+          this.snapshot?.shipmentState ?? null,
+          nowMs,
+          speedUp,
+        ),
+      };
       console.warn(`bench-engine ${JSON.stringify({ ...line, snapshotBytes: JSON.stringify(this.snapshot).length })}`);
     }
     return outcome;
@@ -164,10 +147,43 @@ export class BenchTracedTracker extends Tracker {
   protected override async reschedule(...args: Parameters<Tracker["reschedule"]>): Promise<UpdateOutcome> {
     const count = this.d1Count;
     if (!count) return super.reschedule(...args);
-    Object.assign(count, { batches: 0, statements: 0 });
+    Object.assign(count, ZERO, { writes: {} });
     const outcome = await super.reschedule(...args);
-    const [snap, , failed] = args;
-    console.warn(`bench-engine ${JSON.stringify({ box: snap.box.number, joining: 0, events: 0, ...count, failed })}`);
+    const [snap, nowMs, failed] = args;
+    const line = { box: snap.box.number, joining: 0, events: 0, ...count, failed, at: nowMs };
+    console.warn(`bench-engine ${JSON.stringify(line)}`);
     return outcome;
   }
+}
+
+const ZERO: Required<Omit<D1Counter, "writes">> = {
+  batches: 0,
+  statements: 0,
+  rowsRead: 0,
+  rowsWritten: 0,
+  unmetered: 0,
+  sqlMs: 0,
+};
+
+/**
+ * The interval (ms) production would wait before the next poll of a box in this state (`nextPollDelayMs` at speed-up
+ * 1), from a box played `speedUp` times faster: its future times (POD ETA, LFD, inland ETA) are stretched back by
+ * `speedUp` around `nowMs`, so the 5 s floor of a fast clock does not hide the schedule. Null without a state, or
+ * once the box stopped. For bench/capacity, which converts the polls of a fast run into production's poll count.
+ */
+export function productionIntervalMs(
+  state: ContainerState | null,
+  shipment: ShipmentState | null,
+  nowMs: number,
+  speedUp: number,
+): number | null {
+  if (!state || !shipment) return null;
+  const stretch = (iso: string | null) =>
+    iso === null ? null : new Date(nowMs + (Date.parse(iso) - nowMs) * speedUp).toISOString();
+  return nextPollDelayMs(
+    { ...state, pickupLfd: stretch(state.pickupLfd), indEtaAt: stretch(state.indEtaAt) },
+    { ...shipment, podEtaAt: stretch(shipment.podEtaAt) },
+    nowMs,
+    1,
+  );
 }

@@ -2,6 +2,8 @@ import { and, asc, eq, inArray, isNull, lte, or } from "drizzle-orm";
 import type { ContainerRow } from "../containers/serializer";
 import { carriedCustomFieldStatements } from "../custom-fields/initial";
 import type { Database } from "../db/client";
+import { placeholder, shaped } from "../db/query-shapes";
+import { runShaped } from "../db/read-batch";
 import { containers, shipments, subscriptions, trackedEquipment, trackingRequests } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
 import { bumpCount } from "../lib/counts";
@@ -51,18 +53,28 @@ export async function claimLookup(
 ): Promise<LookupHold | null> {
   const heldUntil = toIsoSeconds(nowMs + LOOKUP_HOLD_S * 1000);
   const due = toIsoSeconds(nowMs + DUE_TOLERANCE_S * 1000);
-  const [request] = await db
-    .update(trackingRequests)
-    .set({ nextAttemptAt: heldUntil })
-    .where(
-      and(
-        eq(trackingRequests.id, trackingRequestId),
-        eq(trackingRequests.accountId, accountId),
-        inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
-        or(isNull(trackingRequests.nextAttemptAt), lte(trackingRequests.nextAttemptAt, due)),
-      ),
-    )
-    .returning();
+  // A query shape (src/db/query-shapes.ts): every message of the consumer runs this statement, so it is built once.
+  const claim = shaped(
+    db,
+    "tracking_request.claim_lookup",
+    () => [
+      db
+        .update(trackingRequests)
+        .set({ nextAttemptAt: placeholder("heldUntil") as unknown as string })
+        .where(
+          and(
+            eq(trackingRequests.id, placeholder("id")),
+            eq(trackingRequests.accountId, placeholder("accountId")),
+            inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
+            or(isNull(trackingRequests.nextAttemptAt), lte(trackingRequests.nextAttemptAt, placeholder("due"))),
+          ),
+        )
+        .returning(),
+    ],
+    { heldUntil, id: trackingRequestId, accountId, due },
+  );
+  const [rows] = await runShaped(db, [claim]);
+  const request = rows?.[0] as TrackingRequestRow | undefined;
   return request ? { request, heldUntil, takenAt: toIsoSeconds(nowMs) } : null;
 }
 
@@ -326,10 +338,24 @@ export async function recordLookupFailure(
     db,
     queue,
     [
-      db
-        .update(trackingRequests)
-        .set({ status: "failed", failedReason: reason, isRetrying: false, updatedAt: now })
-        .where(and(eq(trackingRequests.id, request.id), eq(trackingRequests.accountId, request.accountId))),
+      shaped(
+        db,
+        "tracking_request.record_failure",
+        () => [
+          db
+            .update(trackingRequests)
+            .set({
+              status: "failed",
+              failedReason: placeholder("reason") as unknown as string,
+              isRetrying: false,
+              updatedAt: placeholder("now") as unknown as string,
+            })
+            .where(
+              and(eq(trackingRequests.id, placeholder("id")), eq(trackingRequests.accountId, placeholder("accountId"))),
+            ),
+        ],
+        { reason, now, id: request.id, accountId: request.accountId },
+      ),
     ],
     { accountId: request.accountId, events: ["tracking_request.failed"], nowIso: now },
     async () => [trackingRequestDraft("tracking_request.failed", after, {}, now)],

@@ -1,6 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, type Placeholder, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { LRUCache } from "lru-cache";
 import type { Database } from "../db/client";
+import { insertChunks } from "../db/insert-chunks";
+import { idList, MAX_SHAPED_IDS, placeholder, type ShapedRead, shaped } from "../db/query-shapes";
+import { readMany } from "../db/read-batch";
 import { webhookNotifications, webhooks } from "../db/schema";
 import { deterministicId } from "../lib/ids";
 import type { Linkage, ResourceObject } from "../lib/jsonapi/types";
@@ -55,7 +59,7 @@ export interface NotificationDraft {
  * The query that reads the active webhooks of some accounts (batchable, so it shares a D1 round trip with the reads
  * of the change itself). Reads through `webhooks_account_active_idx` (account_id) WHERE active.
  */
-export function activeWebhooksQuery(db: Database, accountIds: readonly string[]) {
+export function activeWebhooksQuery(db: Database, accountIds: readonly (string | Placeholder)[]) {
   return db
     .select({ id: webhooks.id, accountId: webhooks.accountId, events: webhooks.events })
     .from(webhooks)
@@ -65,7 +69,14 @@ export function activeWebhooksQuery(db: Database, accountIds: readonly string[])
 /** The active webhooks of some accounts (one indexed query; none when `accountIds` is empty). */
 export async function loadActiveWebhooks(db: Database, accountIds: readonly string[]): Promise<WebhookTarget[]> {
   if (accountIds.length === 0) return [];
-  return activeWebhooksQuery(db, accountIds);
+  const unique = [...new Set(accountIds)];
+  if (unique.length > MAX_SHAPED_IDS) return activeWebhooksQuery(db, unique);
+  // A query shape per number of accounts (src/db/query-shapes.ts): every tracking request's lookup asks it.
+  const list = idList("account", unique);
+  const [rows] = await readMany(db, [
+    shaped(db, `webhooks.active:${list.key}`, () => [activeWebhooksQuery(db, list.placeholders)], list.values),
+  ]);
+  return rows as WebhookTarget[];
 }
 
 /** Whether any of `targets` in `accountId` subscribes to one of `events`. */
@@ -82,9 +93,10 @@ export function notificationId(webhookId: string, dedupKey: string): Promise<str
 }
 
 /**
- * The INSERT statements of the notifications `drafts` produce for `targets` (to add to the batch of the change),
- * and their ids (to enqueue once the batch committed). A draft gets one notification per active webhook of its
- * account that subscribes to its event; none when no webhook does. Inserts are ON CONFLICT DO NOTHING: a
+ * The INSERT statements of the notifications `drafts` produce for `targets` (to add to the batch of the change: one
+ * multi-row INSERT per chunk of rows under D1's 100 bound parameters, src/db/insert-chunks.ts), and their ids (to
+ * enqueue once the batch committed). A draft gets one notification per active webhook of its account that subscribes
+ * to its event; none when no webhook does. Inserts are ON CONFLICT DO NOTHING: a
  * notification already written is left as it is (its delivery state included).
  * @param nowIso when the rows are written (UTC ISO seconds): `updated_at`, and `next_attempt_at` (due at once).
  */
@@ -94,7 +106,7 @@ export async function notificationInserts(
   drafts: readonly NotificationDraft[],
   nowIso: string,
 ): Promise<{ statements: BatchItem<"sqlite">[]; ids: string[] }> {
-  const statements: BatchItem<"sqlite">[] = [];
+  const rows: (typeof webhookNotifications.$inferInsert)[] = [];
   const ids: string[] = [];
   for (const draft of drafts) {
     const subscribers = targets.filter((t) => t.accountId === draft.accountId && t.events.includes(draft.event));
@@ -114,28 +126,28 @@ export async function notificationInserts(
           included,
         ),
       );
-      statements.push(
-        db
-          .insert(webhookNotifications)
-          .values({
-            id,
-            accountId: draft.accountId,
-            webhookId: webhook.id,
-            event: draft.event,
-            referenceObjectType: draft.reference.type,
-            referenceObjectId: draft.reference.id,
-            payload,
-            deliveryStatus: "pending",
-            attempts: 0,
-            nextAttemptAt: nowIso,
-            createdAt: draft.createdAt,
-            updatedAt: nowIso,
-          })
-          .onConflictDoNothing(),
-      );
+      rows.push({
+        id,
+        accountId: draft.accountId,
+        webhookId: webhook.id,
+        event: draft.event,
+        referenceObjectType: draft.reference.type,
+        referenceObjectId: draft.reference.id,
+        payload,
+        deliveryStatus: "pending",
+        attempts: 0,
+        nextAttemptAt: nowIso,
+        createdAt: draft.createdAt,
+        updatedAt: nowIso,
+      });
       ids.push(id);
     }
   }
+  // One multi-row INSERT per chunk (D1's 100 bound parameters) rather than one per notification; the count trigger
+  // (migration 0002) still counts exactly the rows inserted.
+  const statements: BatchItem<"sqlite">[] = insertChunks(webhookNotifications, rows).map((run) =>
+    db.insert(webhookNotifications).values(run.rows).onConflictDoNothing(),
+  );
   return { statements, ids };
 }
 
@@ -171,9 +183,57 @@ export async function enqueueNotifications(
 }
 
 /**
+ * Accounts whose guard tripped lately (a webhook subscribes to what they announce): their next announcements read the
+ * webhooks first instead of trying the guarded batch. Only picks the path; either path writes the same rows.
+ */
+const subscribersSeen = new LRUCache<string, true>({ max: 10_000, ttl: 60_000 });
+
+/** What the guard raises: SQLite has no RAISE outside triggers, but `json()` of text that is not JSON fails. */
+const GUARD_TRIPPED = /malformed JSON/i;
+
+/**
+ * The guard of {@link batchWithNotifications}' one-round-trip path: a SELECT that fails (`json()` of a non-JSON
+ * text, built from the row so that SQLite cannot evaluate it ahead) as soon as an active webhook of `accountId`
+ * subscribes to one of `events`, and otherwise returns no row. In a D1 batch (one transaction) its failure rolls back
+ * every statement of the batch. A query shape per number of events.
+ */
+function noSubscriberGuard(db: Database, accountId: string, events: readonly string[]): ShapedRead {
+  const list = idList("event", events);
+  return shaped(
+    db,
+    `webhooks.no_subscriber_guard:${list.key}`,
+    () => [
+      db
+        .select({ tripped: sql<string>`json('webhook subscribes: ' || ${webhooks.id})` })
+        .from(webhooks)
+        .where(
+          and(
+            eq(webhooks.accountId, placeholder("accountId")),
+            eq(webhooks.active, true),
+            sql`EXISTS (SELECT 1 FROM json_each(${webhooks.events}) WHERE value IN (${sql.join(list.placeholders, sql`, `)}))`,
+          ),
+        )
+        .limit(1),
+    ],
+    { ...list.values, accountId },
+  );
+}
+
+/** Whether a D1 error (or one it wraps as `cause`) is the guard's: a subscriber exists. */
+function isGuardTripped(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (GUARD_TRIPPED.test(String((e as { message?: unknown }).message ?? e))) return true;
+  }
+  return false;
+}
+
+/**
  * Runs `statements` in one D1 batch together with the notifications they announce, then enqueues those
- * (docs/decisions.md §Webhooks; used for the `tracking_request.*` events). Reads the account's active webhooks first
- * (one query); only when one subscribes to `events` is `build` called (it may read what the bodies include).
+ * (docs/decisions.md §Webhooks; used for the `tracking_request.*` events). Unless the account was seen with a
+ * subscriber lately, the batch first goes with a guard that fails it when an active webhook subscribes to `events`:
+ * with none (most accounts) that one round trip is all. Otherwise (or when the guard trips) reads the account's
+ * active webhooks (one query); only when one subscribes to `events` is `build` called (it may read what the bodies
+ * include).
  * @param queue the `webhook-deliveries` producer; without one the rows wait for the cron sweep.
  * @param statements the change itself (at least one statement).
  * @returns the ids of the notifications written.
@@ -181,18 +241,30 @@ export async function enqueueNotifications(
 export async function batchWithNotifications(
   db: Database,
   queue: Queue<WebhookDeliveryMessage> | undefined,
-  statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]],
+  statements: [BatchItem<"sqlite"> | ShapedRead, ...(BatchItem<"sqlite"> | ShapedRead)[]],
   announce: { accountId: string; events: readonly string[]; nowIso: string },
   build: () => Promise<NotificationDraft[]>,
 ): Promise<string[]> {
+  if (!subscribersSeen.get(announce.accountId)) {
+    // Most accounts have no webhook for these events: then the change is the whole batch, and a guard in the same
+    // batch (one round trip, atomic) checks that no subscriber exists when it commits. A subscriber trips the guard,
+    // which rolls the batch back; the change is then written with its notifications below.
+    try {
+      await readMany(db, [noSubscriberGuard(db, announce.accountId, announce.events), ...statements]);
+      return [];
+    } catch (err) {
+      if (!isGuardTripped(err)) throw err;
+      subscribersSeen.set(announce.accountId, true);
+    }
+  }
   const targets = await loadActiveWebhooks(db, [announce.accountId]);
   if (!anySubscriber(targets, announce.accountId, announce.events)) {
-    await db.batch(statements);
+    await readMany(db, statements);
     return [];
   }
   const drafts = await build();
   const { statements: inserts, ids } = await notificationInserts(db, targets, drafts, announce.nowIso);
-  await db.batch([...statements, ...inserts]);
+  await readMany(db, [...statements, ...inserts]);
   if (queue) await enqueueNotifications(queue, ids);
   return ids;
 }

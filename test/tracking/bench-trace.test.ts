@@ -1,11 +1,10 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { countingD1, type D1Counter, writeKind } from "../../src/tracking/bench-d1";
 import {
   BENCH_ENGINE_ENQUEUE_PATH,
   benchEngineMode,
   benchEngineRequest,
-  countingD1,
-  type D1Counter,
   withBenchEngine,
 } from "../../src/tracking/bench-trace";
 
@@ -65,14 +64,46 @@ describe("bench-engine instrumentation", () => {
     const db = countingD1(env.DB, counter);
     const one = await db.prepare("SELECT ? AS n").bind(7).first<{ n: number }>();
     expect(one?.n).toBe(7);
-    expect(counter).toEqual({ batches: 1, statements: 1 });
+    expect(counter).toMatchObject({ batches: 1, statements: 1 });
     const results = await db.batch([db.prepare("SELECT 1 AS n"), db.prepare("SELECT ? AS n").bind(2)]);
     expect(results.map((r) => (r.results[0] as { n: number }).n)).toEqual([1, 2]);
-    expect(counter).toEqual({ batches: 2, statements: 3 });
+    expect(counter).toMatchObject({ batches: 2, statements: 3 });
     const all = await db.prepare("SELECT 3 AS n").all<{ n: number }>();
     expect(all.results).toEqual([{ n: 3 }]);
     const raw = await db.prepare("SELECT 4 AS n").raw();
     expect(raw).toEqual([[4]]);
-    expect(counter).toEqual({ batches: 4, statements: 5 });
+    expect(counter).toMatchObject({ batches: 4, statements: 5, unmetered: 1 });
+  });
+
+  it("names a statement's kind of write, and none for a read", () => {
+    expect(writeKind('insert into "transport_events" ("id") values (?), (?)')).toBe("insert transport_events");
+    expect(writeKind('update "containers" set "updated_at" = ? where "containers"."id" in (?)')).toBe(
+      "update containers",
+    );
+    expect(writeKind('delete from "alerts" where "id" = ?')).toBe("delete alerts");
+    expect(writeKind('select "id" from "webhooks" where "active" = 1')).toBeNull();
+  });
+
+  it("tallies a batch's writes by kind with the rows each changed, when asked to", async () => {
+    const counter: D1Counter = { batches: 0, statements: 0, writes: {} };
+    const db = countingD1(env.DB, counter);
+    await db.batch([
+      db.prepare('CREATE TABLE IF NOT EXISTS "bench_t" (id INTEGER PRIMARY KEY)'),
+      db.prepare('DELETE FROM "bench_t"'),
+    ]);
+    Object.assign(counter, { batches: 0, statements: 0, writes: {} });
+    const [, , read] = await db.batch([
+      db.prepare('INSERT INTO "bench_t" (id) VALUES (?), (?)').bind(1, 2),
+      db.prepare('UPDATE "bench_t" SET id = id + 10 WHERE id = ?').bind(1),
+      db.prepare('SELECT count(*) AS n FROM "bench_t"'),
+    ]);
+    expect(read?.results).toEqual([{ n: 2 }]);
+    // Besides the writes tally, D1's meters (rows read/written, SQL time) accumulate (src/tracking/bench-d1.ts).
+    expect(counter.rowsWritten).toBeGreaterThanOrEqual(3);
+    expect(counter).toMatchObject({
+      batches: 1,
+      statements: 3,
+      writes: { "insert bench_t": { statements: 1, changes: 2 }, "update bench_t": { statements: 1, changes: 1 } },
+    });
   });
 });
