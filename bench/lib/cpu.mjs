@@ -35,6 +35,35 @@ export function groupCpu(pgid) {
   return { ms: total, pids };
 }
 
+/**
+ * utime+stime (ms) of the live processes of process group `pgid` whose command is `comm` (e.g. `workerd`, to tell the
+ * runtime's CPU apart from wrangler's Node process and esbuild's), or null off Linux. CPU time, unlike wall time, is
+ * barely moved by other load on the machine.
+ */
+export function groupCpuOf(pgid, comm) {
+  let entries;
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  let total = 0;
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) !== pgid || command !== comm) continue;
+    total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  }
+  return total;
+}
+
 /** Busy and total CPU time (ms, all CPUs) of the machine since boot. */
 export function machineCpuMs() {
   try {

@@ -194,14 +194,18 @@ function startupFailure(logFile) {
 
 /**
  * Starts `wrangler dev` on 127.0.0.1:`port` with the bench's persistence directory and extra `--var`s, in its own
- * process group (killed on exit or interruption), and waits until `GET /health` answers 200.
+ * process group (killed on exit or interruption), and waits until `GET /health` (or `GET readyPath`) answers 200.
  *
  * `logLevel` defaults to `warn`: at `info` the dev server's entry worker sends every request's log line to the
  * wrangler Node process over a loopback HTTP call, which costs about as much CPU as a whole `GET /health` and
  * does not exist in production. Warnings, errors and the Worker's console.error output still reach `logFile`.
  * @param {{ cwd?: string, persistDir: string, port: number, vars?: Record<string, string>, logFile: string,
- *   logLevel?: string, timeoutMs?: number, testScheduled?: boolean }} options `cwd`: the project (or snapshot)
- *   directory to run; `testScheduled`: serve `/__scheduled`, which runs the cron handler once
+ *   logLevel?: string, timeoutMs?: number, testScheduled?: boolean, readyPath?: string,
+ *   extraArgs?: string[] }} options `cwd`: the project (or snapshot) directory to run; `testScheduled`: serve
+ *   `/__scheduled`, which runs the cron handler once; `readyPath`: the path polled until it answers 200 (default
+ *   `/health`; bench/bundle polls a static asset, which the assets server answers without running the Worker, so the
+ *   Worker's first request is still to come); `extraArgs`: more `wrangler dev` arguments (bench/bundle passes
+ *   `--minify` for its minified variant)
  * @returns {Promise<{ baseUrl: string, pid: number, inspectorPort: number, stop: () => Promise<void>,
  *   alive: () => boolean }>} `pid` is also the process group id (for CPU accounting); `inspectorPort` speaks the
  *   Chrome DevTools protocol to the Worker (bench/lib/profile.mjs)
@@ -215,6 +219,8 @@ export async function startDev({
   logLevel = "warn",
   timeoutMs = 90_000,
   testScheduled = false,
+  readyPath = "/health",
+  extraArgs = [],
 }) {
   if (await portInUse(BENCH_HOST, port)) {
     throw new Error(`port ${port} on ${BENCH_HOST} is already in use; pick another with --port`);
@@ -239,6 +245,7 @@ export async function startDev({
   ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   if (testScheduled) args.push("--test-scheduled");
+  args.push(...extraArgs);
   mkdirSync(dirname(logFile), { recursive: true });
   const log = openSync(logFile, "w");
   const child = spawn(process.execPath, args, {
@@ -265,7 +272,7 @@ export async function startDev({
       throw new Error(`wrangler dev exited (${exited.code ?? exited.signal}) before answering:\n${tail}`);
     }
     try {
-      const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2000) });
+      const res = await fetch(`${baseUrl}${readyPath}`, { signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
       if (res.ok) break;
     } catch {
@@ -278,7 +285,7 @@ export async function startDev({
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`wrangler dev did not answer GET /health within ${timeoutMs / 1000} s (log: ${logFile})`);
+      throw new Error(`wrangler dev did not answer GET ${readyPath} within ${timeoutMs / 1000} s (log: ${logFile})`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { boundedLru } from "../lib/lru";
 import { createDatabase, type Database } from "./client";
 
 /**
@@ -71,7 +71,7 @@ export function allShards(env: Env): { shard: number; db: Database; d1: D1Databa
  * accountId → shard, per isolate. A shard never changes after the account is created, so an entry never goes stale;
  * the bound only limits memory (an account not seen for a while costs one primary read again).
  */
-const accountShards = new LRUCache<string, number>({ max: 100_000 });
+const accountShards = boundedLru<string, number>(100_000);
 
 /** Records an account's shard read elsewhere (the API key lookup reads it with the key), sparing `accountShard` a read. */
 export function rememberAccountShard(accountId: string, shard: number): void {

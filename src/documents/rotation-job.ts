@@ -137,7 +137,7 @@ export async function runRotation(deps: RotationDeps, message: DocumentRotationM
   if (!object) return "gone";
   let rotated: Uint8Array;
   try {
-    rotated = rotateImage(new Uint8Array(await object.arrayBuffer()), document.fileContentType, message.degrees);
+    rotated = await rotateImage(new Uint8Array(await object.arrayBuffer()), document.fileContentType, message.degrees);
   } catch (err) {
     if (!(err instanceof RotationError)) throw err;
     console.error("document rotation failed", document.id, err.message);

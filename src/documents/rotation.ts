@@ -1,5 +1,4 @@
-import { convertIndexedToRgb, decode as decodePng, encode as encodePng } from "fast-png";
-import jpeg from "jpeg-js";
+import type { DecodedPng } from "fast-png";
 
 /**
  * Rotating image documents (`POST /documents/{id}/rotate`, docs/api.md §Documents "Rotation"): the stored PNG or JPEG
@@ -12,6 +11,10 @@ import jpeg from "jpeg-js";
  * are taken as upright. Re-encoding is lossy at {@link JPEG_QUALITY}. PNG: 8- and 16-bit samples are kept, palette and
  * sub-byte images become 8-bit RGB(A) or grey, and ancillary chunks (text, ICC profile, `tRNS` of non-palette images)
  * are not carried over.
+ *
+ * The codecs are imported on the first rotation (`import()`), not with this module: nothing else imports them, so they
+ * (and fflate's tables, which fast-png's decoder builds at load) stay out of every isolate's startup
+ * (docs/scaling-bundle.md).
  */
 
 /** Angles a document turns by, clockwise, degrees (the reference's enum). */
@@ -108,7 +111,10 @@ export function rotatePixels<T extends Uint8Array | Uint16Array | Uint8ClampedAr
 export class RotationError extends Error {}
 
 /** Samples of a decoded PNG as 8- or 16-bit, one sample an element (palette → RGB(A), 1/2/4-bit grey → 8-bit). */
-function pngSamples(png: ReturnType<typeof decodePng>): { data: Uint8Array | Uint16Array; channels: number } {
+function pngSamples(
+  png: DecodedPng,
+  convertIndexedToRgb: (png: DecodedPng) => Uint8Array,
+): { data: Uint8Array | Uint16Array; channels: number } {
   if (png.palette) {
     const rgb = convertIndexedToRgb(png);
     return { data: rgb, channels: rgb.length / (png.width * png.height) };
@@ -155,22 +161,29 @@ export function exifRotation(exif: Uint8Array | undefined): 0 | RotationDegrees 
 
 /**
  * The image turned clockwise by `degrees`, in its own format (see the module comment).
- * @throws RotationError for another type, bytes that do not decode, or an image over {@link MAX_ROTATION_PIXELS}.
+ * @throws RotationError (the promise rejects) for another type, bytes that do not decode, or an image over
+ *   {@link MAX_ROTATION_PIXELS}.
  */
-export function rotateImage(bytes: Uint8Array, contentType: string, degrees: RotationDegrees): Uint8Array {
+export async function rotateImage(
+  bytes: Uint8Array,
+  contentType: string,
+  degrees: RotationDegrees,
+): Promise<Uint8Array> {
   const size = imageSize(bytes.subarray(0, 256 * 1024), contentType);
   if (size && size.width * size.height > MAX_ROTATION_PIXELS) {
     throw new RotationError(`image of ${size.width}x${size.height} pixels is over ${MAX_ROTATION_PIXELS} pixels`);
   }
   try {
     if (contentType === "image/png") {
+      const { convertIndexedToRgb, decode: decodePng, encode: encodePng } = await import("fast-png");
       const png = decodePng(bytes);
-      const { data, channels } = pngSamples(png);
+      const { data, channels } = pngSamples(png, convertIndexedToRgb);
       const turned = rotatePixels(data, png.width, png.height, channels, degrees);
       const [width, height] = degrees === 180 ? [png.width, png.height] : [png.height, png.width];
       return encodePng({ width, height, data: turned, channels, depth: data instanceof Uint16Array ? 16 : 8 });
     }
     if (contentType === "image/jpeg") {
+      const { default: jpeg } = await import("jpeg-js");
       const image = jpeg.decode(bytes, {
         useTArray: true,
         formatAsRGBA: true,

@@ -14,7 +14,6 @@
  */
 import { CONTAINER_OWNERS, CONTAINER_PREFIXES } from "../reference/generated/container-prefixes.ts";
 import { findShippingLine } from "../reference/shipping-lines.ts";
-import type { ContainerOwnerRecord } from "../reference/types.ts";
 import type { Classification } from "./classify.ts";
 
 /** Successes of one SCAC in the service's own tracking history. */
@@ -113,22 +112,28 @@ export interface TableEvidence {
 
 const NO_TABLE_EVIDENCE: readonly TableEvidence[] = Object.freeze([]);
 
-/** Owners outside the carrier registry, by SCAC. */
-const OUTSIDE_OWNERS: ReadonlyMap<string, ContainerOwnerRecord> = new Map(CONTAINER_OWNERS.map((o) => [o.scac, o]));
-
 /**
- * Owner prefix → what the prefix table says, split and weighted once at module load (never per call): each mapped
- * SCAC gets `OWNER_PREFIX_CONFIDENCE / n` (n = SCACs claiming the prefix; the conflict flag's split), times
+ * Owner prefix → what the prefix table says, split and weighted once per isolate on first use (never per call; not
+ * at module load, where it cost every isolate's startup: docs/scaling-bundle.md): each mapped SCAC gets
+ * `OWNER_PREFIX_CONFIDENCE / n` (n = SCACs claiming the prefix; the conflict flag's split), times
  * `OUTSIDE_REGISTRY_OWNER_FACTOR` for an owner outside the registry. Lessor prefixes (no SCAC) are absent.
  */
-const OWNER_PREFIX_EVIDENCE: ReadonlyMap<string, readonly TableEvidence[]> = (() => {
+let ownerPrefixTable: ReadonlyMap<string, readonly TableEvidence[]> | undefined;
+
+function ownerPrefixEvidenceTable(): ReadonlyMap<string, readonly TableEvidence[]> {
+  ownerPrefixTable ??= buildOwnerPrefixEvidence();
+  return ownerPrefixTable;
+}
+
+function buildOwnerPrefixEvidence(): ReadonlyMap<string, readonly TableEvidence[]> {
+  const outsideOwners = new Map(CONTAINER_OWNERS.map((o) => [o.scac, o]));
   const map = new Map<string, readonly TableEvidence[]>();
   for (const record of CONTAINER_PREFIXES) {
     const n = record.mappedScacs.length;
     const evidence: TableEvidence[] = [];
     for (const scac of record.mappedScacs) {
       const line = findShippingLine(scac);
-      const owner = line ? null : OUTSIDE_OWNERS.get(scac);
+      const owner = line ? null : outsideOwners.get(scac);
       if (line) evidence.push({ scac: line.scac, name: line.name, p: OWNER_PREFIX_CONFIDENCE / n });
       else if (owner) {
         evidence.push({
@@ -141,11 +146,11 @@ const OWNER_PREFIX_EVIDENCE: ReadonlyMap<string, readonly TableEvidence[]> = (()
     if (evidence.length > 0) map.set(record.prefix, Object.freeze(evidence));
   }
   return map;
-})();
+}
 
 /** The table evidence of a container owner prefix (empty for lessors and unknown prefixes). */
 export function ownerPrefixEvidence(prefix: string): readonly TableEvidence[] {
-  return OWNER_PREFIX_EVIDENCE.get(prefix) ?? NO_TABLE_EVIDENCE;
+  return ownerPrefixEvidenceTable().get(prefix) ?? NO_TABLE_EVIDENCE;
 }
 
 /** Noisy-OR of two independent probabilities: `1 - (1 - a)(1 - b)`. */

@@ -1,5 +1,6 @@
 import ipaddr from "ipaddr.js";
-import { LRUCache } from "lru-cache";
+import type { LRUCache } from "lru-cache";
+import { boundedLru } from "../lib/lru";
 
 /** Failed authentications a client address may make per rolling window before it is answered 429 (default). */
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;
@@ -56,7 +57,7 @@ export class AuthFailureThrottle {
     maxAddresses = THROTTLE_MAX_ADDRESSES,
     private readonly windowMs = AUTH_FAILURE_WINDOW_MS,
   ) {
-    this.failures = new LRUCache({ max: maxAddresses });
+    this.failures = boundedLru(maxAddresses);
   }
 
   /**

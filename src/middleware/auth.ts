@@ -1,10 +1,10 @@
 import type { MiddlewareHandler } from "hono";
-import { LRUCache } from "lru-cache";
 import { rememberAccountShard, shardDb } from "../db/shards";
 import type { AppEnv, Principal } from "../env";
 import { API_KEY_PATTERN, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { executionContextOf } from "../lib/http";
+import { boundedLru } from "../lib/lru";
 import { ActiveKeyIndex, loadActiveKeyHashPrefixes } from "./active-key-index";
 import { AuthFailureThrottle, authFailureLimit, clientAddress } from "./auth-throttle";
 import { ApiKeyCache, KEY_CACHE_MAX_ENTRIES } from "./key-cache";
@@ -49,7 +49,7 @@ const activeKeys = new ActiveKeyIndex();
 /** `last_used_at` is written at most this often per key (ms), off the request path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** API key id → when (ms since epoch) this isolate last wrote its `last_used_at`. */
-const lastUsedWritten = new LRUCache<string, number>({ max: KEY_CACHE_MAX_ENTRIES });
+const lastUsedWritten = boundedLru<string, number>(KEY_CACHE_MAX_ENTRIES);
 
 /**
  * Resolves an API key to its account: SHA-256 of the key, looked up among keys that are not revoked. Both answers

@@ -1,5 +1,6 @@
-import { LRUCache } from "lru-cache";
+import type { LRUCache } from "lru-cache";
 import type { Principal } from "../env";
+import { boundedLru } from "../lib/lru";
 
 /** How many API keys each half of the key cache holds at most (valid keys; unknown or revoked keys). */
 export const KEY_CACHE_MAX_ENTRIES = 10_000;
@@ -30,8 +31,8 @@ export class ApiKeyCache {
 
   /** @param maxEntries capacity of each half (valid, invalid); default `KEY_CACHE_MAX_ENTRIES`. */
   constructor(maxEntries = KEY_CACHE_MAX_ENTRIES) {
-    this.valid = new LRUCache({ max: maxEntries });
-    this.invalid = new LRUCache({ max: maxEntries });
+    this.valid = boundedLru(maxEntries);
+    this.invalid = boundedLru(maxEntries);
   }
 
   /**

@@ -11,13 +11,13 @@ import { JOURNEYS_PER_SCAC, journeyIdentity, MAX_CONTAINERS } from "./journey-id
 import {
   ALL_RAIL_CARRIERS,
   CHASSIS_PREFIXES,
-  INLAND_DESTINATIONS,
-  ORIGINS,
-  POD_CHOICES,
+  inlandDestinations,
+  origins,
+  podChoices,
   RAIL_CARRIERS,
   rampFor,
   SIZE_TYPE_WEIGHTS,
-  TRANSSHIPMENT_PORTS,
+  transshipmentPorts,
   VESSEL_WORDS,
 } from "./planner-data";
 import { Rng } from "./random";
@@ -92,13 +92,13 @@ export function planJourney(input: JourneyInput): Journey {
 
   // Route.
   const route = stream("route");
-  const pol = route.weighted(ORIGINS);
-  const podChoice = route.pick(POD_CHOICES);
+  const pol = route.weighted(origins());
+  const podChoice = route.pick(podChoices());
   const podTerminal = route.pick(podChoice.terminals);
   const hasTransshipment = route.chance(0.4);
-  const tsPort = route.pick(TRANSSHIPMENT_PORTS.filter((p) => p.locode !== pol.locode));
+  const tsPort = route.pick(transshipmentPorts().filter((p) => p.locode !== pol.locode));
   const hasInland = route.chance(0.3);
-  const destination = route.pick(INLAND_DESTINATIONS);
+  const destination = route.pick(inlandDestinations());
   const railChoices = RAIL_CARRIERS[podTerminal.timeZone] ?? ALL_RAIL_CARRIERS;
   const rail = route.pick(railChoices);
   const direction = podTerminal.timeZone === "America/Los_Angeles" ? "E" : "W";

@@ -8,6 +8,19 @@ import { TERMINALS } from "../../reference/generated/terminals";
 import { findPortByLocode } from "../../reference/locations";
 import type { JourneyFacility, JourneyPlace } from "./types";
 
+/**
+ * `build`, run once on the first call and remembered. The planner's tables are drawn from the reference data on the
+ * first journey planned, not at module load: the simulator is off in production, yet building them (sorting every
+ * POD with terminals by `localeCompare`, above all) was part of every isolate's startup (docs/scaling-bundle.md).
+ */
+function once<T>(build: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => {
+    value ??= { v: build() };
+    return value.v;
+  };
+}
+
 /** The port of a UN/LOCODE (current or alternative) as a place on the route, under its current code. */
 export function placeOf(locode: string): JourneyPlace | null {
   const port = findPortByLocode(locode);
@@ -18,7 +31,7 @@ export function placeOf(locode: string): JourneyPlace | null {
  * Origins (POLs): every port in Asia or Europe (by its IANA zone) with a listed container terminal in the SMDG
  * list, weighted by its number of terminals, so the big hubs come up most (issue 12: real POLs, real zones).
  */
-export const ORIGINS: readonly (readonly [JourneyPlace, number])[] = (() => {
+export const origins: () => readonly (readonly [JourneyPlace, number])[] = once(() => {
   const terminalCount = new Map<string, number>();
   for (const t of TERMINALS) {
     if (t.smdgCode === null || t.validTo !== null || t.facilityType !== "ocean_terminal") continue;
@@ -29,7 +42,7 @@ export const ORIGINS: readonly (readonly [JourneyPlace, number])[] = (() => {
     if (!count || !p.timeZone || !/^(Asia|Europe)\//.test(p.timeZone)) return [];
     return [[{ locode: p.code, name: p.name, timeZone: p.timeZone }, count] as const];
   });
-})();
+});
 
 // Transshipment hubs by UN/LOCODE (the world's largest relay ports); names and zones come from the reference data.
 const TRANSSHIPMENT_LOCODES = [
@@ -45,7 +58,9 @@ const TRANSSHIPMENT_LOCODES = [
   "CNSHK",
 ];
 /** Transshipment hubs the planner relays boxes through (those the reference data has). */
-export const TRANSSHIPMENT_PORTS: JourneyPlace[] = TRANSSHIPMENT_LOCODES.flatMap((c) => placeOf(c) ?? []);
+export const transshipmentPorts: () => readonly JourneyPlace[] = once(() =>
+  TRANSSHIPMENT_LOCODES.flatMap((c) => placeOf(c) ?? []),
+);
 
 /** A POD: a port whose terminals have both a CBP FIRMS code and an IANA time zone in the reference data. */
 interface PodChoice {
@@ -53,7 +68,7 @@ interface PodChoice {
   terminals: JourneyFacility[];
 }
 /** Every POD the planner can route to, by UN/LOCODE, with its terminals. */
-export const POD_CHOICES: PodChoice[] = (() => {
+export const podChoices: () => readonly PodChoice[] = once(() => {
   const byPort = new Map<string, JourneyFacility[]>();
   for (const t of TERMINALS) {
     if (!t.firmsCode || t.validTo !== null || !findPortByLocode(t.portLocode)) continue;
@@ -69,17 +84,19 @@ export const POD_CHOICES: PodChoice[] = (() => {
       if (!place || !first) return [];
       return [{ place: { ...place, timeZone: place.timeZone ?? first.timeZone }, terminals }];
     });
-})();
+});
 
 // Inland rail destinations: the US inland rail points of data/inland-rail.csv, with the reference data's
 // names and zones.
 const INLAND_LOCODES = ["USCHI", "USMEM", "USDAL", "USKCK", "USCLE", "USCMH"];
 
 /** Inland destinations the simulator routes rail legs to, with IANA time zones. */
-export const INLAND_DESTINATIONS: readonly (JourneyPlace & { timeZone: string })[] = INLAND_LOCODES.flatMap((c) => {
-  const place = placeOf(c);
-  return place?.timeZone ? [{ ...place, timeZone: place.timeZone }] : [];
-});
+export const inlandDestinations: () => readonly (JourneyPlace & { timeZone: string })[] = once(() =>
+  INLAND_LOCODES.flatMap((c) => {
+    const place = placeOf(c);
+    return place?.timeZone ? [{ ...place, timeZone: place.timeZone }] : [];
+  }),
+);
 
 /**
  * Class I railroads by the coast of the POD (IANA zone of its terminal; docs/api.md §Container resource examples: CSXT,
@@ -117,14 +134,14 @@ export function rampFor(
   };
 }
 
-/** Every ramp code the simulator can route to (`INLAND_DESTINATIONS` × rail carriers). */
-export const INLAND_RAMP_CODES: readonly string[] = INLAND_DESTINATIONS.flatMap((d) =>
-  ALL_RAIL_CARRIERS.map((r) => rampFor(d, r).code),
+/** Every ramp code the simulator can route to (`inlandDestinations()` × rail carriers). */
+export const inlandRampCodes: () => readonly string[] = once(() =>
+  inlandDestinations().flatMap((d) => ALL_RAIL_CARRIERS.map((r) => rampFor(d, r).code)),
 );
 
 /** FIRMS codes of every POD terminal the simulator can route to. */
-export const SIMULATED_POD_TERMINAL_CODES: readonly string[] = POD_CHOICES.flatMap((c) =>
-  c.terminals.map((t) => t.code),
+export const simulatedPodTerminalCodes: () => readonly string[] = once(() =>
+  podChoices().flatMap((c) => c.terminals.map((t) => t.code)),
 );
 
 /** Share of boxes by ISO 6346 size-type code; only codes present in the generated size types are used. */

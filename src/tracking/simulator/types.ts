@@ -24,7 +24,7 @@ export interface JourneyPlace {
 
 /** The facility where a box is picked up: a POD terminal or an inland rail ramp. */
 export interface JourneyFacility {
-  /** CBP FIRMS code of a POD terminal, or the simulated code of an inland ramp (see `INLAND_RAMP_CODES`). */
+  /** CBP FIRMS code of a POD terminal, or the simulated code of an inland ramp (see `inlandRampCodes()`). */
   code: string;
   name: string;
   /** IANA time zone of the facility. */

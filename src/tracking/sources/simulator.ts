@@ -1,7 +1,7 @@
 import { CONTAINER_NUMBER_PATTERN, hasValidCheckDigit } from "../../infer/iso6346";
 import { allShippingLines, SANDBOX_SCAC } from "../../reference/shipping-lines";
 import { planJourney } from "../simulator/plan";
-import { INLAND_RAMP_CODES, SIMULATED_POD_TERMINAL_CODES } from "../simulator/planner-data";
+import { inlandRampCodes, simulatedPodTerminalCodes } from "../simulator/planner-data";
 import { journeyAt, terminalAt } from "../simulator/state";
 import type { Journey } from "../simulator/types";
 import type {
@@ -18,8 +18,16 @@ export const SIMULATED_SCACS: readonly string[] = allShippingLines()
   .filter((l) => l.trackingSupported && l.scac !== SANDBOX_SCAC)
   .map((l) => l.scac);
 
-/** Facility codes the simulated terminal answers for: POD terminals' FIRMS codes and the simulated ramp codes. */
-export const SIMULATED_FACILITY_CODES: readonly string[] = [...SIMULATED_POD_TERMINAL_CODES, ...INLAND_RAMP_CODES];
+let facilityCodes: readonly string[] | undefined;
+
+/**
+ * Facility codes the simulated terminal answers for: POD terminals' FIRMS codes and the simulated ramp codes. Drawn
+ * from the planner's tables on first use (src/tracking/simulator/planner-data.ts), not at module load.
+ */
+export function simulatedFacilityCodes(): readonly string[] {
+  facilityCodes ??= [...simulatedPodTerminalCodes(), ...inlandRampCodes()];
+  return facilityCodes;
+}
 
 /** Default `SIMULATION_SPEED`: one simulated day per real minute (docs/architecture.md §Sources). */
 export const DEFAULT_SIMULATION_SPEED = 1;
@@ -62,7 +70,12 @@ export interface SimulatorSources {
 }
 
 const simulatedScacs = new Set(SIMULATED_SCACS);
-const simulatedFacilities = new Set(SIMULATED_FACILITY_CODES);
+let simulatedFacilitySet: ReadonlySet<string> | undefined;
+/** {@link simulatedFacilityCodes} as a set, built on first use. */
+function simulatedFacilities(): ReadonlySet<string> {
+  simulatedFacilitySet ??= new Set(simulatedFacilityCodes());
+  return simulatedFacilitySet;
+}
 
 function isTrackableContainer(number: string): boolean {
   return CONTAINER_NUMBER_PATTERN.test(number) && hasValidCheckDigit(number);
@@ -73,7 +86,7 @@ function isTrackableContainer(number: string): boolean {
  * gets a deterministic journey derived from the number (`planJourney`), anchored when tracking started and played
  * at `speed`. The carrier finds every BL and booking number, and every container number with a valid ISO 6346
  * check digit (others are `not_found`); it reports the journey's facts at `ctx.nowMs`. The terminal answers for
- * the simulated facilities (`SIMULATED_FACILITY_CODES`) with the box's observation, `not_found` before the box
+ * the simulated facilities (`simulatedFacilityCodes()`) with the box's observation, `not_found` before the box
  * reaches the facility or for a box that never goes there. Neither uses the network.
  * @throws RangeError when `speed` is not a positive number.
  */
@@ -100,7 +113,7 @@ export function createSimulatorSource(options: SimulatorOptions): SimulatorSourc
   const terminal: TerminalSource = {
     name: "Terminal",
     supports: (facilityCode, scac) =>
-      simulatedScacs.has(scac.toUpperCase()) && simulatedFacilities.has(facilityCode.toUpperCase()),
+      simulatedScacs.has(scac.toUpperCase()) && simulatedFacilities().has(facilityCode.toUpperCase()),
     async poll(query, ctx): Promise<TerminalPollResult> {
       const scac = query.scac.toUpperCase();
       if (!simulatedScacs.has(scac) || !isTrackableContainer(query.containerNumber)) return { kind: "not_found" };

@@ -5,7 +5,7 @@ import { containerPrefixesForScac } from "../../../src/reference/container-prefi
 import { equipmentFromSizeType } from "../../../src/reference/equipment";
 import { findPortByLocode, findTerminalByCode } from "../../../src/reference/locations";
 import { journeyFromPlan, planJourney } from "../../../src/tracking/simulator/plan";
-import { INLAND_DESTINATIONS } from "../../../src/tracking/simulator/planner-data";
+import { inlandDestinations } from "../../../src/tracking/simulator/planner-data";
 import { sandboxLifecycleJourney } from "../../../src/tracking/simulator/sandbox-lifecycle";
 import { realMsOf } from "../../../src/tracking/simulator/simulated-time";
 import { demurrageAt, journeyAt, terminalAt } from "../../../src/tracking/simulator/state";
@@ -13,8 +13,8 @@ import type { Journey, JourneyContainer } from "../../../src/tracking/simulator/
 import {
   createSimulatorSource,
   parseSimulationSpeed,
-  SIMULATED_FACILITY_CODES,
   SIMULATED_SCACS,
+  simulatedFacilityCodes,
 } from "../../../src/tracking/sources/simulator";
 import type { SourceContext } from "../../../src/tracking/sources/types";
 import { type CurrentStatus, deriveCurrentStatus } from "../../../src/tracking/status";
@@ -158,7 +158,7 @@ describe("planJourney: reference data", () => {
       expect(terminal?.portLocode).toBe(j.pod.locode);
       expect(terminal?.timeZone).toBeTruthy();
       expect(j.podTerminal.timeZone).toBe(terminal?.timeZone);
-      expect(SIMULATED_FACILITY_CODES).toContain(j.podTerminal.code);
+      expect(simulatedFacilityCodes()).toContain(j.podTerminal.code);
     }
   });
 
@@ -190,9 +190,9 @@ describe("planJourney: reference data", () => {
       expect(j.transshipment?.port.locode).not.toBe(j.pol.locode);
     }
     for (const j of FLEET.filter((x) => x.inland)) {
-      expect(INLAND_DESTINATIONS.map((d) => d.locode)).toContain(j.inland?.destination.locode);
+      expect(inlandDestinations().map((d) => d.locode)).toContain(j.inland?.destination.locode);
       expect(j.inland?.destination.timeZone).toMatch(/^America\//);
-      expect(SIMULATED_FACILITY_CODES).toContain(j.inland?.ramp.code);
+      expect(simulatedFacilityCodes()).toContain(j.inland?.ramp.code);
     }
   });
 
@@ -622,7 +622,7 @@ describe("createSimulatorSource", () => {
     expect(polled).toEqual({ kind: "found", observation: journeyAt(j, now).terminals[1] });
     expect(polled.kind === "found" && polled.observation.availableForPickup).toBe(true);
     // Another facility, or the sandbox SCAC, is not this box's.
-    const elsewhere = SIMULATED_FACILITY_CODES.find((code) => code !== j.podTerminal.code) ?? "";
+    const elsewhere = simulatedFacilityCodes().find((code) => code !== j.podTerminal.code) ?? "";
     expect(await terminal.poll({ ...query, facilityCode: elsewhere }, ctx(now, ANCHOR))).toEqual({ kind: "not_found" });
     expect(await terminal.poll({ ...query, scac: "TEST" }, ctx(now, ANCHOR))).toEqual({ kind: "not_found" });
   });

@@ -19,7 +19,7 @@ export const PORT_CONFIDENCE = { locode: 0.95, uniqueName: 0.85, nameWithCountry
 const NEXT_LINE_PENALTY = 0.05;
 
 /** Ports by upper-cased name, then by upper-cased city (a port's own name wins: `Los Angeles` is USLAX, not the
- * Long Beach port whose city is Los Angeles). Built once. */
+ * Long Beach port whose city is Los Angeles). */
 function indexBy(key: (port: PortRecord) => string | null): ReadonlyMap<string, readonly PortRecord[]> {
   const map = new Map<string, PortRecord[]>();
   for (const port of PORTS) {
@@ -32,11 +32,30 @@ function indexBy(key: (port: PortRecord) => string | null): ReadonlyMap<string, 
   }
   return map;
 }
-const PORTS_BY_NAME = indexBy((port) => port.name);
-const PORTS_BY_CITY = indexBy((port) => port.city);
 
-/** Longest port name, in words: a value's first words are tried from this many down to one. */
-const MAX_NAME_WORDS = Math.max(...[...PORTS_BY_NAME.keys(), ...PORTS_BY_CITY.keys()].map((n) => n.split(" ").length));
+interface PortNameIndex {
+  byName: ReadonlyMap<string, readonly PortRecord[]>;
+  byCity: ReadonlyMap<string, readonly PortRecord[]>;
+  /** Longest port name, in words: a value's first words are tried from this many down to one. */
+  maxWords: number;
+}
+
+let portNameIndex: PortNameIndex | undefined;
+
+/**
+ * The name and city indexes of every port, built on the first extraction that resolves a name (once per isolate):
+ * normalising the names of every port took several ms of the Worker's startup when built at module load
+ * (docs/scaling-bundle.md), which requests that never extract a document paid too.
+ */
+function portNames(): PortNameIndex {
+  if (!portNameIndex) {
+    const byName = indexBy((port) => port.name);
+    const byCity = indexBy((port) => port.city);
+    const maxWords = Math.max(...[...byName.keys(), ...byCity.keys()].map((n) => n.split(" ").length));
+    portNameIndex = { byName, byCity, maxWords };
+  }
+  return portNameIndex;
+}
 
 function normalName(name: string): string {
   return name
@@ -47,11 +66,12 @@ function normalName(name: string): string {
     .trim();
 }
 
-const REGION_NAMES = new Intl.DisplayNames(["en"], { type: "region" });
+let regionNames: Intl.DisplayNames | undefined;
 
 /** The English name of an ISO 3166-1 alpha-2 country, upper case (`NL` → `NETHERLANDS`), or the code. */
 function countryName(code: string): string {
-  return normalName(REGION_NAMES.of(code) ?? code);
+  regionNames ??= new Intl.DisplayNames(["en"], { type: "region" });
+  return normalName(regionNames.of(code) ?? code);
 }
 
 /** The port a labelled value names, with the rule's confidence, or null. */
@@ -63,9 +83,10 @@ export function resolvePort(value: string): { port: PortRecord; confidence: numb
   }
   const words = normalName(value).split(" ").filter(Boolean);
   const countries = new Set(words.filter((w) => w.length === 2));
-  for (let n = Math.min(MAX_NAME_WORDS, words.length); n >= 1; n--) {
+  const { byName, byCity, maxWords } = portNames();
+  for (let n = Math.min(maxWords, words.length); n >= 1; n--) {
     const key = words.slice(0, n).join(" ");
-    const candidates = PORTS_BY_NAME.get(key) ?? PORTS_BY_CITY.get(key);
+    const candidates = byName.get(key) ?? byCity.get(key);
     if (!candidates || candidates.length === 0) continue;
     const first = candidates[0] as PortRecord;
     if (candidates.length === 1) return { port: first, confidence: PORT_CONFIDENCE.uniqueName };

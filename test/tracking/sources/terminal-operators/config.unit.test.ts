@@ -6,7 +6,7 @@ import {
   terminalProvidedData,
 } from "../../../../src/terminals/provided-data";
 import { sourcesFor } from "../../../../src/tracking/sources";
-import { SIMULATED_FACILITY_CODES, SIMULATED_SCACS } from "../../../../src/tracking/sources/simulator";
+import { SIMULATED_SCACS, simulatedFacilityCodes } from "../../../../src/tracking/sources/simulator";
 import { parseTerminalSources } from "../../../../src/tracking/sources/terminal-operators";
 import { APMT_PROVIDED_DATA } from "../../../../src/tracking/sources/terminal-operators/apmt-provided-data";
 import {
@@ -145,7 +145,7 @@ describe("parseTerminalSources", () => {
 });
 
 describe("the registry's terminal sources", () => {
-  const [simulatedA, simulatedB] = SIMULATED_FACILITY_CODES;
+  const [simulatedA, simulatedB] = simulatedFacilityCodes();
   const scac = SIMULATED_SCACS[0] ?? "";
   const lbctAt = (facility: string) =>
     JSON.stringify({
