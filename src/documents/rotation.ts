@@ -14,7 +14,7 @@ import type { DecodedPng } from "fast-png";
  *
  * The codecs are imported on the first rotation (`import()`), not with this module: nothing else imports them, so they
  * (and fflate's tables, which fast-png's decoder builds at load) stay out of every isolate's startup
- * (docs/scaling-bundle.md).
+ * (docs/SCALING.md §Worker bundle, startup and cold start).
  */
 
 /** Angles a document turns by, clockwise, degrees (the reference's enum). */

@@ -114,7 +114,7 @@ const NO_TABLE_EVIDENCE: readonly TableEvidence[] = Object.freeze([]);
 
 /**
  * Owner prefix → what the prefix table says, split and weighted once per isolate on first use (never per call; not
- * at module load, where it cost every isolate's startup: docs/scaling-bundle.md): each mapped SCAC gets
+ * at module load, where it cost every isolate's startup: docs/SCALING.md §Worker bundle, startup and cold start): each mapped SCAC gets
  * `OWNER_PREFIX_CONFIDENCE / n` (n = SCACs claiming the prefix; the conflict flag's split), times
  * `OUTSIDE_REGISTRY_OWNER_FACTOR` for an owner outside the registry. Lessor prefixes (no SCAC) are absent.
  */

@@ -11,7 +11,7 @@ import type { JourneyFacility, JourneyPlace } from "./types";
 /**
  * `build`, run once on the first call and remembered. The planner's tables are drawn from the reference data on the
  * first journey planned, not at module load: the simulator is off in production, yet building them (sorting every
- * POD with terminals by `localeCompare`, above all) was part of every isolate's startup (docs/scaling-bundle.md).
+ * POD with terminals by `localeCompare`, above all) was part of every isolate's startup (docs/SCALING.md §Worker bundle, startup and cold start).
  */
 function once<T>(build: () => T): () => T {
   let value: { v: T } | undefined;

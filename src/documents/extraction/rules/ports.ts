@@ -45,7 +45,7 @@ let portNameIndex: PortNameIndex | undefined;
 /**
  * The name and city indexes of every port, built on the first extraction that resolves a name (once per isolate):
  * normalising the names of every port took several ms of the Worker's startup when built at module load
- * (docs/scaling-bundle.md), which requests that never extract a document paid too.
+ * (docs/SCALING.md §Worker bundle, startup and cold start), which requests that never extract a document paid too.
  */
 function portNames(): PortNameIndex {
   if (!portNameIndex) {
