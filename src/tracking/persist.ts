@@ -103,12 +103,16 @@ export interface LookupRows {
  * of each box, the account's subscriptions and counts, and the request's custom field values carried to the new
  * shipment and containers, in one D1 batch. Ids are derived from the tracking
  * request (and the container number), so a redelivered message finds the rows instead of writing them twice.
+ * `db` is the account's shard (issue 29 §3). With `primary` (an account on another shard than the primary), the
+ * `tracked_equipment` rows are first written to the primary, the one the Trackers and the cron use, and the batch
+ * writes a copy of them to the shard, where they only anchor the `subscriptions` rows' foreign key.
  */
 export async function writeLookupRows(
   db: Database,
   request: TrackingRequestRow,
   facts: ShipmentFacts,
   now: string,
+  primary: Database | null = null,
 ): Promise<LookupRows> {
   const shipmentId = await deterministicId(`shipment:${request.id}`);
   const scac = request.lineScac ?? request.scac ?? "";
@@ -177,6 +181,24 @@ export async function writeLookupRows(
     createdAt: now,
     updatedAt: now,
   };
+  const equipmentRows = (into: Database) =>
+    boxes.map((b) =>
+      into
+        .insert(trackedEquipment)
+        .values({
+          id: b.trackedEquipmentId,
+          scac,
+          number: b.facts.number,
+          shipmentNumber: request.requestType === "container" ? b.facts.number : request.normalizedNumber,
+          requestType: request.requestType,
+          createdAt: now,
+        })
+        .onConflictDoNothing(),
+    );
+  if (primary) {
+    const [first, ...rest] = equipmentRows(primary);
+    if (first) await primary.batch([first, ...rest]);
+  }
   const statements = [
     db.insert(shipments).values(shipmentRow),
     ...boxes.map((b) => {
@@ -201,19 +223,7 @@ export async function writeLookupRows(
         updatedAt: now,
       });
     }),
-    ...boxes.map((b) =>
-      db
-        .insert(trackedEquipment)
-        .values({
-          id: b.trackedEquipmentId,
-          scac,
-          number: b.facts.number,
-          shipmentNumber: request.requestType === "container" ? b.facts.number : request.normalizedNumber,
-          requestType: request.requestType,
-          createdAt: now,
-        })
-        .onConflictDoNothing(),
-    ),
+    ...equipmentRows(db),
     ...boxes.map((b) =>
       db.insert(subscriptions).values({
         id: b.subscriptionId,
@@ -265,6 +275,7 @@ export async function markRequestCreated(
   request: TrackingRequestRow,
   shipmentId: string,
   now: string,
+  shard?: number,
 ): Promise<void> {
   const after: TrackingRequestRow = {
     ...request,
@@ -301,6 +312,7 @@ export async function markRequestCreated(
       ]);
       return [trackingRequestDraft("tracking_request.succeeded", after, { shipment, containers: boxes }, now)];
     },
+    shard,
   );
 }
 
@@ -314,6 +326,7 @@ export async function recordLookupFailure(
   request: TrackingRequestRow,
   reason: string,
   now: string,
+  shard?: number,
 ): Promise<void> {
   const after: TrackingRequestRow = {
     ...request,
@@ -333,5 +346,6 @@ export async function recordLookupFailure(
     ],
     { accountId: request.accountId, events: ["tracking_request.failed"], nowIso: now },
     async () => [trackingRequestDraft("tracking_request.failed", after, {}, now)],
+    shard,
   );
 }
