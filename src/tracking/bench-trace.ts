@@ -1,3 +1,4 @@
+import { shardBindingName, shardBindings } from "../db/shards";
 import type { TerminalPollMessage } from "./terminal-poll-message";
 import { Tracker } from "./tracker";
 import type { UpdateOutcome } from "./tracker-state";
@@ -8,7 +9,7 @@ import type { UpdateOutcome } from "./tracker-state";
  * is {@link BenchTracedTracker} (src/index.ts exports both), and nothing else knows of the bench. Everything is inert
  * unless the Worker variable `BENCH_ENGINE` is set, which no deployed config does (it is not in wrangler.toml; the
  * bench passes it to `wrangler dev` with `--var`; src/bindings.d.ts declares it):
- * - `BENCH_ENGINE=trace`: each Tracker update counts the D1 round trips it makes (`countingD1`) and writes one
+ * - `BENCH_ENGINE=trace`: each Tracker update counts the D1 round trips it makes on every shard (`countingShards`) and writes one
  *   `bench-engine {...}` line to the log (console.warn, so it shows at `--log-level warn`);
  * - `BENCH_ENGINE=noop`: the `terminal-polls` consumer acks every message without polling (the bench's
  *   "same consumer doing no work" baseline) and logs `bench-engine {"noop":n}` per batch;
@@ -79,6 +80,18 @@ export function countingD1(db: D1Database, counter: D1Counter): D1Database {
   } as D1Database;
 }
 
+/**
+ * `env` with every shard's D1 binding (`DB`, `DB_1`, …: src/db/shards.ts) counting into `counter`: an update's round
+ * trips over all the shards it writes.
+ */
+export function countingShards(env: Env, counter: D1Counter): Env {
+  const wrapped: Record<string, D1Database> = {};
+  shardBindings(env).forEach((d1, shard) => {
+    wrapped[shardBindingName(shard)] = countingD1(d1, counter);
+  });
+  return { ...env, ...wrapped } as Env;
+}
+
 /** Path of the bench's enqueue endpoint (answered only when `BENCH_ENGINE` is set). */
 export const BENCH_ENGINE_ENQUEUE_PATH = "/__bench/engine/enqueue";
 
@@ -143,7 +156,7 @@ export class BenchTracedTracker extends Tracker {
 
   constructor(ctx: DurableObjectState, env: Env) {
     const d1Count: D1Counter | null = benchEngineMode(env) === "trace" ? { batches: 0, statements: 0 } : null;
-    super(ctx, d1Count ? { ...env, DB: countingD1(env.DB, d1Count) } : env);
+    super(ctx, d1Count ? countingShards(env, d1Count) : env);
     this.d1Count = d1Count;
   }
 
