@@ -267,7 +267,8 @@ export function trackingRequestDraft(
 /**
  * Marks the request `created` with its `tracked_object`, unless it already left `pending`/`awaiting_manifest`, and
  * announces `tracking_request.succeeded` (with the shipment and its containers as the Trackers left them) in the same
- * D1 batch (docs/decisions.md §Webhooks).
+ * D1 batch (docs/decisions.md §Webhooks). `db` is the account's shard; `shard` its number, carried in the queue
+ * messages (omitted: the delivery consumer looks the notification up).
  */
 export async function markRequestCreated(
   db: Database,
@@ -318,7 +319,8 @@ export async function markRequestCreated(
 
 /**
  * Marks a tracking request failed for good with `failed_reason` (docs/api.md §Tracking request status) and announces
- * `tracking_request.failed` in the same D1 batch (docs/decisions.md §Webhooks).
+ * `tracking_request.failed` in the same D1 batch (docs/decisions.md §Webhooks). `db` is the account's shard;
+ * `shard` its number, carried in the queue messages (omitted: the delivery consumer looks the notification up).
  */
 export async function recordLookupFailure(
   db: Database,

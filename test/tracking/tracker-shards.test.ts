@@ -37,6 +37,8 @@ const EVENTS = [
   "container.updated",
   "container.transport.vessel_arrived",
   "container.transport.vessel_discharged",
+  "source_outage.started",
+  "source_outage.resolved",
 ];
 /** Tables of account rows the journey writes (each row's `account_id` must be an account of its shard). */
 const ACCOUNT_TABLES = [
@@ -125,11 +127,14 @@ async function twoShardBox() {
     arrived: milestone("container.transport.vessel_arrived", at(1), POD, { id: `${number}/arrived` }),
     discharged: milestone("container.transport.vessel_discharged", at(1.2), POD, { id: `${number}/discharged` }),
   };
-  const state = { milestones: [j.loaded, j.departed] as Milestone[] };
-  const found = (): LookupResult => ({
-    kind: "found",
-    shipment: shipmentFacts([containerFacts(number, state.milestones)], { billOfLadingNumber: bl }),
-  });
+  const state = { milestones: [j.loaded, j.departed] as Milestone[], refuse: false };
+  const found = (): LookupResult =>
+    state.refuse
+      ? { kind: "temporary_failure", reason: "shipping_line_credentials_rejected" }
+      : {
+          kind: "found",
+          shipment: shipmentFacts([containerFacts(number, state.milestones)], { billOfLadingNumber: bl }),
+        };
   const sources: SourceRegistry = registryOf([new FakeCarrier(SCAC, found)]);
   const clock = new FakeClock(FUTURE_T0);
   const deliveries: RecordingQueue<WebhookDeliveryMessage> = recordingQueue();
@@ -318,5 +323,44 @@ describe("one box, two accounts on two shards", () => {
         .first(),
     ];
     expect(rowB).toEqual(rowA);
+  });
+
+  it("a source outage is told to each account in its own shard, started and resolved once", async () => {
+    const box = await twoShardBox();
+    const noticesOf = (shard: number, accountId: string, event: string) =>
+      count(
+        shard,
+        "SELECT COUNT(*) AS n FROM webhook_notifications WHERE account_id = ?1 AND event = ?2",
+        accountId,
+        event,
+      );
+    box.state.refuse = true;
+    box.clock.advance(6 * HOUR_MS);
+    box.deliveries.sent.length = 0;
+    await box.poll();
+    expect(await noticesOf(0, box.a.accountId, "source_outage.started")).toBe(1);
+    expect(await noticesOf(1, box.b.accountId, "source_outage.started")).toBe(1);
+    expect(await noticesOf(0, box.b.accountId, "source_outage.started")).toBe(0);
+    expect(await noticesOf(1, box.a.accountId, "source_outage.started")).toBe(0);
+    // The outage and the accounts it told are in the primary.
+    expect(
+      await count(
+        0,
+        "SELECT COUNT(*) AS n FROM source_outage_accounts WHERE account_id IN (?1, ?2)",
+        box.a.accountId,
+        box.b.accountId,
+      ),
+    ).toBe(2);
+    expect(box.deliveries.sent.map((m) => m.body.shard).sort()).toEqual([0, 1]);
+    // Still refusing: nothing new. Answering again: resolved once in each shard.
+    box.clock.advance(HOUR_MS);
+    await box.poll();
+    expect(await noticesOf(1, box.b.accountId, "source_outage.started")).toBe(1);
+    box.state.refuse = false;
+    box.clock.advance(HOUR_MS);
+    await box.poll();
+    expect(await noticesOf(0, box.a.accountId, "source_outage.resolved")).toBe(1);
+    expect(await noticesOf(1, box.b.accountId, "source_outage.resolved")).toBe(1);
+    expect(await noticesOf(0, box.b.accountId, "source_outage.resolved")).toBe(0);
   });
 });
