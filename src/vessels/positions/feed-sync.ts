@@ -13,7 +13,10 @@ import type { TrackedVessel } from "./source";
  * with the primary's MMSI and name, at most {@link MAX_TRACKED_VESSELS} by IMO number. One query per shard, and one
  * more of the primary's vessels when another shard names a vessel the primary's boxes do not.
  */
-export async function trackedVesselsOfShards(primary: Database, otherShards: readonly Database[]): Promise<TrackedVessel[]> {
+export async function trackedVesselsOfShards(
+  primary: Database,
+  otherShards: readonly Database[],
+): Promise<TrackedVessel[]> {
   const byImo = new Map<string, TrackedVessel>();
   for (const v of await trackedVessels(primary)) byImo.set(v.imo, v);
   const missing = new Set<string>();
