@@ -1,4 +1,4 @@
-import { accountShard } from "../db/shards";
+import { accountShard, shardCount } from "../db/shards";
 import type { Subscription } from "./box-writes";
 
 /**
@@ -20,13 +20,14 @@ export interface ShardPart {
 /**
  * The shards of `accountIds` (distinct ids), each with its accounts, in shard order. An account the primary does not
  * know (never the case for a live account: accounts are not deleted) is left out with a log line, so it cannot hold
- * up the others' writes.
+ * up the others' writes. With a single shard nothing is read: every account is on the primary.
  */
 export async function groupAccountsByShard(
   env: Env,
   accountIds: readonly string[],
 ): Promise<{ shard: number; accountIds: string[] }[]> {
   const distinct = [...new Set(accountIds)];
+  if (shardCount(env) === 1) return distinct.length > 0 ? [{ shard: 0, accountIds: distinct }] : [];
   const shards = await Promise.all(distinct.map((id) => accountShard(env, id)));
   const out = new Map<number, string[]>();
   distinct.forEach((id, i) => {
