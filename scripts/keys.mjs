@@ -5,16 +5,32 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { uuidv7 } from "uuidv7";
 import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, hashApiKey, KEY_PREFIX_LENGTH } from "./lib/api-keys.mjs";
-import { d1Execute, LOCAL_EMAIL_DOMAIN, nowIso, sqlLiteral } from "./lib/wrangler.mjs";
+import {
+  accountRowStatement,
+  configuredNewAccountShard,
+  scriptShards,
+  shardWithFewestAccounts,
+} from "./lib/shards.mjs";
+import {
+  applyMigrations,
+  d1Execute,
+  d1ExecuteStatements,
+  LOCAL_EMAIL_DOMAIN,
+  nowIso,
+  sqlLiteral,
+} from "./lib/wrangler.mjs";
 
 const USAGE = `usage:
-  npm run keys -- create --account <name> [--name <key name>] [--remote]
+  npm run keys -- create --account <name> [--name <key name>] [--shard <n>] [--remote]
   npm run keys -- create --account-id <id> [--name <key name>] [--remote]
   npm run keys -- list [--account-id <id>] [--remote]
   npm run keys -- revoke <key id | prefix | key> [--remote]
   npm run keys -- mailbox --account-id <id> --allow <address | @domain>[,...] [--remote]
 
-  create   makes the account if no account has that name, then a key for it; the key is printed once
+  create   makes the account if no account has that name, then a key for it; the key is printed once. A new account
+           goes to shard --shard <n>, else NEW_ACCOUNT_SHARD (environment or wrangler.toml [vars]), else to the shard
+           with the fewest accounts (docs/SCALING.md §Shards): its row is
+           written to the primary (DB, with its shard) and copied to its shard (DB_<n>); keys stay in the primary
   list     keys with their account, name, prefix and dates (never the key or its hash)
   revoke   stops a key from authenticating (within AUTH_CACHE_TTL_SECONDS)
   mailbox  gives the account its document submission address (a new one each time) and the senders allowed to use it
@@ -34,6 +50,7 @@ const COMMANDS = {
       account: { type: "string" },
       "account-id": { type: "string" },
       name: { type: "string" },
+      shard: { type: "string" },
       remote: { type: "boolean", default: false },
     },
     positionals: 0,
@@ -83,7 +100,7 @@ const where = (remote) => (remote ? "remote" : "local");
 async function findAccount({ account, accountId, remote }) {
   const condition = accountId !== undefined ? `id = ${sqlLiteral(accountId)}` : `name = ${sqlLiteral(account)}`;
   const [rows = []] = await d1Execute({
-    sql: `SELECT id, name FROM accounts WHERE ${condition} ORDER BY created_at, id;`,
+    sql: `SELECT id, name, shard FROM accounts WHERE ${condition} ORDER BY created_at, id;`,
     remote,
   });
   return rows;
@@ -101,17 +118,27 @@ async function create({ values }) {
     throw new Error(`${matches.length} accounts are named "${account}"; choose one with --account-id:\n${ids}`);
   }
   if (accountId !== undefined && matches.length === 0) throw new Error(`no account with id ${accountId}`);
+  const shards = scriptShards({ remote });
+  // --shard, else NEW_ACCOUNT_SHARD (as the Worker reads it), else the shard with the fewest accounts.
+  const given = values.shard ?? configuredNewAccountShard();
+  const wanted = given === undefined ? undefined : Number(given);
+  if (wanted !== undefined && (!Number.isInteger(wanted) || wanted < 0 || wanted >= shards.bindings.length)) {
+    const source = values.shard === undefined ? `NEW_ACCOUNT_SHARD=${given}` : `--shard ${given}`;
+    throw new UsageError(`${source} names no shard: the ${where(remote)} deployment has ${shards.bindings.join(", ")}`);
+  }
+  if (wanted !== undefined && matches[0] !== undefined && Number(matches[0].shard) !== wanted) {
+    throw new Error(`account ${matches[0].id} is on shard ${matches[0].shard}, not ${wanted}: accounts never move`);
+  }
 
   const now = nowIso();
   const statements = [];
   let target = matches[0];
   if (target === undefined) {
-    target = { id: uuidv7(), name: account };
-    statements.push(
-      `INSERT INTO accounts (id, name, entitlements, created_at) VALUES (${sqlLiteral(target.id)}, ${sqlLiteral(
-        target.name,
-      )}, '[]', ${sqlLiteral(now)});`,
-    );
+    const shard = wanted ?? (await shardWithFewestAccounts({ remote, count: shards.bindings.length }));
+    target = { id: uuidv7(), name: account, shard };
+    const row = { id: target.id, name: target.name, shard, createdAt: now };
+    if (shard !== 0) await prepareShardCopy(row, shards, remote);
+    statements.push(accountRowStatement(row));
   }
   const key = generateApiKey(remote ? "live" : "test");
   const keyId = uuidv7();
@@ -129,7 +156,9 @@ async function create({ values }) {
   );
   await d1Execute({ sql: statements.join("\n"), remote });
 
-  console.log(`${matches.length === 0 ? "Created account" : "Account"} ${target.name} (${target.id}), ${where(remote)} D1
+  console.log(`${matches.length === 0 ? "Created account" : "Account"} ${target.name} (${target.id}) on shard ${
+    target.shard
+  }, ${where(remote)} D1
 Created key "${keyName}"
   id      ${keyId}
   prefix  ${apiKeyPrefix(key)}
@@ -137,6 +166,22 @@ Created key "${keyName}"
   ${key}
 
 This is the only time the key is shown; it is stored as a SHA-256 hash.`);
+}
+
+/**
+ * Writes a new account's copy into its shard (`row.shard` ≥ 1) before the primary records it, so the account never
+ * points at a shard without its row. Locally the shard is first given the migrations and the reference data (npm
+ * start does the same; a deployed shard is prepared by `npm run seed -- --remote`, docs/SCALING.md §Shards).
+ */
+async function prepareShardCopy(row, shards, remote) {
+  const binding = shards.bindings[row.shard];
+  if (!remote) {
+    await applyMigrations({ binding, config: shards.config });
+    // Imported only here: the compiled reference data is large.
+    const { referenceSeedStatements } = await import("../src/reference/seed.ts");
+    await d1ExecuteStatements(referenceSeedStatements(), { binding, config: shards.config });
+  }
+  await d1Execute({ sql: accountRowStatement(row), remote, binding, config: shards.config });
 }
 
 /** Prints rows as aligned columns; null shows as "-". */
@@ -212,9 +257,16 @@ async function mailbox({ values }) {
   for (const entry of senders) {
     if (!/^[^@\s]*@[a-z0-9.-]+$/.test(entry)) throw new UsageError(`not an address or @domain: "${entry}"`);
   }
-  if ((await findAccount({ accountId, remote })).length === 0) throw new Error(`no account with id ${accountId}`);
+  const [found] = await findAccount({ accountId, remote });
+  if (found === undefined) throw new Error(`no account with id ${accountId}`);
+  // The mailbox is one of the account's rows: it lives on the account's shard (docs/SCALING.md §Shards).
+  const shards = scriptShards({ remote });
+  const binding = shards.bindings[Number(found.shard)];
+  if (binding === undefined) throw new Error(`account ${accountId} is on shard ${found.shard}, which is not bound`);
   const token = randomBytes(16).toString("hex");
   await d1Execute({
+    binding,
+    config: shards.config,
     sql: `INSERT INTO document_mailboxes (account_id, token, allowed_senders, created_at) VALUES (${[
       accountId,
       token,

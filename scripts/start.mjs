@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npm start`: prepares the local D1 database (migrations, reference data, a development account and API key),
+// `npm start`: prepares the local D1 databases (migrations, reference data, a development account and API key),
 // prints how to call the API, then runs `wrangler dev` on http://127.0.0.1:8787 (docs/decisions.md §Accounts and keys).
+// It runs two shards (docs/SCALING.md §Shards): `DB` (the primary, with the Development account) and a local `DB_1`
+// (with a second demo account and key), bound through wrangler.local-shards.toml (scripts/lib/shards.mjs).
 //
 //   npm start                     reuse the dev key kept in .wrangler/dev-api-key (or make one)
 //   npm start -- --rotate-key     revoke the dev key and make a new one
@@ -13,6 +15,7 @@ import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { uuidv7 } from "uuidv7";
 import { API_KEY_PATTERN, apiKeyPrefix, generateApiKey, generateToken, hashApiKey } from "./lib/api-keys.mjs";
+import { accountRowStatement, shardBindingName, writeLocalShardsConfig } from "./lib/shards.mjs";
 import { sourcesBanner } from "./lib/sources-banner.mjs";
 import {
   applyMigrations,
@@ -41,6 +44,16 @@ const DEV_USER_EMAIL = "dev@localhost";
 const DEV_SIGN_IN_LINK_TTL_MS = 24 * 3600_000;
 /** The plaintext dev key, kept locally (under the gitignored .wrangler/) so it survives restarts. */
 const DEV_KEY_FILE = join(ROOT, ".wrangler", "dev-api-key");
+/** The accounts npm start keeps, each with its key: the Development account on shard 0, a demo account on shard 1. */
+const DEV_ACCOUNTS = [
+  { id: DEV_ACCOUNT_ID, name: DEV_ACCOUNT_NAME, shard: 0, keyFile: DEV_KEY_FILE },
+  {
+    id: "00000000-0000-7000-8000-000000000002",
+    name: "Development (shard 1)",
+    shard: 1,
+    keyFile: join(ROOT, ".wrangler", "dev-api-key-shard-1"),
+  },
+];
 const DEFAULT_IP = "127.0.0.1";
 const DEFAULT_PORT = "8787";
 /** The cron in wrangler.toml that drives the tracking pipeline's sweep. */
@@ -68,39 +81,46 @@ function optionValue(args, name) {
   return undefined;
 }
 
-function readDevKey() {
-  if (!existsSync(DEV_KEY_FILE)) return undefined;
-  const key = readFileSync(DEV_KEY_FILE, "utf8").trim();
+function readDevKey(file) {
+  if (!existsSync(file)) return undefined;
+  const key = readFileSync(file, "utf8").trim();
   if (API_KEY_PATTERN.test(key)) return key;
-  console.warn(`! ${DEV_KEY_FILE} does not hold a valid key; making a new one.`);
+  console.warn(`! ${file} does not hold a valid key; making a new one.`);
   return undefined;
 }
 
-function writeDevKey(key) {
-  mkdirSync(dirname(DEV_KEY_FILE), { recursive: true });
-  writeFileSync(DEV_KEY_FILE, `${key}\n`, { mode: 0o600 });
-  chmodSync(DEV_KEY_FILE, 0o600);
+function writeDevKey(file, key) {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
 }
 
 /**
- * SQL that makes sure the Development account exists and `key` authenticates as it: inserts the key's hash if
- * missing (the local database may have been wiped while the key file stayed), after revoking the other dev keys
- * when rotating. The last statement selects the key's `revoked_at`, read by {@link devKeyIsActive}.
+ * The row of a dev account (one of {@link DEV_ACCOUNTS}) with every paid feature, as {@link accountRowStatement} takes it.
+ */
+function devAccountRow(account, now) {
+  return { id: account.id, name: account.name, entitlements: DEV_ENTITLEMENTS, shard: account.shard, createdAt: now };
+}
+
+/**
+ * SQL for the primary that makes sure the dev account `account` (one of {@link DEV_ACCOUNTS}) exists on its shard and
+ * `key` authenticates as it: inserts the key's hash if missing (the local database may have been wiped while the key
+ * file stayed), after revoking the account's other dev keys when rotating. The last statement selects the key's
+ * `revoked_at`, read by {@link devKeyIsActive}. An account on shard n ≥ 1 also needs its copy there
+ * ({@link devShardCopyStatements}).
  * @returns {string[]}
  */
-function devKeyStatements(key, { revokeOthers }) {
+function devKeyStatements(key, { revokeOthers, account = DEV_ACCOUNTS[0] }) {
   const now = nowIso();
   const hash = hashApiKey(key);
   const statements = [
-    `INSERT INTO accounts (id, name, entitlements, created_at) VALUES (${sqlLiteral(DEV_ACCOUNT_ID)}, ${sqlLiteral(
-      DEV_ACCOUNT_NAME,
-    )}, ${sqlLiteral(DEV_ENTITLEMENTS)}, ${sqlLiteral(now)}) ON CONFLICT(id) DO NOTHING;`,
+    accountRowStatement(devAccountRow(account, now)),
     // An account made by an earlier npm start gets the features too.
-    `UPDATE accounts SET entitlements = ${sqlLiteral(DEV_ENTITLEMENTS)} WHERE id = ${sqlLiteral(DEV_ACCOUNT_ID)};`,
+    `UPDATE accounts SET entitlements = ${sqlLiteral(DEV_ENTITLEMENTS)} WHERE id = ${sqlLiteral(account.id)};`,
   ];
   if (revokeOthers) {
     statements.push(
-      `UPDATE api_keys SET revoked_at = ${sqlLiteral(now)} WHERE account_id = ${sqlLiteral(DEV_ACCOUNT_ID)} AND name = ${sqlLiteral(
+      `UPDATE api_keys SET revoked_at = ${sqlLiteral(now)} WHERE account_id = ${sqlLiteral(account.id)} AND name = ${sqlLiteral(
         DEV_KEY_NAME,
       )} AND revoked_at IS NULL AND key_hash <> ${sqlLiteral(hash)};`,
     );
@@ -108,7 +128,7 @@ function devKeyStatements(key, { revokeOthers }) {
   statements.push(
     `INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (${[
       uuidv7(),
-      DEV_ACCOUNT_ID,
+      account.id,
       DEV_KEY_NAME,
       hash,
       apiKeyPrefix(key),
@@ -153,6 +173,15 @@ function devSignInStatements() {
   return { statements, token };
 }
 
+/** SQL for shard `account.shard` ≥ 1: the copy of the dev account's row its rows' foreign keys point at. */
+function devShardCopyStatements(account) {
+  const now = nowIso();
+  return [
+    accountRowStatement(devAccountRow(account, now)),
+    `UPDATE accounts SET entitlements = ${sqlLiteral(DEV_ENTITLEMENTS)} WHERE id = ${sqlLiteral(account.id)};`,
+  ];
+}
+
 /** Whether the results of a batch ending with {@link devKeyStatements} show the key stored and not revoked. */
 function devKeyIsActive(results) {
   const row = results.at(-1)?.[0];
@@ -160,40 +189,58 @@ function devKeyIsActive(results) {
 }
 
 async function setUp({ rotateKey }) {
-  const migrations = await applyMigrations();
-  console.log(
-    migrations.upToDate || migrations.applied.length === 0
-      ? "✓ D1 (local): migrations up to date"
-      : `✓ D1 (local): applied ${migrations.applied.join(", ")}`,
-  );
+  // Both shards are bound by the generated config (wrangler.toml plus a local DB_1): every wrangler run below uses it.
+  const config = writeLocalShardsConfig(DEV_ACCOUNTS.length);
+  const bindings = DEV_ACCOUNTS.map((account) => shardBindingName(account.shard));
+  for (const binding of bindings) {
+    const migrations = await applyMigrations({ binding, config });
+    console.log(
+      migrations.upToDate || migrations.applied.length === 0
+        ? `✓ D1 ${binding} (local): migrations up to date`
+        : `✓ D1 ${binding} (local): applied ${migrations.applied.join(", ")}`,
+    );
+  }
 
-  let key = rotateKey ? undefined : readDevKey();
-  const reused = key !== undefined;
-  key ??= generateApiKey("test");
+  const keys = DEV_ACCOUNTS.map((account) => (rotateKey ? undefined : readDevKey(account.keyFile)));
+  const reused = keys.map((key) => key !== undefined);
+  const fresh = keys.map((key) => key ?? generateApiKey("test"));
 
   // Imported here, not at the top: Node strips TypeScript types only from 22.18 on, and checkNode() says so first.
   const { referenceSeedRowCounts, referenceSeedStatements } = await import("../src/reference/seed.ts");
   const seed = referenceSeedStatements();
   const rows = referenceSeedRowCounts();
-  // One wrangler run for the seed, the dev key and the dev user's sign-in link: each run costs seconds.
-  const keyStatements = devKeyStatements(key, { revokeOthers: rotateKey });
+  // Every shard first gets the reference data and the copies of its dev accounts (before the primary records them).
+  for (const binding of bindings.slice(1)) {
+    const copies = DEV_ACCOUNTS.filter((account) => shardBindingName(account.shard) === binding).flatMap(
+      devShardCopyStatements,
+    );
+    await d1ExecuteStatements([...seed, ...copies], { binding, config });
+  }
+  // One wrangler run on the primary for the seed, the dev keys and the dev user's sign-in link: each run costs seconds.
+  const keyStatements = DEV_ACCOUNTS.map((account, i) =>
+    devKeyStatements(fresh[i], { revokeOthers: rotateKey, account }),
+  );
   const signIn = devSignInStatements();
-  const all = await d1ExecuteStatements([...seed, ...keyStatements, ...signIn.statements]);
-  const results = all.slice(0, seed.length + keyStatements.length);
+  const all = await d1ExecuteStatements([...seed, ...keyStatements.flat(), ...signIn.statements], { config });
   console.log(
-    `✓ reference data: ${rows.ports} ports and ${rows.terminals} terminals upserted (unchanged rows untouched)`,
+    `✓ reference data: ${rows.ports} ports and ${rows.terminals} terminals upserted into ${bindings.join(" and ")} (unchanged rows untouched)`,
   );
 
-  if (!devKeyIsActive(results)) {
-    console.log("! the saved dev key was revoked; making a new one");
-    key = generateApiKey("test");
-    const retry = await d1ExecuteStatements(devKeyStatements(key, { revokeOthers: false }));
-    if (!devKeyIsActive(retry)) throw new Error("could not store the new dev key");
-  } else if (!reused) {
-    console.log(rotateKey ? "✓ dev key rotated (the old one is revoked)" : "✓ dev key created");
+  let end = seed.length;
+  for (const [i, account] of DEV_ACCOUNTS.entries()) {
+    end += keyStatements[i].length;
+    const label = account.shard === 0 ? "dev key" : `dev key of shard ${account.shard}`;
+    if (!devKeyIsActive(all.slice(0, end))) {
+      console.log(`! the saved ${label} was revoked; making a new one`);
+      fresh[i] = generateApiKey("test");
+      const retry = await d1ExecuteStatements(devKeyStatements(fresh[i], { revokeOthers: false, account }), { config });
+      if (!devKeyIsActive(retry)) throw new Error(`could not store the new ${label}`);
+    } else if (!reused[i]) {
+      console.log(rotateKey ? `✓ ${label} rotated (the old one is revoked)` : `✓ ${label} created`);
+    }
+    writeDevKey(account.keyFile, fresh[i]);
   }
-  writeDevKey(key);
-  return { key, signInToken: signIn.token };
+  return { key: fresh[0], shardKeys: fresh.slice(1), signInToken: signIn.token, config };
 }
 
 /** Where wrangler dev will listen, as an origin a local client can reach (`0.0.0.0` → `127.0.0.1`). */
@@ -228,7 +275,7 @@ function startCronTicker(origin) {
   return () => clearInterval(timer);
 }
 
-function printBanner({ key, signInToken }, devArgs, { cron }) {
+function printBanner({ key, shardKeys, signInToken }, devArgs, { cron }) {
   const base = `${devOrigin(devArgs)}/v2`;
   const signInLink = `${devOrigin(devArgs)}/sign-in/link?token=${signInToken}`;
   const cronLine = cron
@@ -238,6 +285,15 @@ function printBanner({ key, signInToken }, devArgs, { cron }) {
   API      ${base}
   Account  ${DEV_ACCOUNT_NAME} (${DEV_ACCOUNT_ID})
   API key  ${key}   (saved in .wrangler/dev-api-key; new one: npm start -- --rotate-key)
+${DEV_ACCOUNTS.slice(1)
+  .map(
+    (
+      account,
+      i,
+    ) => `  Shard ${account.shard}  ${account.name} (${account.id}), its rows in the local D1 ${shardBindingName(account.shard)}
+  API key  ${shardKeys[i]}   (saved in .wrangler/${account.keyFile.split("/").pop()})`,
+  )
+  .join("\n")}
   Sign in  ${signInLink}
            (opens the dashboard as ${DEV_USER_EMAIL}, admin: one use, 24 h; a new link every npm start)
   MCP      ${devOrigin(devArgs)}/mcp   (Authorization: Token <key>, or sign in with OAuth from an MCP client)${cronLine}
@@ -249,8 +305,12 @@ ${sourcesBanner({ root: ROOT, devArgs })}
 }
 
 /** Runs wrangler dev in the foreground; resolves with the exit code to leave with. */
-function runDev(devArgs, { cron }) {
+function runDev(devArgs, { cron, config }) {
   const args = ["dev", "--local"];
+  // The generated config binds the local shards (scripts/lib/shards.mjs), unless the caller names a config.
+  if (optionValue(devArgs, "--config") === undefined && optionValue(devArgs, "-c") === undefined) {
+    args.push("--config", config);
+  }
   if (optionValue(devArgs, "--ip") === undefined) args.push("--ip", DEFAULT_IP);
   if (optionValue(devArgs, "--port") === undefined) args.push("--port", DEFAULT_PORT);
   // Local development plays every supported carrier's journeys with the simulator (off in production config);
@@ -323,7 +383,7 @@ async function main() {
   const cron = options.cron && !options.setupOnly && configuredCrons().includes(EVERY_MINUTE);
   printBanner(credentials, options.devArgs, { cron });
   if (options.setupOnly) return 0;
-  return runDev(options.devArgs, { cron });
+  return runDev(options.devArgs, { cron, config: credentials.config });
 }
 
 main().then(

@@ -7,15 +7,17 @@
 // Both phases put the N messages on the queue at once (POST /__bench/engine/enqueue, answered only under
 // BENCH_ENGINE) and time until the Worker logged the N-th message done. Afterwards, with wrangler stopped, every
 // Tracker's storage is read from its SQLite file under the persistence directory (v3/do/*-Tracker/).
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
+import { startCpuMeter } from "../lib/cpu.mjs";
 import { benchOptions } from "../lib/options.mjs";
-import { fmt, machine, printTable, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
+import { fmt, machine, printTargets, sourceVersion, writeResult } from "../lib/report.mjs";
 import { execStatements, generateTestKey, openForBulkLoad, seedAccount } from "../lib/seed.mjs";
 import { applyMigrations, d1SqliteFile, ROOT, snapshotProject, startDev, wipePersistDir } from "../lib/wrangler.mjs";
+import { printComparison, printRun, summarizeRun } from "./figures.mjs";
 
 export const description = "engine: N tracked boxes polled once; polls/s vs a no-op consumer, D1 per poll, DO storage";
 
@@ -28,7 +30,11 @@ export const usage = `bench engine options (or the environment variable in brack
   --changed-speed S     SIMULATION_SPEED of that phase (default 20 days/min)
   --port P              port of the bench's wrangler dev on 127.0.0.1 (BENCH_ENGINE_PORT, default 8790)
   --ref REF             measure the Worker of a git commit (e.g. the previous session's) instead of the working
-                        tree, for an A/B under the same machine load (BENCH_ENGINE_REF)
+                        tree (BENCH_ENGINE_REF)
+  --ab REF              measure the Worker of REF ("before") and the working tree ("after") in one run, from the
+                        same tracked state, interleaved (BENCH_ENGINE_AB; rounds default to 3)
+  --rounds N            measured rounds (each: no-op, real poll and changed-poll phases) per Worker; medians are
+                        reported (BENCH_ENGINE_ROUNDS, default 1, or 3 with --ab)
   --keep-state          keep .wrangler/bench-engine-state and the source snapshot .wrangler/bench-engine-src
   --check               exit 1 when a target fails (BENCH_CHECK=1)`;
 
@@ -50,6 +56,8 @@ function options(argv) {
     "changed-speed": { type: "string" },
     port: { type: "string" },
     ref: { type: "string" },
+    ab: { type: "string" },
+    rounds: { type: "string" },
     "keep-state": { type: "boolean" },
     check: { type: "boolean" },
   });
@@ -61,6 +69,8 @@ function options(argv) {
     changedSpeed: num("changed-speed", null, 20, 0.000001),
     port: Math.floor(num("port", "BENCH_ENGINE_PORT", 8790, 1)),
     ref: values.ref ?? process.env.BENCH_ENGINE_REF ?? null,
+    ab: values.ab ?? process.env.BENCH_ENGINE_AB ?? null,
+    rounds: Math.floor(num("rounds", "BENCH_ENGINE_ROUNDS", (values.ab ?? process.env.BENCH_ENGINE_AB) ? 3 : 1, 1)),
     keepState: values["keep-state"] === true,
     check: flag("check", "BENCH_CHECK"),
   };
@@ -178,6 +188,7 @@ async function pollPhase({ project, persistDir, opts, mode, label = mode, boxes,
   try {
     const before = traceLines(logFile).length;
     if (before !== 0) throw new Error(`${mode}: ${before} polls logged before any was enqueued (Tracker alarms?)`);
+    const meter = startCpuMeter(dev.pid);
     const started = performance.now();
     const res = await fetch(`${dev.baseUrl}/__bench/engine/enqueue`, {
       method: "POST",
@@ -192,9 +203,10 @@ async function pollPhase({ project, persistDir, opts, mode, label = mode, boxes,
       lines = traceLines(logFile);
       return count(lines) >= boxes.length;
     });
+    const cpu = meter.stop();
     const seconds = (performance.now() - started) / 1000;
     if (!dev.alive()) throw new Error(`${mode}: wrangler dev died during the phase`);
-    return { mode, seconds, enqueuedMs, pollsPerSecond: boxes.length / seconds, lines };
+    return { mode, seconds, enqueuedMs, pollsPerSecond: boxes.length / seconds, lines, cpu };
   } finally {
     await dev.stop();
   }
@@ -239,15 +251,38 @@ function trackerStorage(persistDir) {
   return out;
 }
 
-function stats(values) {
-  const v = [...values].sort((a, b) => a - b);
-  if (v.length === 0) return { n: 0, mean: Number.NaN, p50: Number.NaN, max: Number.NaN };
-  return {
-    n: v.length,
-    mean: v.reduce((a, b) => a + b, 0) / v.length,
-    p50: v[Math.floor((v.length - 1) / 2)],
-    max: v[v.length - 1],
-  };
+/**
+ * One measured run of the Worker in `project` on the tracked state in `persistDir`: the no-op consumer, the real
+ * poll of every box (unchanged polls), then the first `--changed-boxes` boxes again with the journeys jumped ahead
+ * (changed polls), and the Trackers' storage. Resolves to its figures (bench/engine/figures.mjs `summarizeRun`).
+ */
+async function measureRun({ project, persistDir, opts, boxes }) {
+  const noop = await pollPhase({
+    project,
+    persistDir,
+    opts,
+    mode: "noop",
+    boxes,
+    count: (lines) => lines.reduce((a, l) => a + (l.noop ?? 0), 0),
+  });
+  step(`no-op consumer: ${boxes.length} messages in ${fmt(noop.seconds)} s`);
+  const engine = await pollPhase({ project, persistDir, opts, mode: "trace", boxes, count: distinctPolled });
+  step(`engine: ${boxes.length} polls in ${fmt(engine.seconds)} s`);
+  // Changed polls: the journeys jump ahead (SIMULATION_SPEED raised), so most first polls bring events. Tracker
+  // alarms then re-poll boxes every few seconds too; every poll line counts for D1 and CPU per poll, none for
+  // throughput.
+  const changedBoxes = boxes.slice(0, Math.min(boxes.length, opts.changedBoxes));
+  const jump = await pollPhase({
+    project,
+    persistDir,
+    opts: { ...opts, speed: opts.changedSpeed },
+    mode: "trace",
+    label: "changed",
+    boxes: changedBoxes,
+    count: distinctPolled,
+  });
+  step(`changed-poll phase: ${jump.lines.length} polls of ${changedBoxes.length} boxes in ${fmt(jump.seconds)} s`);
+  return summarizeRun({ boxes: boxes.length, noop, engine, jump, storage: trackerStorage(persistDir) });
 }
 
 /** Runs the engine bench; resolves to the process exit code. */
@@ -263,8 +298,24 @@ export async function run(argv) {
       .join(" ")}`,
   );
   if (cpus().length <= 4) console.log("note: throughput is judged as a ratio to the no-op consumer in this run.");
+  if (opts.ref && opts.ab)
+    throw new Error("--ref and --ab do not go together (--ab compares REF with the working tree)");
   if (opts.ref) console.log(`source: git ${opts.ref} (not the working tree)`);
   const project = snapshotProject(join(ROOT, ".wrangler", "bench-engine-src"), opts.ref ? { ref: opts.ref } : {});
+  const trees = [{ label: opts.ab ? "after (working tree)" : opts.ref ? `git ${opts.ref}` : "working tree", project }];
+  if (opts.ab) {
+    const before = snapshotProject(join(ROOT, ".wrangler", "bench-engine-src-before"), { ref: opts.ab });
+    // Both Workers run on the one tracked state: their schemas must be the same.
+    const migrations = (dir) =>
+      readdirSync(join(dir, "migrations"))
+        .filter((f) => f.endsWith(".sql"))
+        .join(",");
+    if (migrations(before) !== migrations(project)) throw new Error(`--ab ${opts.ab}: the migrations differ`);
+    trees.unshift({ label: `before (git ${opts.ab})`, project: before });
+    console.log(
+      `source: git ${opts.ab} (before) and the working tree (after), ${opts.rounds} rounds each, interleaved`,
+    );
+  }
   const persistDir = join(ROOT, ".wrangler", "bench-engine-state");
   try {
     wipePersistDir(persistDir);
@@ -309,112 +360,56 @@ export async function run(argv) {
     const setupSeconds = (performance.now() - setupStarted) / 1000;
     step(`${opts.boxes} boxes tracked in ${fmt(setupSeconds, 1)} s`);
 
-    const noop = await pollPhase({
-      project,
-      persistDir,
-      opts,
-      mode: "noop",
-      boxes,
-      count: (lines) => lines.reduce((a, l) => a + (l.noop ?? 0), 0),
-    });
-    step(`no-op consumer: ${opts.boxes} messages in ${fmt(noop.seconds)} s`);
-    const engine = await pollPhase({
-      project,
-      persistDir,
-      opts,
-      mode: "trace",
-      boxes,
-      count: distinctPolled,
-    });
-    step(`engine: ${opts.boxes} polls in ${fmt(engine.seconds)} s`);
-    // Changed polls: the journeys jump ahead (SIMULATION_SPEED raised), so most first polls bring events. Tracker
-    // alarms then re-poll boxes every few seconds too; every poll line counts for D1 per poll, none for throughput.
-    const changedBoxes = boxes.slice(0, Math.min(boxes.length, opts.changedBoxes));
-    const jump = await pollPhase({
-      project,
-      persistDir,
-      opts: { ...opts, speed: opts.changedSpeed },
-      mode: "trace",
-      label: "changed",
-      boxes: changedBoxes,
-      count: distinctPolled,
-    });
-    step(`changed-poll phase: ${jump.lines.length} polls of ${changedBoxes.length} boxes in ${fmt(jump.seconds)} s`);
-    const storage = trackerStorage(persistDir);
-
-    const polls = [...engine.lines, ...jump.lines].filter((l) => l.joining === 0 && l.box !== undefined);
-    const unchanged = polls.filter((l) => l.events === 0);
-    const changed = polls.filter((l) => l.events > 0);
-    const row = (name, list) => {
-      const b = stats(list.map((l) => l.batches));
-      const s = stats(list.map((l) => l.statements));
-      return [name, list.length, fmt(b.mean), b.max, fmt(s.mean), s.max];
-    };
-    console.log("");
-    console.log(`Throughput (${opts.boxes} boxes, each polled once, all enqueued at once)`);
-    printTable(
-      ["consumer", "messages", "seconds", "polls/s", "× no-op"],
-      [
-        [
-          "terminal-polls, no-op (BENCH_ENGINE=noop)",
-          opts.boxes,
-          fmt(noop.seconds),
-          fmt(noop.pollsPerSecond, 1),
-          "1.00",
-        ],
-        [
-          "terminal-polls, real poll",
-          opts.boxes,
-          fmt(engine.seconds),
-          fmt(engine.pollsPerSecond, 1),
-          fmt(engine.pollsPerSecond / noop.pollsPerSecond),
-        ],
-      ],
-    );
-    console.log("");
-    console.log("D1 per poll (counted in the Tracker, BENCH_ENGINE=trace; both trace phases)");
-    printTable(
-      ["polls", "count", "batches mean", "batches max", "statements mean", "statements max"],
-      [row("unchanged (no event)", unchanged), row("changed (events)", changed), row("all", polls)],
-    );
-    const file = stats(storage.map((s) => s.fileBytes));
-    const kv = stats(storage.map((s) => s.kvBytes));
-    const snap = stats(polls.map((l) => l.snapshotBytes).filter((x) => x !== undefined));
-    console.log("");
-    console.log(`Tracker Durable Object storage per box (${storage.length} Trackers)`);
-    printTable(
-      ["measure", "mean KiB", "p50 KiB", "max KiB"],
-      [
-        ["stored keys + values (_cf_KV)", fmt(kv.mean / 1024), fmt(kv.p50 / 1024), fmt(kv.max / 1024)],
-        ["SQLite file + WAL", fmt(file.mean / 1024), fmt(file.p50 / 1024), fmt(file.max / 1024)],
-        ["snapshot JSON (logged)", fmt(snap.mean / 1024), fmt(snap.p50 / 1024), fmt(snap.max / 1024)],
-      ],
-    );
+    // Every run starts from this tracked state (a copy), so the Workers compared poll the same boxes alike.
+    const setupCopy = join(ROOT, ".wrangler", "bench-engine-state-setup");
+    const multi = trees.length * opts.rounds > 1;
+    if (multi) {
+      wipePersistDir(setupCopy);
+      cpSync(persistDir, setupCopy, { recursive: true });
+    }
+    const runs = [];
+    for (let round = 1; round <= opts.rounds; round++) {
+      // Alternate the order (ABBA…), so neither Worker always runs later in the journeys or the machine's load.
+      for (const tree of round % 2 === 1 ? trees : [...trees].reverse()) {
+        if (runs.length > 0) {
+          wipePersistDir(persistDir);
+          cpSync(setupCopy, persistDir, { recursive: true });
+        }
+        step(`round ${round}/${opts.rounds}: ${tree.label}`);
+        const summary = await measureRun({ project: tree.project, persistDir, opts, boxes });
+        runs.push({ round, tree: tree.label, summary });
+      }
+    }
+    const labels = trees.map((t) => t.label);
+    if (runs.length === 1) printRun(runs[0].summary, opts.boxes);
+    else printComparison(runs, labels, opts.boxes);
+    const all = runs.map((r) => r.summary);
     const targets = [
       {
         name: "D1 batches per unchanged poll (max)",
-        value: stats(unchanged.map((l) => l.batches)).max,
+        value: Math.max(...all.map((s) => s.d1.unchanged.batches.max)),
         op: "≤",
         threshold: MAX_BATCHES_UNCHANGED,
       },
       {
         name: "D1 batches per changed poll (max)",
-        value: stats(changed.map((l) => l.batches)).max,
+        value: Math.max(...all.map((s) => s.d1.changed.batches.max)),
         op: "≤",
         threshold: MAX_BATCHES_CHANGED,
       },
       {
         name: "Tracker stored bytes per box (max, KiB)",
-        value: kv.max / 1024,
+        value: Math.max(...all.map((s) => s.storage.kv.max)) / 1024,
         op: "≤",
         threshold: MAX_TRACKER_BYTES / 1024,
       },
     ];
+    const noChanged = all.every((s) => s.counts.changed === 0);
     // With no changed poll in the run there is nothing to judge for it (printed as a note below).
-    if (changed.length === 0) targets.splice(1, 1);
+    if (noChanged) targets.splice(1, 1);
+    console.log("");
     const pass = printTargets(targets);
-    if (changed.length === 0) console.log("note: no poll changed a box in this run; the changed-poll target is n/a.");
-    console.log(`\nthroughput ratio (real poll ÷ no-op consumer): ${fmt(engine.pollsPerSecond / noop.pollsPerSecond)}`);
+    if (noChanged) console.log("note: no poll changed a box in this run; the changed-poll target is n/a.");
     const out = writeResult("engine", {
       bench: "engine",
       finishedAt: new Date().toISOString(),
@@ -422,15 +417,8 @@ export async function run(argv) {
       machine: m,
       options: opts,
       setupSeconds,
-      noop: { seconds: noop.seconds, pollsPerSecond: noop.pollsPerSecond, enqueuedMs: noop.enqueuedMs },
-      engine: { seconds: engine.seconds, pollsPerSecond: engine.pollsPerSecond, enqueuedMs: engine.enqueuedMs },
-      ratio: engine.pollsPerSecond / noop.pollsPerSecond,
-      d1: { unchanged: stats(unchanged.map((l) => l.batches)), changed: stats(changed.map((l) => l.batches)) },
-      d1Statements: {
-        unchanged: stats(unchanged.map((l) => l.statements)),
-        changed: stats(changed.map((l) => l.statements)),
-      },
-      trackerStorage: { kvBytes: kv, fileBytes: file, snapshotBytes: snap, trackers: storage.length },
+      workers: labels,
+      runs,
       targets,
     });
     console.log(`results written to ${relative(ROOT, out)}`);
@@ -438,7 +426,8 @@ export async function run(argv) {
   } finally {
     if (!opts.keepState) {
       rmSync(persistDir, { recursive: true, force: true });
-      rmSync(project, { recursive: true, force: true });
+      rmSync(join(ROOT, ".wrangler", "bench-engine-state-setup"), { recursive: true, force: true });
+      for (const tree of trees) rmSync(tree.project, { recursive: true, force: true });
     }
   }
 }

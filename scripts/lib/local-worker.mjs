@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uuidv7 } from "uuidv7";
 import { apiKeyPrefix, generateApiKey, hashApiKey } from "./api-keys.mjs";
+import { shardBindingName, writeLocalShardsConfig } from "./shards.mjs";
 import { nowIso, ROOT, runWrangler, WranglerError, wranglerEnv } from "./wrangler.mjs";
 
 const HOST = "127.0.0.1";
@@ -97,7 +98,7 @@ async function wrangler(args) {
  * Starts the Worker of this repository under `wrangler dev --local`.
  * @param {{ vars?: Record<string, string>, secrets?: Record<string, string>, port?: number, testScheduled?: boolean,
  *   logLevel?: "debug" | "info" | "log" | "warn" | "error", seedReferenceData?: boolean, snapshot?: boolean,
- *   entitlements?: string[],
+ *   entitlements?: string[], shards?: number,
  *   setup?: (db: import("node:sqlite").DatabaseSync, ids: { accountId: string, now: string }) => void,
  *   timeoutMs?: number,
  *   log?: (line: string) => void }} [options]
@@ -111,9 +112,12 @@ async function wrangler(args) {
  *   src/ and wrangler.toml as they are now (in the temporary directory) instead of the working tree, so edits made
  *   while the check runs do not reload the Worker and drop its in-memory state and queued messages (wrangler dev
  *   watches its sources and has no flag to stop it); `entitlements`: of the account (e.g. `["routing"]`); `setup`: more rows written into the same D1 SQLite file
- *   before wrangler starts (e.g. the dashboard check's users), given the account's id
+ *   before wrangler starts (e.g. the dashboard check's users), given the account's id; `shards`: how many D1 shards
+ *   to run (docs/SCALING.md §Shards; default 1, only `DB`): each further one (`DB_1`, …, bound through a generated
+ *   config, scripts/lib/shards.mjs) is migrated (and seeded with `seedReferenceData`) and gets an account and key of
+ *   its own, returned in `shardAccounts`
  * @returns {Promise<{ origin: string, port: number, apiKey: string, accountId: string, logFile: string,
- *   stop: () => Promise<void> }>} `origin` like `http://127.0.0.1:40123`; `logFile` holds wrangler's stdout and stderr
+ *   shardAccounts: { shard: number, accountId: string, apiKey: string }[], stop: () => Promise<void> }>} `origin` like `http://127.0.0.1:40123`; `logFile` holds wrangler's stdout and stderr
  * @throws {Error} with the end of wrangler's log when it does not answer `GET /health` in time
  */
 export async function startLocalWorker({
@@ -125,6 +129,7 @@ export async function startLocalWorker({
   seedReferenceData = false,
   snapshot = false,
   entitlements = [],
+  shards = 1,
   setup,
   timeoutMs = 60_000,
   log = () => {},
@@ -140,7 +145,26 @@ export async function startLocalWorker({
   try {
     const started = Date.now();
     const appDir = snapshot ? snapshotApp(join(dir, "app")) : ROOT;
-    await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir]);
+    const config = shards > 1 ? writeLocalShardsConfig(shards, appDir) : undefined;
+    const configArgs = config ? ["--config", config] : [];
+    await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir, ...configArgs]);
+    // Each further shard's SQLite file is the one its migration run creates (miniflare names them by a hash of the id).
+    const shardFiles = [d1SqliteFile(persistDir)];
+    for (let n = 1; n < shards; n++) {
+      await wrangler([
+        "d1",
+        "migrations",
+        "apply",
+        shardBindingName(n),
+        "--local",
+        "--persist-to",
+        persistDir,
+        ...configArgs,
+      ]);
+      const added = d1SqliteFiles(persistDir).filter((file) => !shardFiles.includes(file));
+      if (added.length !== 1) throw new Error(`expected one new D1 database file for ${shardBindingName(n)}`);
+      shardFiles.push(added[0]);
+    }
     // The account and key go straight into the D1 SQLite file miniflare keeps (wrangler is not running yet): one
     // wrangler run fewer than `wrangler d1 execute`, seconds on a busy machine.
     const accountId = uuidv7();
@@ -148,8 +172,38 @@ export async function startLocalWorker({
     const now = nowIso();
     // Imported here: node:sqlite needs Node 22.5+ and warns that it is experimental when loaded.
     const { DatabaseSync } = await import("node:sqlite");
-    const db = new DatabaseSync(d1SqliteFile(persistDir));
+    // Imported only when needed: the compiled reference data is large. Literal SQL upserts (the seed's own form).
+    const seed = seedReferenceData ? (await import("../../src/reference/seed.ts")).referenceSeedStatements() : [];
+    const shardAccounts = [];
+    for (let n = 1; n < shards; n++) {
+      const account = { shard: n, accountId: uuidv7(), apiKey: generateApiKey("test") };
+      const shardDb = new DatabaseSync(shardFiles[n]);
+      try {
+        shardDb
+          .prepare("INSERT INTO accounts (id, name, entitlements, shard, created_at) VALUES (?, ?, ?, ?, ?)")
+          .run(account.accountId, `Local shard ${n}`, JSON.stringify(entitlements), n, now);
+        shardDb.exec("BEGIN");
+        for (const statement of seed) shardDb.exec(statement);
+        shardDb.exec("COMMIT");
+      } finally {
+        shardDb.close();
+      }
+      shardAccounts.push(account);
+    }
+    const db = new DatabaseSync(shardFiles[0]);
     try {
+      for (const account of shardAccounts) {
+        db.prepare("INSERT INTO accounts (id, name, entitlements, shard, created_at) VALUES (?, ?, ?, ?, ?)").run(
+          account.accountId,
+          `Local shard ${account.shard}`,
+          JSON.stringify(entitlements),
+          account.shard,
+          now,
+        );
+        db.prepare(
+          "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, 'local', ?, ?, ?)",
+        ).run(uuidv7(), account.accountId, hashApiKey(account.apiKey), apiKeyPrefix(account.apiKey), now);
+      }
       db.prepare("INSERT INTO accounts (id, name, entitlements, created_at) VALUES (?, 'Local', ?, ?)").run(
         accountId,
         JSON.stringify(entitlements),
@@ -159,10 +213,8 @@ export async function startLocalWorker({
         "INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES (?, ?, 'local', ?, ?, ?)",
       ).run(uuidv7(), accountId, hashApiKey(apiKey), apiKeyPrefix(apiKey), now);
       if (seedReferenceData) {
-        // Imported only here: the compiled reference data is large. Literal SQL upserts (the seed's own form).
-        const { referenceSeedStatements } = await import("../../src/reference/seed.ts");
         db.exec("BEGIN");
-        for (const statement of referenceSeedStatements()) db.exec(statement);
+        for (const statement of seed) db.exec(statement);
         db.exec("COMMIT");
       }
       setup?.(db, { accountId, now });
@@ -189,6 +241,7 @@ export async function startLocalWorker({
       "--live-reload=false",
       "--log-level",
       logLevel,
+      ...configArgs,
     ];
     for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
     if (Object.keys(secrets).length > 0) {
@@ -221,7 +274,7 @@ export async function startLocalWorker({
       await new Promise((r) => setTimeout(r, 250));
     }
     log(`  wrangler dev ready on ${origin} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return { origin, port, apiKey, accountId, logFile, stop };
+    return { origin, port, apiKey, accountId, logFile, shardAccounts, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -257,12 +310,18 @@ function envFileText(secrets) {
     .join("");
 }
 
-/** The SQLite file miniflare keeps the local D1 database `DB` in (created by `wrangler d1 migrations apply`). */
-function d1SqliteFile(persistDir) {
+/** The SQLite files miniflare keeps local D1 databases in (each created by its `wrangler d1 migrations apply`). */
+function d1SqliteFiles(persistDir) {
   const dir = join(persistDir, "v3", "d1", "miniflare-D1DatabaseObject");
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
-  if (files.length !== 1) throw new Error(`expected one D1 database file in ${dir}, found ${files.length}`);
-  return join(dir, files[0]);
+  return files.map((file) => join(dir, file));
+}
+
+/** The SQLite file of the local D1 database `DB`, when it is the only one (just after its migrations). */
+function d1SqliteFile(persistDir) {
+  const files = d1SqliteFiles(persistDir);
+  if (files.length !== 1) throw new Error(`expected one D1 database file in ${persistDir}, found ${files.length}`);
+  return files[0];
 }
 
 /** The last lines of a log file (for error messages). */

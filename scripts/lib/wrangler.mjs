@@ -118,14 +118,16 @@ function describeFailure({ stdout, stderr }, parsed) {
  * `file` goes through `--file` (for large scripts such as the reference seed; against --remote wrangler imports
  * the file and returns no rows). Values in `sql` must be escaped with {@link sqlLiteral}.
  *
- * @param {{ sql?: string, file?: string, remote?: boolean, json?: boolean }} options `json: false` prints
- *   wrangler's own output instead of parsing it, and resolves to `[]`
+ * @param {{ sql?: string, file?: string, remote?: boolean, json?: boolean, binding?: string, config?: string }} options
+ *   `json: false` prints wrangler's own output instead of parsing it, and resolves to `[]`; `binding`: the D1 binding
+ *   (default `DB`, the primary; `DB_1`, … for the other shards, scripts/lib/shards.mjs); `config`: the wrangler
+ *   configuration file (default wrangler.toml; npm start's local shards are in {@link LOCAL_SHARDS_CONFIG})
  * @returns {Promise<Array<Array<Record<string, unknown>>>>} one array of rows per statement
  * @throws {WranglerError} when wrangler fails (SQL error, missing table, not logged in for --remote, ...)
  */
-export async function d1Execute({ sql, file, remote = false, json = true }) {
+export async function d1Execute({ sql, file, remote = false, json = true, binding = D1_BINDING, config }) {
   if ((sql === undefined) === (file === undefined)) throw new TypeError("d1Execute: pass exactly one of sql, file");
-  const args = ["d1", "execute", D1_BINDING, remote ? "--remote" : "--local"];
+  const args = ["d1", "execute", binding, remote ? "--remote" : "--local", ...configArgs(config)];
   if (sql !== undefined) args.push("--command", sql);
   else args.push("--file", resolve(file));
   if (remote) args.push("--yes");
@@ -134,7 +136,10 @@ export async function d1Execute({ sql, file, remote = false, json = true }) {
   const parsed = json ? parseJsonOutput(output.stdout) : undefined;
   if (output.code !== 0) {
     const where = remote ? "remote" : "local";
-    throw new WranglerError(`wrangler d1 execute (${where}) failed: ${describeFailure(output, parsed)}`, output);
+    throw new WranglerError(
+      `wrangler d1 execute ${binding} (${where}) failed: ${describeFailure(output, parsed)}`,
+      output,
+    );
   }
   if (!json) {
     process.stdout.write(output.stdout);
@@ -149,31 +154,46 @@ export async function d1Execute({ sql, file, remote = false, json = true }) {
 /**
  * Runs many statements through a temporary .sql file (removed afterwards), for scripts too long for --command.
  * @param {string[]} statements complete statements, each ending with `;`
- * @param {{ remote?: boolean }} [options]
+ * @param {{ remote?: boolean, binding?: string, config?: string }} [options] as {@link d1Execute}'s
  */
-export async function d1ExecuteStatements(statements, { remote = false } = {}) {
+export async function d1ExecuteStatements(statements, { remote = false, binding = D1_BINDING, config } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "container-tracking-"));
   const file = join(dir, "statements.sql");
   try {
     writeFileSync(file, `${statements.join("\n")}\n`);
-    return await d1Execute({ file, remote });
+    return await d1Execute({ file, remote, binding, config });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /**
- * Applies pending migrations from ./migrations with `wrangler d1 migrations apply DB`, without prompting.
- * @param {{ remote?: boolean }} [options]
+ * The wrangler configuration file npm start and the local scripts use when they run more than one shard: wrangler.toml
+ * plus local-only `DB_n` bindings, written by scripts/lib/shards.mjs `writeLocalShardsConfig` (gitignored). It sits
+ * beside wrangler.toml so that its relative paths (main, assets, migrations_dir) and the local state (.wrangler/state)
+ * are the same.
+ */
+export const LOCAL_SHARDS_CONFIG = join(ROOT, "wrangler.local-shards.toml");
+
+/** `--config <file>` when `config` is given, else nothing (wrangler reads wrangler.toml). */
+function configArgs(config) {
+  return config === undefined ? [] : ["--config", config];
+}
+
+/**
+ * Applies pending migrations from ./migrations with `wrangler d1 migrations apply <binding>`, without prompting.
+ * @param {{ remote?: boolean, binding?: string, config?: string }} [options] `binding`: the shard's D1 binding
+ *   (default `DB`); `config`: the wrangler configuration that binds it (default wrangler.toml)
  * @returns {Promise<{ upToDate: boolean, applied: string[] }>} the migration files applied this time
  * @throws {WranglerError} with wrangler's output when a migration fails
  */
-export async function applyMigrations({ remote = false } = {}) {
-  const output = await runWrangler(["d1", "migrations", "apply", D1_BINDING, remote ? "--remote" : "--local"], {
-    env: { CI: "true" },
-  });
+export async function applyMigrations({ remote = false, binding = D1_BINDING, config } = {}) {
+  const output = await runWrangler(
+    ["d1", "migrations", "apply", binding, remote ? "--remote" : "--local", ...configArgs(config)],
+    { env: { CI: "true" } },
+  );
   if (output.code !== 0) {
-    throw new WranglerError(`wrangler d1 migrations apply failed:\n${describeFailure(output)}`, output);
+    throw new WranglerError(`wrangler d1 migrations apply ${binding} failed:\n${describeFailure(output)}`, output);
   }
   const applied = [...new Set(output.stdout.match(/\b\d{4}_[\w-]+\.sql\b/g) ?? [])];
   return { upToDate: /No migrations to apply/i.test(output.stdout), applied };

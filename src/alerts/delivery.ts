@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase, type Database } from "../db/client";
+import { insertChunks } from "../db/insert-chunks";
 import { alertRules, alerts } from "../db/schema";
 import { sweptShards } from "../db/shard-sweeps";
 import { shardDb } from "../db/shards";
@@ -112,9 +113,12 @@ export function alertRow(
   };
 }
 
-/** INSERT … ON CONFLICT DO NOTHING of alert rows (an episode already alerted is left as it is). */
+/**
+ * INSERT … ON CONFLICT DO NOTHING of alert rows (an episode already alerted is left as it is): one multi-row INSERT
+ * per chunk under D1's 100 bound parameters (src/db/insert-chunks.ts); none for no rows.
+ */
 export function alertInserts(db: Database, rows: readonly AlertRow[]): BatchItem<"sqlite">[] {
-  return rows.map((row) => db.insert(alerts).values(row).onConflictDoNothing());
+  return insertChunks(alerts, rows).map((run) => db.insert(alerts).values(run.rows).onConflictDoNothing());
 }
 
 /** The ids among `rows` to put on the queue now: pending and due (not held by quiet hours, not for the digest). */

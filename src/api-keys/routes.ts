@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
-import { loadContext, queryParams } from "../lib/http";
+import { primaryContext, queryParams } from "../lib/http";
 import { listLinksAndMeta, parsePage } from "../lib/jsonapi/pagination";
 import {
   bodyErrors,
@@ -75,26 +75,26 @@ const revokeRoute = createRoute({
 /** Routes of `/api_keys` (issue 28; docs/api.md §Team and API keys), account-scoped. */
 export const apiKeyRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listRoute, async (c) => {
-    const { db, accountId } = loadContext(c);
+    const { db, accountId } = primaryContext(c);
     const page = parsePage(queryParams(c));
     const { rows, total } = await listApiKeys(db, accountId, page);
     const { links, meta } = listLinksAndMeta(c.req.url, page, rows.length, total);
     return sendJsonApi(c, { data: rows.map(apiKeyResource.serialize), links, meta });
   })
   .openapi(createKeyRoute, async (c) => {
-    const { db, accountId } = loadContext(c);
+    const { db, accountId } = primaryContext(c);
     const { name } = c.req.valid("json").data.attributes;
     const row = await createApiKey({ db, clock: c.get("clock") }, accountId, name, keyEnvironmentOf(c.req.url));
     const self = `${new URL(c.req.url).origin}/v2/api_keys/${row.id}`;
     return sendJsonApi(c, { data: serializeApiKey(row), links: { self } }, 201);
   })
   .openapi(getRoute_, async (c) => {
-    const { db, accountId } = loadContext(c);
+    const { db, accountId } = primaryContext(c);
     const row = await getApiKey(db, accountId, c.req.valid("param").id);
     return sendJsonApi(c, { data: apiKeyResource.serialize(row), links: { self: c.req.url } });
   })
   .openapi(revokeRoute, async (c) => {
-    const { db, accountId } = loadContext(c);
+    const { db, accountId } = primaryContext(c);
     await revokeApiKey({ db, clock: c.get("clock") }, accountId, c.req.valid("param").id);
     return c.body(null, 200) as never;
   });

@@ -53,7 +53,13 @@ const mapRouteDef = createRoute({
 
 /** The map route (docs/api.md §Container map); mounted beside the other `/containers` routes. */
 export const containerMapRoutes = new OpenAPIHono<AppEnv>().openapi(mapRouteDef, async (c) => {
-  const map = await getContainerMap(c.var.db, c.var.principal.accountId, c.req.valid("param").id, c.var.clock.now());
+  const map = await getContainerMap(
+    c.var.db,
+    c.var.primaryDb,
+    c.var.principal.accountId,
+    c.req.valid("param").id,
+    c.var.clock.now(),
+  );
   const type = (c.req.header("Accept") ?? "").includes(GEO_JSON_MEDIA_TYPE) ? GEO_JSON_MEDIA_TYPE : "application/json";
   return c.body(JSON.stringify(map), 200, { "Content-Type": type }) as never;
 });

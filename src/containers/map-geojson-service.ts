@@ -16,18 +16,20 @@ import { findContainerRoute } from "./shipping-route-service";
 /**
  * The map of one of the account's containers. A container without a shipment, or whose route has no port with
  * coordinates, has the empty FeatureCollection (200), as the reference answers "no route data yet".
- * Reads: the route (2 D1 round trips), then one per started leg's vessel and one per started leg's track.
+ * Reads: the route (2 D1 round trips, `db` the account's shard and `primary`), then, in the primary (vessels and
+ * positions live only there), one per started leg's vessel and one per started leg's track.
  * @param nowMs the end of the track of a leg under way.
  * @throws ApiError 403 without the `routing` entitlement (for every id); 404 for an unknown container or another
  *   account's.
  */
 export async function getContainerMap(
   db: Database,
+  primary: Database,
   accountId: string,
   containerId: string,
   nowMs: number,
 ): Promise<ContainerMap> {
-  const loaded = await findContainerRoute(db, accountId, containerId);
+  const loaded = await findContainerRoute(db, primary, accountId, containerId);
   if (!loaded) return EMPTY_MAP;
   const plan = planContainerMap(loaded, (code) => findPortByLocode(code)?.code ?? code);
   if (plan.ports.length === 0) return EMPTY_MAP;
@@ -35,11 +37,11 @@ export async function getContainerMap(
   const started = plan.legs.map((leg, index) => ({ leg, index })).filter(({ leg }) => leg.state !== "planned");
   const ids = [...new Set(started.map(({ leg }) => leg.vesselId).filter((id): id is string => id !== null))];
   const [vesselRows, trackRows] = await Promise.all([
-    Promise.all(ids.map((id) => findVessel(db, id))),
+    Promise.all(ids.map((id) => findVessel(primary, id))),
     Promise.all(
       started.map(({ leg }) =>
         leg.vesselId
-          ? positionTrack(db, leg.vesselId, leg.from.stop.departed_at as string, leg.to.stop.arrived_at ?? nowIso)
+          ? positionTrack(primary, leg.vesselId, leg.from.stop.departed_at as string, leg.to.stop.arrived_at ?? nowIso)
           : Promise.resolve([] as VesselPositionRow[]),
       ),
     ),
@@ -53,16 +55,16 @@ export async function getContainerMap(
 /**
  * Where the vessel carrying a container is now (MCP `get_container_route`'s `current_vessel`; docs/mcp.md): the vessel
  * of the leg under way and its latest position from the vessels table (shared reference data), when that position was
- * taken since the leg's departure. Null when the box is not at sea on a vessel we can name, or its position is unknown.
+ * taken since the leg's departure; `primary` is the primary database (vessels live only there). Null when the box is not at sea on a vessel we can name, or its position is unknown.
  * Speed in knots, heading in degrees from true north, timestamp UTC ISO 8601.
  */
 export async function currentVesselPosition(
-  db: Database,
+  primary: Database,
   route: ContainerRoute,
 ): Promise<CurrentVesselPosition | null> {
   const leg = legUnderWay(route);
   if (!leg) return null;
-  const vessel = await findVessel(db, leg.vesselId);
+  const vessel = await findVessel(primary, leg.vesselId);
   const at = fixOf(vessel, leg.departed_at);
   if (!vessel || !at) return null;
   return {

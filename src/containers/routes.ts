@@ -251,7 +251,7 @@ export const containerRoutes = new OpenAPIHono<AppEnv>()
     // The include is checked before any read, so a bad one is a 400 whatever the account may see.
     const include = parseRouteInclude(queryParams(c).get("include"));
     const ctx = loadContext(c);
-    const loaded = await getContainerRoute(ctx.db, ctx.accountId, c.req.valid("param").id);
+    const loaded = await getContainerRoute(ctx.db, c.get("primaryDb"), ctx.accountId, c.req.valid("param").id);
     return sendJsonApi(c, await routeDocument(loaded, include, c.req.url));
   })
   .openapi(refreshRouteDef, async (c) => {

@@ -35,17 +35,26 @@ export function routingNotEnabled(): ApiError {
 }
 
 /**
- * Checks that the account has the `routing` entitlement (docs/api.md §Accounts and entitlements), for the routing
- * reads that do not load a route first (future positions, docs/api.md §Future positions). One D1 read.
- * @throws ApiError 403 {@link routingNotEnabled} without it.
+ * The account's entitlements (docs/api.md §Accounts and entitlements), from the primary database: `accounts` there is
+ * the record (an operator sets entitlements there); the copy of the row in the account's shard only anchors foreign keys
+ * (docs/SCALING.md §Shards). Empty for an unknown account.
  */
-export async function assertRoutingEnabled(db: Database, accountId: string): Promise<void> {
-  const [row] = await db
+export async function accountEntitlements(primary: Database, accountId: string): Promise<string[]> {
+  const [row] = await primary
     .select({ entitlements: accounts.entitlements })
     .from(accounts)
     .where(eq(accounts.id, accountId))
     .limit(1);
-  if (!row?.entitlements.includes(ROUTING_ENTITLEMENT)) throw routingNotEnabled();
+  return row?.entitlements ?? [];
+}
+
+/**
+ * Checks that the account has the `routing` entitlement (docs/api.md §Accounts and entitlements), for the routing
+ * reads that do not load a route first (future positions, docs/api.md §Future positions). One read of the primary.
+ * @throws ApiError 403 {@link routingNotEnabled} without it.
+ */
+export async function assertRoutingEnabled(primary: Database, accountId: string): Promise<void> {
+  if (!(await accountEntitlements(primary, accountId)).includes(ROUTING_ENTITLEMENT)) throw routingNotEnabled();
 }
 
 /** The container facts the route builder reads, from a `containers` row. */
@@ -97,14 +106,20 @@ function routeShipmentOf(row: typeof shipments.$inferSelect): RouteShipment {
  *
  * Order of checks (docs/api.md §Accounts and entitlements, docs/decisions.md §Wire format): the entitlement first, so
  * an account without it learns nothing about any id (403 for every id); then the container, scoped to the account
- * (another account's id is 404, never 403). Reads: one D1 round trip for the entitlement, the container, its shipment
- * and its vetted (not invalidated) transport events, estimates included; one more for the ports of those events and
- * stops (reference data).
+ * (another account's id is 404, never 403). Reads, two D1 round trips in time: the entitlement from the primary
+ * (`primary`) while the account's shard (`db`) reads the container, its shipment and its vetted (not invalidated)
+ * transport events, estimates included, in one batch; then the ports of those events and stops (reference data, in
+ * the shard) while the primary reads the legs' vessels (vessels live only in the primary).
  * @throws ApiError 403 {@link routingNotEnabled} without the `routing` entitlement; 404 when the container is
  *   unknown or another account's, or has no shipment to route.
  */
-export async function getContainerRoute(db: Database, accountId: string, containerId: string): Promise<LoadedRoute> {
-  const loaded = await findContainerRoute(db, accountId, containerId);
+export async function getContainerRoute(
+  db: Database,
+  primary: Database,
+  accountId: string,
+  containerId: string,
+): Promise<LoadedRoute> {
+  const loaded = await findContainerRoute(db, primary, accountId, containerId);
   if (!loaded) throw ApiError.notFound("This container has no shipment to route.");
   return loaded;
 }
@@ -116,44 +131,47 @@ export async function getContainerRoute(db: Database, accountId: string, contain
  */
 export async function findContainerRoute(
   db: Database,
+  primary: Database,
   accountId: string,
   containerId: string,
 ): Promise<LoadedRoute | null> {
-  const [accountRows, containerRows, shipmentRows, eventRows] = await db.batch([
-    db.select({ entitlements: accounts.entitlements }).from(accounts).where(eq(accounts.id, accountId)).limit(1),
-    db
-      .select()
-      .from(containers)
-      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
-      .limit(1),
-    db
-      .select({ shipment: shipments })
-      .from(containers)
-      .innerJoin(shipments, and(eq(shipments.id, containers.shipmentId), ownedBy(shipments.accountId, accountId)))
-      .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
-      .limit(1),
-    db
-      .select({
-        event: transportEvents.event,
-        timestamp: transportEvents.timestamp,
-        timezone: transportEvents.timezone,
-        locode: transportEvents.locationLocode,
-        vesselName: transportEvents.vesselName,
-        vesselImo: transportEvents.vesselImo,
-        voyageNumber: transportEvents.voyageNumber,
-      })
-      .from(transportEvents)
-      .where(
-        and(
-          ownedBy(transportEvents.accountId, accountId),
-          eq(transportEvents.containerId, containerId),
-          isNull(transportEvents.invalidatedAt),
-        ),
-      )
-      .orderBy(transportEvents.timestamp, transportEvents.id)
-      .limit(MAX_EVENTS),
+  const [entitlements, [containerRows, shipmentRows, eventRows]] = await Promise.all([
+    accountEntitlements(primary, accountId),
+    db.batch([
+      db
+        .select()
+        .from(containers)
+        .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
+        .limit(1),
+      db
+        .select({ shipment: shipments })
+        .from(containers)
+        .innerJoin(shipments, and(eq(shipments.id, containers.shipmentId), ownedBy(shipments.accountId, accountId)))
+        .where(and(ownedBy(containers.accountId, accountId), eq(containers.id, containerId)))
+        .limit(1),
+      db
+        .select({
+          event: transportEvents.event,
+          timestamp: transportEvents.timestamp,
+          timezone: transportEvents.timezone,
+          locode: transportEvents.locationLocode,
+          vesselName: transportEvents.vesselName,
+          vesselImo: transportEvents.vesselImo,
+          voyageNumber: transportEvents.voyageNumber,
+        })
+        .from(transportEvents)
+        .where(
+          and(
+            ownedBy(transportEvents.accountId, accountId),
+            eq(transportEvents.containerId, containerId),
+            isNull(transportEvents.invalidatedAt),
+          ),
+        )
+        .orderBy(transportEvents.timestamp, transportEvents.id)
+        .limit(MAX_EVENTS),
+    ]),
   ]);
-  if (!accountRows[0]?.entitlements.includes(ROUTING_ENTITLEMENT)) throw routingNotEnabled();
+  if (!entitlements.includes(ROUTING_ENTITLEMENT)) throw routingNotEnabled();
   const container = containerRows[0];
   if (!container) throw ApiError.notFound("Couldn't find Container");
   const shipment = shipmentRows[0]?.shipment;
@@ -172,12 +190,12 @@ export async function findContainerRoute(
     const id = vesselIdForImo(imo);
     if (id) vesselIds.add(id);
   }
-  const [portRows, vesselRows] = await db.batch([
+  const [portRows, vesselRows] = await Promise.all([
     db
       .select()
       .from(ports)
       .where(inArray(ports.code, [...new Set([...codes].map(current))])),
-    db
+    primary
       .select()
       .from(vessels)
       .where(inArray(vessels.id, [...vesselIds])),

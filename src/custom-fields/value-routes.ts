@@ -142,7 +142,7 @@ export const customFieldRoutes = new OpenAPIHono<AppEnv>()
     const { db, accountId } = loadContext(c);
     const data = c.req.valid("json").data;
     const entity = data.relationships.entity.data;
-    const { view } = await upsertValue({ db, clock: c.var.clock }, accountId, {
+    const { view } = await upsertValue({ db, primary: c.var.primaryDb, clock: c.var.clock }, accountId, {
       entityType: entity.type,
       entityId: entity.id,
       apiSlug: data.attributes.api_slug,
@@ -236,7 +236,7 @@ function entityRoutes(type: ValueEntityType, plural: string, param: string, mode
     request: { params: slugParams },
     responses: { 204: { description: "Deleted." }, ...commonErrors, ...notFoundResponse },
   });
-  const deps = (c: Context<AppEnv>) => ({ db: c.get("db"), clock: c.var.clock });
+  const deps = (c: Context<AppEnv>) => ({ db: c.get("db"), primary: c.get("primaryDb"), clock: c.var.clock });
   return new OpenAPIHono<AppEnv>()
     .openapi(list, async (c) => {
       const ctx = loadContext(c);

@@ -248,11 +248,12 @@ export async function typedValue(
 
 /**
  * The account's per-account value limit is reached (docs/api.md §Custom fields: `custom_field_limit`, counted over
- * the values that exist; null means no limit).
+ * the values that exist; null means no limit). The limit is read from `primary`, the primary database (the account's
+ * record, where an operator sets it: docs/SCALING.md §Shards); the values are counted in `db`, the account's shard.
  * @throws ApiError 403 naming the limit when one more value would exceed it.
  */
-async function checkLimit(db: Database, accountId: string): Promise<void> {
-  const [account] = await db
+async function checkLimit(db: Database, primary: Database, accountId: string): Promise<void> {
+  const [account] = await primary
     .select({ limit: accounts.customFieldLimit })
     .from(accounts)
     .where(eq(accounts.id, accountId))
@@ -270,6 +271,11 @@ async function checkLimit(db: Database, accountId: string): Promise<void> {
   }
 }
 
+/** {@link upsertValue}'s dependencies: the account's shard (`db`), the clock and the primary database (the limit). */
+export interface CustomFieldValueDeps extends CustomFieldDeps {
+  primary: Database;
+}
+
 /** What an upsert did: the value and whether it was created (else updated). */
 export interface UpsertResult {
   view: CustomFieldView;
@@ -283,7 +289,7 @@ export interface UpsertResult {
  *   does not fit the definition; 403 when the limit is reached. Nothing is written then.
  */
 export async function upsertValue(
-  deps: CustomFieldDeps,
+  deps: CustomFieldValueDeps,
   accountId: string,
   input: { entityType: ValueEntityType; entityId: string; apiSlug: string; value: unknown },
 ): Promise<UpsertResult> {
@@ -307,7 +313,7 @@ export async function upsertValue(
     await db.update(customFields).set({ value, updatedAt: now }).where(eq(customFields.id, existing.id));
     return { view: await getValue(db, accountId, existing.id), created: false };
   }
-  await checkLimit(db, accountId);
+  await checkLimit(db, deps.primary, accountId);
   await insertValueStatement(
     db,
     { accountId, definitionId: definition.id, entityType: input.entityType, entityId: input.entityId, value, now },

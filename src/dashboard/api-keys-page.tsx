@@ -162,7 +162,7 @@ async function showKeys(
   extra: { created?: CreatedApiKey; nameError?: string; name?: string } = {},
 ) {
   const user = c.get("user");
-  const { rows, total } = await listApiKeys(c.get("db"), user.accountId, SHOWN);
+  const { rows, total } = await listApiKeys(c.get("primaryDb"), user.accountId, SHOWN);
   const view: KeysView = {
     user,
     keys: rows,
@@ -185,7 +185,7 @@ apiKeysPage.post("/", async (c) => {
     const nameError = typed.trim() === "" ? "enter a name" : "use at most 100 characters, without line breaks";
     return showKeys(c, { nameError, name: typed });
   }
-  const deps = { db: c.get("db"), clock: c.get("clock") };
+  const deps = { db: c.get("primaryDb"), clock: c.get("clock") };
   try {
     const created = await createApiKey(deps, c.get("user").accountId, name.data, keyEnvironmentOf(c.req.url));
     return showKeys(c, { created });
@@ -198,6 +198,6 @@ apiKeysPage.post("/", async (c) => {
 });
 
 apiKeysPage.post("/:id/revoke", async (c) => {
-  await revokeApiKey({ db: c.get("db"), clock: c.get("clock") }, c.get("user").accountId, c.req.param("id"));
+  await revokeApiKey({ db: c.get("primaryDb"), clock: c.get("clock") }, c.get("user").accountId, c.req.param("id"));
   return c.redirect(`${PATH}?notice=revoked`, 303);
 });

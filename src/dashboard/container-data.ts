@@ -121,9 +121,14 @@ export function timelineOf(events: readonly TransportEventView[], raws: readonly
   return { milestones, otherRawEvents, truncated: false };
 }
 
-/** What {@link loadContainerPage} needs: D1 and the instant the page is computed for (ms since the epoch). */
+/**
+ * What {@link loadContainerPage} needs: the account's shard (`db`), the primary database (`primary`: entitlements,
+ * vessels and positions for the map; docs/SCALING.md §Shards) and the instant the page is computed for (ms since the
+ * epoch).
+ */
 export interface ContainerPageDeps {
   db: Database;
+  primary: Database;
   nowMs: number;
 }
 
@@ -140,7 +145,7 @@ export async function loadContainerPage(
   accountId: string,
   id: string,
 ): Promise<ContainerPageData> {
-  const { db, nowMs } = deps;
+  const { db, primary, nowMs } = deps;
   const summary = await loadContainerSummary(db, accountId, id);
   const asOf: AsOf = { nowMs, date: null };
   const reference = normalizeReference(summary.container.number);
@@ -149,7 +154,7 @@ export async function loadContainerPage(
     loadTimeline(db, accountId, id),
     listDocuments(db, accountId, { reference }, FIRST_PAGE),
     loadCustomFields(db, accountId, id),
-    loadMap(db, accountId, id, nowMs),
+    loadMap(db, primary, accountId, id, nowMs),
   ]);
   return {
     ...summary,
@@ -217,9 +222,15 @@ async function loadCustomFields(db: Database, accountId: string, id: string): Pr
   }));
 }
 
-async function loadMap(db: Database, accountId: string, id: string, nowMs: number): Promise<ContainerPageData["map"]> {
+async function loadMap(
+  db: Database,
+  primary: Database,
+  accountId: string,
+  id: string,
+  nowMs: number,
+): Promise<ContainerPageData["map"]> {
   try {
-    return { geojson: await getContainerMap(db, accountId, id, nowMs) };
+    return { geojson: await getContainerMap(db, primary, accountId, id, nowMs) };
   } catch (err) {
     if (err instanceof ApiError && err.status === 403) {
       return { unavailable: "The map needs the routing feature, which this account does not have." };

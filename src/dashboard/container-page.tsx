@@ -101,7 +101,7 @@ function Page(props: {
   );
 }
 
-const pageDeps = (c: Context<AppEnv>) => ({ db: c.var.db, nowMs: c.var.clock.now() });
+const pageDeps = (c: Context<AppEnv>) => ({ db: c.var.db, primary: c.var.primaryDb, nowMs: c.var.clock.now() });
 
 containerPageRoutes.get("/containers/:id", async (c) => {
   const user = c.get("user");
@@ -133,7 +133,7 @@ containerPageRoutes.post("/containers/:id/custom-fields", requireRole("member"),
     throw new ApiError(422, [{ detail: "The form names no custom field of this account's containers." }]);
   }
   try {
-    await upsertValue({ db, clock }, user.accountId, {
+    await upsertValue({ db, primary: c.var.primaryDb, clock }, user.accountId, {
       entityType: "container",
       entityId: id,
       apiSlug: definition.apiSlug,

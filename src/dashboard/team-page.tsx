@@ -266,8 +266,8 @@ async function showTeam(
   const user = c.get("user");
   const nowMs = c.get("clock").now();
   const [members, invitations] = await Promise.all([
-    listUsers(c.get("db"), user.accountId, SHOWN),
-    listInvitations(c.get("db"), user.accountId, SHOWN, nowMs, "pending"),
+    listUsers(c.get("primaryDb"), user.accountId, SHOWN),
+    listInvitations(c.get("primaryDb"), user.accountId, SHOWN, nowMs, "pending"),
   ]);
   const notice = NOTICES[c.req.query("notice") ?? ""] ?? null;
   const errors = extra.errors ?? {};
@@ -346,6 +346,6 @@ teamPage.post("/users/:id/remove", async (c) => {
 });
 
 teamPage.post("/invitations/:id/revoke", async (c) => {
-  await revokeInvitation({ db: c.get("db"), clock: c.get("clock") }, c.get("user").accountId, c.req.param("id"));
+  await revokeInvitation({ db: c.get("primaryDb"), clock: c.get("clock") }, c.get("user").accountId, c.req.param("id"));
   return c.redirect(`${PATH}?notice=revoked`, 303);
 });

@@ -3,8 +3,7 @@ import { Hono } from "hono";
 
 import type { AppEnv, SignedInUser } from "../env";
 import { ApiError } from "../lib/errors";
-import { importDepsFromEnv } from "../tracking-request-imports/queue";
-import { readFile } from "../tracking-request-imports/routes";
+import { readFile, requestImportDeps } from "../tracking-request-imports/routes";
 import { resultsCsv, serializeImport } from "../tracking-request-imports/serializer";
 import {
   allImportRows,
@@ -178,7 +177,7 @@ importPageRoutes.post("/", async (c) => {
     throw new ApiError(422, [{ detail: "Choose a CSV or XLSX file to upload." }]);
   }
   const { format, parsed } = await readFile(file);
-  const row = await createImport(importDepsFromEnv(c.env, c.var.clock), c.var.user.accountId, {
+  const row = await createImport(requestImportDeps(c), c.var.user.accountId, {
     format,
     fileName: file.name || null,
     parsed,
@@ -200,7 +199,7 @@ importPageRoutes.get("/:id/status", async (c) => {
 });
 
 importPageRoutes.post("/:id/start", async (c) => {
-  const row = await startImport(importDepsFromEnv(c.env, c.var.clock), c.var.user.accountId, c.req.param("id"));
+  const row = await startImport(requestImportDeps(c), c.var.user.accountId, c.req.param("id"));
   return c.redirect(`/app/track/imports/${row.id}`, 303);
 });
 

@@ -1,5 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { Database } from "../db/client";
+import { accountShard, shardDb } from "../db/shards";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
 import { validationError } from "../lib/validation";
@@ -32,6 +34,16 @@ const ReserveBody = z
     }),
   })
   .openapi("DirectUploadRequest");
+
+/**
+ * The database of the account a signed token names (its shard, src/db/shards.ts): these URLs carry no API key, so the
+ * request's `db` is still the primary. Null when the primary has no such account (a token outliving its account):
+ * the caller answers as for any invalid token.
+ */
+async function tokenAccountDb(c: Context<AppEnv>, accountId: string): Promise<Database | null> {
+  const shard = await accountShard(c.env, accountId);
+  return shard === null ? null : shardDb(c.env, shard);
+}
 
 function signingKeyOf(c: Context<AppEnv>): string {
   const key = c.env.DOCUMENT_SIGNING_KEY;
@@ -104,11 +116,11 @@ uploadRoutes
   })
   .put("/files/uploads/:token", async (c) => {
     const signingKey = signingKeyOf(c);
-    const db = c.get("db");
     const clock = c.get("clock");
     const token = await verifyToken(signingKey, "upload", c.req.param("token"), clock.now());
-    const blob = token ? await findBlob(db, token.accountId, token.id) : undefined;
-    if (!token || !blob) {
+    const db = token ? await tokenAccountDb(c, token.accountId) : null;
+    const blob = token && db ? await findBlob(db, token.accountId, token.id) : undefined;
+    if (!token || !db || !blob) {
       await c.req.raw.body?.cancel().catch(() => undefined);
       throw new ApiError(403, "This upload URL is invalid or has expired; reserve the blob again.");
     }
@@ -122,9 +134,9 @@ uploadRoutes
   })
   .get("/files/documents/:token", async (c) => {
     const signingKey = signingKeyOf(c);
-    const db = c.get("db");
     const token = await verifyToken(signingKey, "download", c.req.param("token"), c.get("clock").now());
-    if (!token) throw new ApiError(403, "This download URL is invalid or has expired; ask for a new one.");
+    const db = token ? await tokenAccountDb(c, token.accountId) : null;
+    if (!token || !db) throw new ApiError(403, "This download URL is invalid or has expired; ask for a new one.");
     const document = await getDocument(db, token.accountId, token.id);
     const object = await c.env.DOCUMENTS_BUCKET.get(document.storageKey);
     if (!object) throw ApiError.notFound("Couldn't find Document");

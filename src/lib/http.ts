@@ -40,6 +40,15 @@ export function loadContext(c: Context<AppEnv>): LoadContext {
   return { db: c.get("db"), accountId: c.get("principal").accountId };
 }
 
+/**
+ * {@link loadContext} over the primary database (`DB`), for the resources that live only there whatever the account's
+ * shard (docs/SCALING.md §Shards): users, invitations and API keys. Account rows (containers, webhooks, …) go through
+ * {@link loadContext}, whose `db` is the account's shard.
+ */
+export function primaryContext(c: Context<AppEnv>): LoadContext {
+  return { db: c.get("primaryDb"), accountId: c.get("principal").accountId };
+}
+
 /** The `include` parameter, or `fallback` when the client sent none (an explicit empty value includes nothing). */
 export function includeParam(params: URLSearchParams, fallback = ""): string {
   const value = params.get("include");

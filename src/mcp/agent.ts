@@ -2,6 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { McpAgent, RPCServerTransport } from "agents/mcp";
 import { createDatabase } from "../db/client";
+import { dbFor } from "../db/shards";
 import { systemClock } from "../lib/clock";
 import { TrackingApi } from "./api";
 import { TrackingApiError } from "./api-errors";
@@ -220,8 +221,10 @@ export class TrackingMcpAgent extends McpAgent<Env & Cloudflare.Env, unknown, Mc
     }
     const env = this.env;
     const accountId = props.accountId;
+    // The account's rows are on its shard (src/db/shards.ts; the shard is cached per isolate after the first read).
     return new TrackingApi({
-      db: createDatabase(env.DB),
+      db: await dbFor(env, accountId),
+      primary: createDatabase(env.DB),
       clock: systemClock,
       env,
       accountId,

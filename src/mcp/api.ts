@@ -195,7 +195,10 @@ export type BucketGuard = (bucket: "create_tracking_request") => Promise<void>;
 
 /** What a {@link TrackingApi} needs. */
 export interface TrackingApiDeps {
+  /** The account's shard (src/db/shards.ts `dbFor`): every account row is read and written there. */
   db: Database;
+  /** The primary database (`DB`): the account's entitlements, vessels and their positions (docs/SCALING.md §Shards). */
+  primary: Database;
   clock: Clock;
   /** Bindings: the tracking-requests queue and the source configuration (what "supported" means). */
   env: Pick<Env, "TRACKING_REQUESTS_QUEUE" | "DCSA_SOURCES" | "SIMULATOR_ENABLED" | "SIMULATION_SPEED">;
@@ -488,8 +491,8 @@ export class TrackingApi {
     containerId: string,
   ): Promise<{ route: ContainerRoute; currentVessel: CurrentVesselPosition | null }> {
     return this.routing(async () => {
-      const { route } = await loadContainerRoute(this.deps.db, this.deps.accountId, containerId);
-      return { route, currentVessel: await currentVesselPosition(this.deps.db, route) };
+      const { route } = await loadContainerRoute(this.deps.db, this.deps.primary, this.deps.accountId, containerId);
+      return { route, currentVessel: await currentVesselPosition(this.deps.primary, route) };
     });
   }
 
@@ -499,7 +502,9 @@ export class TrackingApi {
    * @throws TrackingApiError `forbidden_feature` (feature `routing`) when the account lacks it; `not_found`.
    */
   async getContainerMap(containerId: string): Promise<ContainerMap> {
-    return this.routing(() => loadContainerMap(this.deps.db, this.deps.accountId, containerId, this.deps.clock.now()));
+    return this.routing(() =>
+      loadContainerMap(this.deps.db, this.deps.primary, this.deps.accountId, containerId, this.deps.clock.now()),
+    );
   }
 
   /** Runs a read of the `routing` feature, its 403 turned into the `forbidden_feature` error. */

@@ -23,7 +23,15 @@ import {
   TrackingRequestImportDocument,
 } from "./schemas";
 import { resultsCsv, serializeImport, serializeImportRow } from "./serializer";
-import { allImportRows, createImport, getImport, listImportRows, type NewImport, startImport } from "./service";
+import {
+  allImportRows,
+  createImport,
+  getImport,
+  type ImportDeps,
+  listImportRows,
+  type NewImport,
+  startImport,
+} from "./service";
 
 const tags = ["Tracking requests"];
 const IdParam = pathIdParam("TrackingRequestImport");
@@ -193,11 +201,19 @@ function unsupported(): ApiError {
   ]);
 }
 
+/**
+ * The import services' dependencies of a request (REST and the dashboard alike): the bindings' (`importDepsFromEnv`),
+ * with the request's `db`, the account's shard (docs/SCALING.md §Shards), in place of the primary.
+ */
+export function requestImportDeps(c: Context<AppEnv>): ImportDeps {
+  return { ...importDepsFromEnv(c.env, c.var.clock), db: c.var.db };
+}
+
 /** Routes of `/tracking_request_imports` (docs/api.md §Tracking request imports, an extension). */
 export const trackingRequestImportRoutes = new OpenAPIHono<AppEnv>()
   .openapi(createRouteDef, async (c) => {
     const input = await importFromRequest(c);
-    const row = await createImport(importDepsFromEnv(c.env, c.var.clock), c.var.principal.accountId, {
+    const row = await createImport(requestImportDeps(c), c.var.principal.accountId, {
       ...input,
       start: !input.dryRun,
     });
@@ -222,11 +238,7 @@ export const trackingRequestImportRoutes = new OpenAPIHono<AppEnv>()
     return sendJsonApi(c, { data: rows.map(serializeImportRow), links, meta });
   })
   .openapi(startRouteDef, async (c) => {
-    const row = await startImport(
-      importDepsFromEnv(c.env, c.var.clock),
-      c.var.principal.accountId,
-      c.req.valid("param").id,
-    );
+    const row = await startImport(requestImportDeps(c), c.var.principal.accountId, c.req.valid("param").id);
     return sendJsonApi(c, { data: serializeImport(row) });
   })
   .openapi(resultsRouteDef, async (c) => {

@@ -22,23 +22,40 @@ export function benchEngineMode(env: Pick<Env, "BENCH_ENGINE">): BenchEngineMode
   return env.BENCH_ENGINE === "trace" || env.BENCH_ENGINE === "noop" ? env.BENCH_ENGINE : null;
 }
 
-/** D1 round trips counted by {@link countingD1}: `batches` (a `batch()` or one statement run alone), `statements`. */
+/**
+ * D1 round trips counted by {@link countingD1}: `batches` (a `batch()` or one statement run alone), `statements`,
+ * and, when the counter has a `writes` object, the write statements of its batches by kind.
+ */
 export interface D1Counter {
   batches: number;
   statements: number;
+  /**
+   * Per kind of write (`insert transport_events`, `update containers`, `delete …`; reads are not listed): how many
+   * statements of a `batch()` were of that kind and the rows they changed (D1's `meta.changes`: rows inserted,
+   * updated or deleted by the statement itself, not by its triggers). Filled only when present.
+   */
+  writes?: Record<string, { statements: number; changes: number }>;
 }
 
 const RAW = Symbol("bench-trace.raw");
-type Wrapped = D1PreparedStatement & { [RAW]: D1PreparedStatement };
+const SQL = Symbol("bench-trace.sql");
+type Wrapped = D1PreparedStatement & { [RAW]: D1PreparedStatement; [SQL]: string };
 
-function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter): Wrapped {
+/** `insert <table>`, `update <table>` or `delete <table>` for a write statement drizzle built; null for a read. */
+export function writeKind(query: string): string | null {
+  const m = /^\s*(insert|update|delete)\s+(?:into\s+|from\s+)?"?(\w+)"?/is.exec(query);
+  return m ? `${m[1]?.toLowerCase()} ${m[2]}` : null;
+}
+
+function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter, query: string): Wrapped {
   const once = () => {
     counter.batches += 1;
     counter.statements += 1;
   };
   return {
     [RAW]: stmt,
-    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), counter),
+    [SQL]: query,
+    bind: (...values: unknown[]) => wrapStatement(stmt.bind(...values), counter, query),
     first: ((column?: string) => {
       once();
       return column === undefined ? stmt.first() : stmt.first(column);
@@ -64,11 +81,24 @@ function wrapStatement(stmt: D1PreparedStatement, counter: D1Counter): Wrapped {
  */
 export function countingD1(db: D1Database, counter: D1Counter): D1Database {
   return {
-    prepare: (query: string) => wrapStatement(db.prepare(query), counter),
-    batch: (statements: D1PreparedStatement[]) => {
+    prepare: (query: string) => wrapStatement(db.prepare(query), counter, query),
+    batch: async <T = unknown>(statements: D1PreparedStatement[]) => {
       counter.batches += 1;
       counter.statements += statements.length;
-      return db.batch(statements.map((s) => (s as Partial<Wrapped>)[RAW] ?? s));
+      const results = await db.batch<T>(statements.map((s) => (s as Partial<Wrapped>)[RAW] ?? s));
+      const writes = counter.writes;
+      if (writes) {
+        statements.forEach((s, i) => {
+          const query = (s as Partial<Wrapped>)[SQL];
+          const kind = query === undefined ? null : writeKind(query);
+          if (kind === null) return;
+          const w = writes[kind] ?? { statements: 0, changes: 0 };
+          w.statements += 1;
+          w.changes += results[i]?.meta?.changes ?? 0;
+          writes[kind] = w;
+        });
+      }
+      return results;
     },
     exec: (query: string) => {
       counter.batches += 1;
@@ -147,7 +177,7 @@ export function withBenchEngine<H extends ExportedHandler<Env> & BenchEntryPoint
 /**
  * The Tracker Durable Object (src/tracking/tracker.ts) with the bench's trace: under `BENCH_ENGINE=trace` its D1
  * binding counts round trips ({@link countingD1}), and each update logs one line `bench-engine {"box", "joining",
- * "events", "batches", "statements", "snapshotBytes"}` (an update that applied facts) or `{..., "failed"}` (a poll
+ * "events", "batches", "statements", "writes", "snapshotBytes"}` (an update that applied facts) or `{..., "failed"}` (a poll
  * rescheduled without news), with that update's round trips only. Without `BENCH_ENGINE=trace` it is the Tracker.
  */
 export class BenchTracedTracker extends Tracker {
@@ -155,7 +185,8 @@ export class BenchTracedTracker extends Tracker {
   private readonly d1Count: D1Counter | null;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    const d1Count: D1Counter | null = benchEngineMode(env) === "trace" ? { batches: 0, statements: 0 } : null;
+    const d1Count: D1Counter | null =
+      benchEngineMode(env) === "trace" ? { batches: 0, statements: 0, writes: {} } : null;
     super(ctx, d1Count ? countingShards(env, d1Count) : env);
     this.d1Count = d1Count;
   }
@@ -163,7 +194,7 @@ export class BenchTracedTracker extends Tracker {
   protected override async update(...args: Parameters<Tracker["update"]>): Promise<UpdateOutcome> {
     const count = this.d1Count;
     if (!count) return super.update(...args);
-    Object.assign(count, { batches: 0, statements: 0 });
+    Object.assign(count, { batches: 0, statements: 0, writes: {} });
     const outcome = await super.update(...args);
     // An update without facts reschedules the box, which logs its own line.
     if (outcome.applied) {
@@ -177,7 +208,7 @@ export class BenchTracedTracker extends Tracker {
   protected override async reschedule(...args: Parameters<Tracker["reschedule"]>): Promise<UpdateOutcome> {
     const count = this.d1Count;
     if (!count) return super.reschedule(...args);
-    Object.assign(count, { batches: 0, statements: 0 });
+    Object.assign(count, { batches: 0, statements: 0, writes: {} });
     const outcome = await super.reschedule(...args);
     const [snap, , failed] = args;
     console.warn(`bench-engine ${JSON.stringify({ box: snap.box.number, joining: 0, events: 0, ...count, failed })}`);

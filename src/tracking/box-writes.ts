@@ -6,6 +6,7 @@ import { chargesOfBoxes } from "../alerts/charges";
 import { alertInserts, dueNow } from "../alerts/delivery";
 import type { ContainerRow } from "../containers/serializer";
 import type { Database } from "../db/client";
+import { excluded, insertChunks } from "../db/insert-chunks";
 import {
   alertRules,
   containers,
@@ -128,8 +129,9 @@ export interface BoxWebhookContext {
 
 /**
  * Reads, in one D1 round trip, what the webhook outbox needs to announce an update of these rows: the accounts'
- * active webhooks, the container and shipment rows, the shipments' container ids and customer names. Called only
- * for updates that announce something, so an unchanged poll stays at one D1 batch and a changed one at two.
+ * active webhooks, the container rows, the shipment rows with their customer names (one statement), the shipments'
+ * container ids, and the accounts' alert rules and settings (6 statements). Called only for updates that announce
+ * something, so an unchanged poll stays at one D1 batch and a changed one at two.
  */
 export async function loadBoxWebhookContext(db: Database, subs: Subscription[]): Promise<BoxWebhookContext> {
   const containerIds = [...new Set(subs.map((s) => s.containerId))];
@@ -151,43 +153,32 @@ export async function loadBoxWebhookContext(db: Database, subs: Subscription[]):
         .where(and(inArray(alertRules.accountId, accountIds), eq(alertRules.active, true))),
     ),
   );
-  const [targets, containerRows, shipmentRows, siblings, customers, rules, settings] = await db.batch([
+  const [targets, containerRows, shipmentRows, siblings, rules, settings] = await db.batch([
     activeWebhooksQuery(db, accountIds),
     db
       .select()
       .from(containers)
       .where(and(inArray(containers.id, containerIds), anyWebhook)),
+    // The shipments with their customers' names, in one statement (a LEFT JOIN on the party's primary key).
     db
-      .select()
+      .select({ shipment: shipments, customerName: parties.companyName })
       .from(shipments)
+      .leftJoin(parties, eq(parties.id, shipments.customerId))
       .where(and(inArray(shipments.id, shipmentIds), anyWebhook)),
     db
       .select({ id: containers.id, shipmentId: containers.shipmentId })
       .from(containers)
       .where(and(inArray(containers.shipmentId, shipmentIds), anyWebhook))
       .orderBy(asc(containers.createdAt), asc(containers.id)),
-    db
-      .select({ id: parties.id, companyName: parties.companyName })
-      .from(parties)
-      .where(
-        and(
-          inArray(
-            parties.id,
-            db.select({ id: shipments.customerId }).from(shipments).where(inArray(shipments.id, shipmentIds)),
-          ),
-          anyWebhook,
-        ),
-      ),
     activeAlertRulesQuery(db, accountIds),
     alertSettingsQuery(db, accountIds),
   ]);
-  const names = new Map(customers.map((p) => [p.id, p.companyName]));
   const views = new Map<string, ShipmentView>();
-  for (const row of shipmentRows as ShipmentRow[]) {
-    views.set(row.id, {
-      ...row,
-      containerIds: siblings.filter((c) => c.shipmentId === row.id).map((c) => c.id),
-      customerName: row.customerId ? (names.get(row.customerId) ?? null) : null,
+  for (const { shipment, customerName } of shipmentRows as { shipment: ShipmentRow; customerName: string | null }[]) {
+    views.set(shipment.id, {
+      ...shipment,
+      containerIds: siblings.filter((c) => c.shipmentId === shipment.id).map((c) => c.id),
+      customerName: shipment.customerId ? (customerName ?? null) : null,
     });
   }
   // Only a rule scoped by custom field values costs one more read.
@@ -274,6 +265,11 @@ export async function boxUpdateStatements(
         .where(inArray(shipments.id, [...new Set(all.map((s) => s.shipmentId))])),
     );
   }
+  // Each table's new rows, in the order one INSERT per row wrote them; written as multi-row INSERTs below.
+  const transportRows: { row: TransportEventRow; actual: boolean }[] = [];
+  const rawRows: (typeof rawEvents.$inferInsert)[] = [];
+  const containerUpdatedRows: ContainerUpdatedEventRow[] = [];
+  const estimatedRows: EstimatedEventRow[] = [];
   let rawIndex = update.rawIndexStart;
   const rawIndexByKey = new Map<string, number>();
   const drafts: NotificationDraft[] = [];
@@ -322,32 +318,9 @@ export async function boxUpdateStatements(
             createdAt: nowIso,
             rawEventId,
           };
-          const actual = e.milestone !== null && !e.milestone.estimated;
-          statements.push(
-            actual
-              ? // A corrected actual updates its row in place (same id, the new time and what goes with it).
-                db
-                  .insert(transportEvents)
-                  .values(row)
-                  .onConflictDoUpdate({
-                    target: transportEvents.id,
-                    // The carrier's copy of a terminal-reported move (issue 14) may name another place (an empty
-                    // return) and makes the event the carrier's.
-                    set: {
-                      timestamp: row.timestamp,
-                      timezone: row.timezone,
-                      locationLocode: row.locationLocode,
-                      locationId: row.locationId,
-                      dataSource: row.dataSource,
-                      terminalId: row.terminalId,
-                      vesselName: row.vesselName,
-                      vesselImo: row.vesselImo,
-                      voyageNumber: row.voyageNumber,
-                      rawEventId: row.rawEventId,
-                    },
-                  })
-              : db.insert(transportEvents).values(row).onConflictDoNothing(),
-          );
+          // An actual milestone's row is upserted (a corrected actual updates it in place); any other is kept as first
+          // written.
+          transportRows.push({ row, actual: e.milestone !== null && !e.milestone.estimated });
           // A quiet record (the carrier's copy of a move a terminal reported first) updates its row, announces nothing.
           if (announced && !e.quiet) {
             announce({
@@ -370,32 +343,27 @@ export async function boxUpdateStatements(
               index = rawIndex++;
               rawIndexByKey.set(rawKey, index);
             }
-            statements.push(
-              db
-                .insert(rawEvents)
-                .values({
-                  id: rawEventId,
-                  accountId: sub.accountId,
-                  containerId: sub.containerId,
-                  index,
-                  event: m.event.replace("container.transport.", ""),
-                  originalEvent: m.originalEvent,
-                  timestamp: m.timestamp,
-                  estimated: m.estimated,
-                  actualOn: m.estimated ? null : m.timestamp.slice(0, 10),
-                  estimatedOn: m.estimated ? m.timestamp.slice(0, 10) : null,
-                  location: location?.name ?? m.locationName ?? null,
-                  locationLocode: m.locationLocode,
-                  vesselName: m.vesselName,
-                  vesselImo: m.vesselImo,
-                  voyageNumber: m.voyageNumber,
-                  timezone: location?.timeZone ?? null,
-                  dataSource: e.dataSource,
-                  payload: m.raw ?? null,
-                  createdAt: nowIso,
-                })
-                .onConflictDoNothing(),
-            );
+            rawRows.push({
+              id: rawEventId,
+              accountId: sub.accountId,
+              containerId: sub.containerId,
+              index,
+              event: m.event.replace("container.transport.", ""),
+              originalEvent: m.originalEvent,
+              timestamp: m.timestamp,
+              estimated: m.estimated,
+              actualOn: m.estimated ? null : m.timestamp.slice(0, 10),
+              estimatedOn: m.estimated ? m.timestamp.slice(0, 10) : null,
+              location: location?.name ?? m.locationName ?? null,
+              locationLocode: m.locationLocode,
+              vesselName: m.vesselName,
+              vesselImo: m.vesselImo,
+              voyageNumber: m.voyageNumber,
+              timezone: location?.timeZone ?? null,
+              dataSource: e.dataSource,
+              payload: m.raw ?? null,
+              createdAt: nowIso,
+            });
           }
         } else if (e.kind === "container_updated") {
           const row: ContainerUpdatedEventRow = {
@@ -411,7 +379,7 @@ export async function boxUpdateStatements(
             dataSource: e.dataSource,
             createdAt: nowIso,
           };
-          statements.push(db.insert(containerUpdatedEvents).values(row).onConflictDoNothing());
+          containerUpdatedRows.push(row);
           if (announced) {
             announce({
               accountId: sub.accountId,
@@ -437,7 +405,7 @@ export async function boxUpdateStatements(
             dataSource: "shipping_line",
             createdAt: nowIso,
           };
-          statements.push(db.insert(estimatedEvents).values(row).onConflictDoNothing());
+          estimatedRows.push(row);
           // One per shipment: every box of the shipment writes the same estimated event (and notification id).
           if (announced) {
             announce({
@@ -504,6 +472,7 @@ export async function boxUpdateStatements(
       included: () => containerCreatedIncluded(created, containerAfter(sub.containerId), shipmentAfter(sub.shipmentId)),
     });
   }
+  statements.push(...eventInserts(db, transportRows, rawRows, containerUpdatedRows, estimatedRows));
   const outbox = hooks
     ? await notificationInserts(db, hooks.targets, drafts, nowIso)
     : { statements: [], ids: [] as string[] };
@@ -557,4 +526,66 @@ export async function boxUpdateStatements(
     notificationIds: outbox.ids,
     alertIds: dueNow(alertRows, nowMs),
   };
+}
+
+/**
+ * The INSERTs of one update's event rows, one multi-row statement per table (chunked under D1's 100 bound parameters,
+ * src/db/insert-chunks.ts) instead of one per row, with the same ON CONFLICT clauses and, for rows of the same id, in
+ * the same order, so they write exactly what one INSERT per row would: an actual milestone's transport event is upserted (its time,
+ * place, source, vessel and raw event from the row proposed, `excluded`), every other row is kept as first written.
+ */
+function eventInserts(
+  db: Database,
+  transportRows: readonly { row: TransportEventRow; actual: boolean }[],
+  rawRows: readonly (typeof rawEvents.$inferInsert)[],
+  containerUpdatedRows: readonly ContainerUpdatedEventRow[],
+  estimatedRows: readonly EstimatedEventRow[],
+): BatchItem<"sqlite">[] {
+  const statements: BatchItem<"sqlite">[] = [];
+  // Actual milestones' rows first, then the others (each in its order), so each kind fills its statements: two rows
+  // of different kinds never touch the same row (the id is the only unique key) unless they share an id, and then the
+  // order as given is kept.
+  const actualIds = new Set(transportRows.filter((r) => r.actual).map((r) => r.row.id));
+  const ordered = transportRows.every((r) => r.actual || !actualIds.has(r.row.id))
+    ? [...transportRows.filter((r) => r.actual), ...transportRows.filter((r) => !r.actual)]
+    : transportRows;
+  for (const run of insertChunks(
+    transportEvents,
+    ordered,
+    (r) => r.actual,
+    (r) => r.row,
+  )) {
+    const insert = db.insert(transportEvents).values(run.rows.map((r) => r.row));
+    statements.push(
+      run.group
+        ? insert.onConflictDoUpdate({
+            target: transportEvents.id,
+            // The carrier's copy of a terminal-reported move (issue 14) may name another place (an empty return) and
+            // makes the event the carrier's.
+            set: {
+              timestamp: excluded(transportEvents.timestamp),
+              timezone: excluded(transportEvents.timezone),
+              locationLocode: excluded(transportEvents.locationLocode),
+              locationId: excluded(transportEvents.locationId),
+              dataSource: excluded(transportEvents.dataSource),
+              terminalId: excluded(transportEvents.terminalId),
+              vesselName: excluded(transportEvents.vesselName),
+              vesselImo: excluded(transportEvents.vesselImo),
+              voyageNumber: excluded(transportEvents.voyageNumber),
+              rawEventId: excluded(transportEvents.rawEventId),
+            },
+          })
+        : insert.onConflictDoNothing(),
+    );
+  }
+  for (const run of insertChunks(rawEvents, rawRows)) {
+    statements.push(db.insert(rawEvents).values(run.rows).onConflictDoNothing());
+  }
+  for (const run of insertChunks(containerUpdatedEvents, containerUpdatedRows)) {
+    statements.push(db.insert(containerUpdatedEvents).values(run.rows).onConflictDoNothing());
+  }
+  for (const run of insertChunks(estimatedEvents, estimatedRows)) {
+    statements.push(db.insert(estimatedEvents).values(run.rows).onConflictDoNothing());
+  }
+  return statements;
 }

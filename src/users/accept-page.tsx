@@ -31,7 +31,7 @@ const ROLE_WORDS = {
 
 acceptInvitationPage.get("/accept", async (c) => {
   const token = tokenOf(c.req.query("token"));
-  const found = await invitationByToken(c.get("db"), token, c.get("clock").now());
+  const found = await invitationByToken(c.get("primaryDb"), token, c.get("clock").now());
   if (found?.invitation.status !== "pending") throw unusableInvitation(found?.invitation.status ?? null);
   const invitation = found.invitation;
   return renderPage(
@@ -66,7 +66,11 @@ acceptInvitationPage.post("/accept", async (c) => {
     .filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f)
     .join("");
   const nowMs = c.get("clock").now();
-  const user = await acceptInvitation({ db: c.get("db"), clock: c.get("clock") }, tokenOf(form.token), name || null);
+  const user = await acceptInvitation(
+    { db: c.get("primaryDb"), clock: c.get("clock") },
+    tokenOf(form.token),
+    name || null,
+  );
   // Whoever was signed in on this browser before is signed out: the browser now belongs to the invitee's new session.
   const previous = await signedInUserOf(c);
   if (previous) await revokeSession(c.env.DB, previous.sessionId, nowMs);

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { loadContext, queryParams } from "../lib/http";
+import { primaryContext, queryParams } from "../lib/http";
 import { listLinksAndMeta, parsePage } from "../lib/jsonapi/pagination";
 import {
   bodyErrors,
@@ -45,13 +45,13 @@ const LAST_ADMIN =
 
 /** The team services' dependencies of a request (REST and the dashboard alike). */
 export function userDeps(c: Context<AppEnv>): UserDeps {
-  return { db: c.get("db"), d1: c.env.DB, clock: c.get("clock") };
+  return { db: c.get("primaryDb"), d1: c.env.DB, clock: c.get("clock") };
 }
 
 /** The invitation services' dependencies of a request: the link's origin is PUBLIC_BASE_URL or the request's. */
 export function invitationDeps(c: Context<AppEnv>): InvitationDeps {
   return {
-    db: c.get("db"),
+    db: c.get("primaryDb"),
     clock: c.get("clock"),
     transport: invitationTransport(c.env),
     baseUrl: invitationBaseUrl(c.env.PUBLIC_BASE_URL, c.req.url),
@@ -187,19 +187,19 @@ const revokeInvitationRoute = createRoute({
 /** Routes of `/users` and `/invitations` (issue 28; docs/api.md §Team and API keys), account-scoped. */
 export const userRoutes = new OpenAPIHono<AppEnv>()
   .openapi(listUsersRoute, async (c) => {
-    const { db, accountId } = loadContext(c);
+    const { db, accountId } = primaryContext(c);
     const page = parsePage(queryParams(c));
     const { rows, total } = await listUsers(db, accountId, page);
     const { links, meta } = listLinksAndMeta(c.req.url, page, rows.length, total);
     return sendJsonApi(c, { data: rows.map(userResource.serialize), links, meta });
   })
   .openapi(getUserRoute, async (c) => {
-    const { db, accountId } = loadContext(c);
+    const { db, accountId } = primaryContext(c);
     const row = await getUser(db, accountId, c.req.valid("param").id);
     return sendJsonApi(c, { data: userResource.serialize(row), links: { self: c.req.url } });
   })
   .openapi(updateUserRoute, async (c) => {
-    const { accountId } = loadContext(c);
+    const { accountId } = primaryContext(c);
     const { id } = c.req.valid("param");
     const data = c.req.valid("json").data;
     checkBodyId(data.id, id);
@@ -211,7 +211,7 @@ export const userRoutes = new OpenAPIHono<AppEnv>()
     return c.body(null, 200) as never;
   })
   .openapi(listInvitationsRoute, async (c) => {
-    const { db, accountId } = loadContext(c);
+    const { db, accountId } = primaryContext(c);
     const page = parsePage(queryParams(c));
     const status = c.req.valid("query")["filter[status]"];
     const { rows, total } = await listInvitations(db, accountId, page, c.get("clock").now(), status);
@@ -225,13 +225,13 @@ export const userRoutes = new OpenAPIHono<AppEnv>()
     return sendJsonApi(c, { data: invitationResource.serialize(row), links: { self } }, 201);
   })
   .openapi(getInvitationRoute, async (c) => {
-    const { db, accountId } = loadContext(c);
+    const { db, accountId } = primaryContext(c);
     const row = await getInvitation(db, accountId, c.req.valid("param").id, c.get("clock").now());
     return sendJsonApi(c, { data: invitationResource.serialize(row), links: { self: c.req.url } });
   })
   .openapi(revokeInvitationRoute, async (c) => {
     await revokeInvitation(
-      { db: c.get("db"), clock: c.get("clock") },
+      { db: c.get("primaryDb"), clock: c.get("clock") },
       c.get("principal").accountId,
       c.req.valid("param").id,
     );

@@ -153,7 +153,7 @@ export function vesselWithPositionsDocument(result: FuturePositions, selfUrl: st
  */
 export const futurePositionRoutes = new OpenAPIHono<AppEnv>()
   .openapi(futurePositionsDef, async (c) => {
-    const vessel = await vesselForPrediction(c.var.db, c.var.principal.accountId, c.req.valid("param").id);
+    const vessel = await vesselForPrediction(c.var.primaryDb, c.var.principal.accountId, c.req.valid("param").id);
     const params = queryParams(c);
     const portId = required(params, "port_id");
     const previousPortId = required(params, "previous_port_id");
@@ -161,7 +161,7 @@ export const futurePositionRoutes = new OpenAPIHono<AppEnv>()
     return sendJsonApi(c, vesselWithPositionsDocument(result, c.req.url));
   })
   .openapi(withCoordinatesDef, async (c) => {
-    const vessel = await vesselForPrediction(c.var.db, c.var.principal.accountId, c.req.valid("param").id);
+    const vessel = await vesselForPrediction(c.var.primaryDb, c.var.principal.accountId, c.req.valid("param").id);
     const params = queryParams(c);
     const portId = required(params, "port_id");
     const previousPortId = required(params, "previous_port_id");

@@ -91,12 +91,13 @@ export function futurePositionsOf(points: readonly TrackPoint[]): FuturePosition
 
 /**
  * The vessel a prediction is asked for (docs/api.md §Future positions): the `routing` entitlement first (403 before
- * anything is read), then the vessel by id or IMO number.
+ * anything is read), then the vessel by id or IMO number; both from `primary`, the primary database (entitlements and
+ * vessels live there, docs/SCALING.md §Shards).
  * @throws ApiError 403 without the entitlement; 404 for an unknown vessel.
  */
-export async function vesselForPrediction(db: Database, accountId: string, vesselKey: string): Promise<VesselRow> {
-  await assertRoutingEnabled(db, accountId);
-  const vessel = await findVessel(db, vesselKey);
+export async function vesselForPrediction(primary: Database, accountId: string, vesselKey: string): Promise<VesselRow> {
+  await assertRoutingEnabled(primary, accountId);
+  const vessel = await findVessel(primary, vesselKey);
   if (!vessel) throw ApiError.notFound("Couldn't find Vessel");
   return vessel;
 }

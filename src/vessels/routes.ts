@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ROUTING_ENTITLEMENT, ROUTING_NOT_ENABLED_DETAIL } from "../containers/shipping-route";
+import { allShards } from "../db/shards";
 import type { AppEnv } from "../env";
 import { loadContext, queryParams } from "../lib/http";
 import { resourceDocument } from "../lib/jsonapi/document";
@@ -43,6 +44,8 @@ const getRouteDef = createRoute({
 export const vesselRoutes = new OpenAPIHono<AppEnv>().openapi(getRouteDef, async (c) => {
   const ctx = loadContext(c);
   const window = parsePositionWindow(Object.fromEntries(queryParams(c)), c.var.clock.now());
-  const view = await getVessel(ctx.db, ctx.accountId, c.req.valid("param").id, window);
+  // Vessels are shared: the row and positions are in the primary, the records naming a vessel in every shard.
+  const shards = allShards(c.env).map((s) => s.db);
+  const view = await getVessel(c.get("primaryDb"), shards, ctx.accountId, c.req.valid("param").id, window);
   return sendJsonApi(c, await resourceDocument(ctx, vesselType, view, new Map(), c.req.url));
 });

@@ -1,8 +1,7 @@
 import { desc, eq } from "drizzle-orm";
-import { ROUTING_ENTITLEMENT } from "../containers/shipping-route";
-import { routingNotEnabled } from "../containers/shipping-route-service";
+import { assertRoutingEnabled } from "../containers/shipping-route-service";
 import type { Database } from "../db/client";
-import { accounts, shipments, transportEvents } from "../db/schema";
+import { shipments, transportEvents } from "../db/schema";
 import { toIsoSeconds } from "../lib/clock";
 import { ApiError } from "../lib/errors";
 import { parseTimeBound } from "../lib/jsonapi/filters";
@@ -61,31 +60,29 @@ export function parsePositionWindow(params: ShowPositionsParams, nowMs: number):
  * answers with the name and IMO number they give, the rest null. A row without a name (the simulator records
  * positions by IMO number alone) takes the name from the same records. `window` adds the recorded positions in it, oldest first, and needs the account's `routing`
  * entitlement (the 403 of `/v2/containers/{id}/route`); the plain read needs none.
+ *
+ * Databases (docs/SCALING.md §Shards): `primary` holds the entitlements, the `vessels` table and the positions;
+ * `shards` is every shard's handle (the primary first, `allShards`), whose transport events and shipments name the
+ * vessel ("any account's records": read from every shard at once, in parallel, only when the vessel row has no name).
  * @throws ApiError 403 without the entitlement when positions are asked for (checked first), 404 for an unknown
  * vessel or a key that is neither.
  */
 export async function getVessel(
-  db: Database,
+  primary: Database,
+  shards: readonly Database[],
   accountId: string,
   key: string,
   window: PositionWindow | null,
 ): Promise<VesselView> {
-  if (window) {
-    const [account] = await db
-      .select({ entitlements: accounts.entitlements })
-      .from(accounts)
-      .where(eq(accounts.id, accountId))
-      .limit(1);
-    if (!account?.entitlements.includes(ROUTING_ENTITLEMENT)) throw routingNotEnabled();
-  }
+  if (window) await assertRoutingEnabled(primary, accountId);
   const notFound = () => ApiError.notFound("Couldn't find Vessel");
   const id = UUID.test(key) ? key.toLowerCase() : vesselIdForImo(key);
   if (!id) throw notFound();
-  const row = await findVessel(db, key);
+  const row = await findVessel(primary, key);
   const imo = row?.imo ?? imoOfVesselId(id);
   if (!imo) throw notFound();
   // The name our records give a vessel the position store has no name for (or no row at all).
-  const named = row?.name ? undefined : await vesselNamedInRecords(db, imo);
+  const named = row?.name ? undefined : await vesselNamedInRecords(shards, imo);
   if (!row && !named) throw notFound();
   const view: VesselView = {
     id,
@@ -99,7 +96,7 @@ export async function getVessel(
     positionTimestamp: row?.positionTimestamp ?? null,
   };
   if (window) {
-    const track = row ? await positionTrack(db, row.id, window.from, window.to) : [];
+    const track = row ? await positionTrack(primary, row.id, window.from, window.to) : [];
     view.positions = track.map((p) => ({
       latitude: p.latitude,
       longitude: p.longitude,
@@ -115,19 +112,30 @@ export async function getVessel(
  * How our records name vessel `imo` (7 digits) when the `vessels` table cannot: the newest transport event naming it,
  * else a shipment arriving on it (`pod_vessel_imo`, the leg after a transshipment that no event names yet), any
  * account's: a vessel is shared reference data (docs/api.md §Vessel resource). Reads the
- * `transport_events(vessel_imo, created_at)` and `shipments(pod_vessel_imo)` indexes.
+ * `transport_events(vessel_imo, created_at)` and `shipments(pod_vessel_imo)` indexes of every shard (one batch per
+ * shard, all at once): the newest event across the shards wins, as it would in one database.
  * @returns `{name}` (null when the record gives none), or undefined when no record names the vessel.
  */
-async function vesselNamedInRecords(db: Database, imo: string): Promise<{ name: string | null } | undefined> {
-  const [[event], [shipment]] = await db.batch([
-    db
-      .select({ name: transportEvents.vesselName })
-      .from(transportEvents)
-      .where(eq(transportEvents.vesselImo, imo))
-      .orderBy(desc(transportEvents.createdAt))
-      .limit(1),
-    db.select({ name: shipments.podVesselName }).from(shipments).where(eq(shipments.podVesselImo, imo)).limit(1),
-  ]);
-  if (event?.name) return event;
-  return shipment ?? event;
+async function vesselNamedInRecords(
+  shards: readonly Database[],
+  imo: string,
+): Promise<{ name: string | null } | undefined> {
+  const perShard = await Promise.all(
+    shards.map((db) =>
+      db.batch([
+        db
+          .select({ name: transportEvents.vesselName, createdAt: transportEvents.createdAt })
+          .from(transportEvents)
+          .where(eq(transportEvents.vesselImo, imo))
+          .orderBy(desc(transportEvents.createdAt))
+          .limit(1),
+        db.select({ name: shipments.podVesselName }).from(shipments).where(eq(shipments.podVesselImo, imo)).limit(1),
+      ]),
+    ),
+  );
+  const events = perShard.flatMap(([events]) => events).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const event = events[0];
+  if (event?.name) return { name: event.name };
+  const shipment = perShard.map(([, shipments]) => shipments[0]).find((s) => s !== undefined);
+  return shipment ?? (event ? { name: event.name } : undefined);
 }

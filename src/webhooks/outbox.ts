@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client";
+import { insertChunks } from "../db/insert-chunks";
 import { webhookNotifications, webhooks } from "../db/schema";
 import { deterministicId } from "../lib/ids";
 import type { Linkage, ResourceObject } from "../lib/jsonapi/types";
@@ -87,9 +88,10 @@ export function notificationId(webhookId: string, dedupKey: string): Promise<str
 }
 
 /**
- * The INSERT statements of the notifications `drafts` produce for `targets` (to add to the batch of the change),
- * and their ids (to enqueue once the batch committed). A draft gets one notification per active webhook of its
- * account that subscribes to its event; none when no webhook does. Inserts are ON CONFLICT DO NOTHING: a
+ * The INSERT statements of the notifications `drafts` produce for `targets` (to add to the batch of the change: one
+ * multi-row INSERT per chunk of rows under D1's 100 bound parameters, src/db/insert-chunks.ts), and their ids (to
+ * enqueue once the batch committed). A draft gets one notification per active webhook of its account that subscribes
+ * to its event; none when no webhook does. Inserts are ON CONFLICT DO NOTHING: a
  * notification already written is left as it is (its delivery state included).
  * @param nowIso when the rows are written (UTC ISO seconds): `updated_at`, and `next_attempt_at` (due at once).
  */
@@ -99,7 +101,7 @@ export async function notificationInserts(
   drafts: readonly NotificationDraft[],
   nowIso: string,
 ): Promise<{ statements: BatchItem<"sqlite">[]; ids: string[] }> {
-  const statements: BatchItem<"sqlite">[] = [];
+  const rows: (typeof webhookNotifications.$inferInsert)[] = [];
   const ids: string[] = [];
   for (const draft of drafts) {
     const subscribers = targets.filter((t) => t.accountId === draft.accountId && t.events.includes(draft.event));
@@ -119,28 +121,28 @@ export async function notificationInserts(
           included,
         ),
       );
-      statements.push(
-        db
-          .insert(webhookNotifications)
-          .values({
-            id,
-            accountId: draft.accountId,
-            webhookId: webhook.id,
-            event: draft.event,
-            referenceObjectType: draft.reference.type,
-            referenceObjectId: draft.reference.id,
-            payload,
-            deliveryStatus: "pending",
-            attempts: 0,
-            nextAttemptAt: nowIso,
-            createdAt: draft.createdAt,
-            updatedAt: nowIso,
-          })
-          .onConflictDoNothing(),
-      );
+      rows.push({
+        id,
+        accountId: draft.accountId,
+        webhookId: webhook.id,
+        event: draft.event,
+        referenceObjectType: draft.reference.type,
+        referenceObjectId: draft.reference.id,
+        payload,
+        deliveryStatus: "pending",
+        attempts: 0,
+        nextAttemptAt: nowIso,
+        createdAt: draft.createdAt,
+        updatedAt: nowIso,
+      });
       ids.push(id);
     }
   }
+  // One multi-row INSERT per chunk (D1's 100 bound parameters) rather than one per notification; the count trigger
+  // (migration 0002) still counts exactly the rows inserted.
+  const statements: BatchItem<"sqlite">[] = insertChunks(webhookNotifications, rows).map((run) =>
+    db.insert(webhookNotifications).values(run.rows).onConflictDoNothing(),
+  );
   return { statements, ids };
 }
 

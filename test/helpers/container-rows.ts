@@ -33,9 +33,14 @@ const at = (second: number) => new Date(Date.UTC(2026, 0, 1) + second * 1000).to
  * Writes containers straight to D1, one shipment each (with its POD ETA, POD name and optional customer party), for
  * list tests that need exact values (LFD, holds, ETA) the simulator would take days to reach, and bumps the account's
  * kept counts. Ids are UUIDv7 made in seeding order, so the `id` tiebreak follows the order given. The shipment's
- * SCAC and POD are the container's (`scac` null: the shipment's line is MAEU, the box has none).
+ * SCAC and POD are the container's (`scac` null: the shipment's line is MAEU, the box has none). `d1`: the account's
+ * shard (default the primary `DB`; test/helpers/shards.ts makes accounts on `DB_1`).
  */
-export async function seedContainers(accountId: string, boxes: SeedContainer[]): Promise<SeededContainer[]> {
+export async function seedContainers(
+  accountId: string,
+  boxes: SeedContainer[],
+  d1: D1Database = env.DB,
+): Promise<SeededContainer[]> {
   const out: SeededContainer[] = [];
   const statements: D1PreparedStatement[] = [];
   for (const b of boxes) {
@@ -45,54 +50,55 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
     if (b.customerName) {
       customerId = newId();
       statements.push(
-        env.DB.prepare("INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)").bind(
-          customerId,
-          accountId,
-          b.customerName,
-          at(b.second),
-        ),
+        d1
+          .prepare("INSERT INTO parties (id, account_id, company_name, created_at) VALUES (?1, ?2, ?3, ?4)")
+          .bind(customerId, accountId, b.customerName, at(b.second)),
       );
     }
     const bl = `BL${id.slice(-10).toUpperCase()}`;
     statements.push(
-      env.DB.prepare(
-        `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, customer_id,
+      d1
+        .prepare(
+          `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac, customer_id,
            port_of_discharge_locode, port_of_discharge_name, pod_eta_at, pod_timezone, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)`,
-      ).bind(
-        shipmentId,
-        accountId,
-        bl,
-        b.scac ?? "MAEU",
-        customerId,
-        b.podLocode ?? null,
-        b.podName ?? null,
-        b.podEtaAt ?? null,
-        b.podTimezone ?? null,
-        at(b.second),
-      ),
-      env.DB.prepare(
-        `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, pod_locode, pod_timezone,
+        )
+        .bind(
+          shipmentId,
+          accountId,
+          bl,
+          b.scac ?? "MAEU",
+          customerId,
+          b.podLocode ?? null,
+          b.podName ?? null,
+          b.podEtaAt ?? null,
+          b.podTimezone ?? null,
+          at(b.second),
+        ),
+      d1
+        .prepare(
+          `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, pod_locode, pod_timezone,
            current_status, availability_known, available_for_pickup, holds_at_pod_terminal, pickup_lfd, pod_discharged_at,
            created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?14, ?14)`,
-      ).bind(
-        id,
-        accountId,
-        shipmentId,
-        b.number,
-        JSON.stringify(b.refNumbers ?? []),
-        b.scac === undefined ? "MAEU" : b.scac,
-        b.podLocode ?? null,
-        b.podTimezone ?? null,
-        b.status ?? "new",
-        b.available === undefined || b.available === null ? 0 : 1,
-        b.available === undefined || b.available === null ? null : b.available ? 1 : 0,
-        JSON.stringify(b.holds ?? []),
-        b.pickupLfd ?? null,
-        at(b.second),
-        b.podDischargedAt ?? null,
-      ),
+        )
+        .bind(
+          id,
+          accountId,
+          shipmentId,
+          b.number,
+          JSON.stringify(b.refNumbers ?? []),
+          b.scac === undefined ? "MAEU" : b.scac,
+          b.podLocode ?? null,
+          b.podTimezone ?? null,
+          b.status ?? "new",
+          b.available === undefined || b.available === null ? 0 : 1,
+          b.available === undefined || b.available === null ? null : b.available ? 1 : 0,
+          JSON.stringify(b.holds ?? []),
+          b.pickupLfd ?? null,
+          at(b.second),
+          b.podDischargedAt ?? null,
+        ),
     );
     out.push({ id, shipmentId, number: b.number });
   }
@@ -102,13 +108,15 @@ export async function seedContainers(accountId: string, boxes: SeedContainer[]):
     ["shipment", boxes.length],
   ] as const) {
     statements.push(
-      env.DB.prepare(
-        `INSERT INTO account_resource_counts (account_id, resource, count) VALUES (?1, ?2, ?3)
+      d1
+        .prepare(
+          `INSERT INTO account_resource_counts (account_id, resource, count) VALUES (?1, ?2, ?3)
          ON CONFLICT (account_id, resource) DO UPDATE SET count = count + excluded.count`,
-      ).bind(accountId, resource, by),
+        )
+        .bind(accountId, resource, by),
     );
   }
-  await env.DB.batch(statements);
+  await d1.batch(statements);
   return out;
 }
 

@@ -7,6 +7,7 @@ import {
   countingD1,
   type D1Counter,
   withBenchEngine,
+  writeKind,
 } from "../../src/tracking/bench-trace";
 
 // The bench/engine instrumentation (src/tracking/bench-trace.ts): inert without BENCH_ENGINE, and its D1 counter
@@ -74,5 +75,35 @@ describe("bench-engine instrumentation", () => {
     const raw = await db.prepare("SELECT 4 AS n").raw();
     expect(raw).toEqual([[4]]);
     expect(counter).toEqual({ batches: 4, statements: 5 });
+  });
+
+  it("names a statement's kind of write, and none for a read", () => {
+    expect(writeKind('insert into "transport_events" ("id") values (?), (?)')).toBe("insert transport_events");
+    expect(writeKind('update "containers" set "updated_at" = ? where "containers"."id" in (?)')).toBe(
+      "update containers",
+    );
+    expect(writeKind('delete from "alerts" where "id" = ?')).toBe("delete alerts");
+    expect(writeKind('select "id" from "webhooks" where "active" = 1')).toBeNull();
+  });
+
+  it("tallies a batch's writes by kind with the rows each changed, when asked to", async () => {
+    const counter: D1Counter = { batches: 0, statements: 0, writes: {} };
+    const db = countingD1(env.DB, counter);
+    await db.batch([
+      db.prepare('CREATE TABLE IF NOT EXISTS "bench_t" (id INTEGER PRIMARY KEY)'),
+      db.prepare('DELETE FROM "bench_t"'),
+    ]);
+    Object.assign(counter, { batches: 0, statements: 0, writes: {} });
+    const [, , read] = await db.batch([
+      db.prepare('INSERT INTO "bench_t" (id) VALUES (?), (?)').bind(1, 2),
+      db.prepare('UPDATE "bench_t" SET id = id + 10 WHERE id = ?').bind(1),
+      db.prepare('SELECT count(*) AS n FROM "bench_t"'),
+    ]);
+    expect(read?.results).toEqual([{ n: 2 }]);
+    expect(counter).toEqual({
+      batches: 1,
+      statements: 3,
+      writes: { "insert bench_t": { statements: 1, changes: 2 }, "update bench_t": { statements: 1, changes: 1 } },
+    });
   });
 });
