@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { subscribeTrackedBoxes } from "../callbacks/lifecycle";
 import { subscribePortOfVirginiaBoxes } from "../callbacks/port-of-virginia";
-import { createDatabase, type Database } from "../db/client";
+import type { Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
-import { accountShard, primaryDb, shardCount, shardDb } from "../db/shards";
+import { primaryDb } from "../db/shards";
 import { linkShipmentDocuments } from "../documents/links";
 import { inferNumber } from "../infer/service";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
@@ -11,6 +11,7 @@ import type { TrackingRequestMessage } from "../tracking-requests/queue-message"
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { isUniqueViolation } from "../tracking-requests/service";
 import { batchWithNotifications } from "../webhooks/outbox";
+import { mapWithLimit } from "./map-with-limit";
 import {
   claimLookup,
   markRequestCreated,
@@ -19,6 +20,7 @@ import {
   trackingRequestDraft,
   writeLookupRows,
 } from "./persist";
+import { accountDb } from "./shard-groups";
 import { type SourceRegistry, sourcesFor } from "./sources";
 import type {
   ContainerFacts,
@@ -170,14 +172,10 @@ async function attachTrackers(
  * the message's retry finds the request due.
  */
 export async function processTrackingRequest(deps: TrackingDeps, message: TrackingRequestMessage): Promise<void> {
-  // The request and every row its lookup writes are in the account's shard (issue 29 §3); the box's
-  // tracked_equipment row in the primary.
-  const shard = shardCount(deps.env as Env) === 1 ? 0 : await accountShard(deps.env as Env, message.accountId);
-  if (shard === null) {
-    console.error("tracking-requests: no such account; message dropped", message.trackingRequestId);
-    return;
-  }
-  const db = shard === 0 ? createDatabase(deps.env.DB) : shardDb(deps.env as Env, shard);
+  // The request and the rows its lookup writes are in the account's shard (issue 29 §3), tracked_equipment in the primary.
+  const target = await accountDb(deps.env as Env, message.accountId);
+  if (!target) return console.error("tracking-requests: no such account; dropped", message.trackingRequestId);
+  const { shard, db } = target;
   const nowMs = (deps.clock ?? systemClock).now();
   const hold = await claimLookup(db, message.trackingRequestId, message.accountId, nowMs);
   if (!hold) return;
@@ -398,17 +396,6 @@ async function guardSource<T>(label: string, work: () => Promise<T>, onError: T)
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
-}
-
-/** `fn` over `items` with at most `limit` running at once; results in input order. */
-async function mapWithLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>) {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i] as T, i);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
 }
 
 /** How polling one box of a batch ended: its results (null: no Tracker, or stopped), or the error it threw. */

@@ -8,13 +8,13 @@ import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { ownedBy } from "../lib/tenant";
 import { loadShipmentViews } from "../shipments/serializer";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
-import { dropExpiredWebhookSecrets, sweepWebhookOutbox } from "../webhooks/delivery";
 import {
   batchWithNotifications,
   enqueueNotifications,
   loadActiveWebhooks,
   notificationInserts,
 } from "../webhooks/outbox";
+import { dropExpiredWebhookSecrets, sweepWebhookOutbox } from "../webhooks/outbox-sweep";
 import { AWAITING_MANIFEST_TTL_MS } from "./consumers";
 import { trackingRequestDraft } from "./persist";
 import { trackerName } from "./tracker-state";

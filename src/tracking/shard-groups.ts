@@ -1,4 +1,5 @@
-import { accountShard, shardCount } from "../db/shards";
+import type { Database } from "../db/client";
+import { accountShard, shardCount, shardDb } from "../db/shards";
 import type { Subscription } from "./box-writes";
 
 /**
@@ -41,6 +42,15 @@ export async function groupAccountsByShard(
     out.set(shard, list);
   });
   return [...out.entries()].sort((a, b) => a[0] - b[0]).map(([shard, ids]) => ({ shard, accountIds: ids }));
+}
+
+/**
+ * The shard of an account's rows and its handle (`accountShard`; the primary without a read when the deployment has
+ * one shard), or null when the primary has no such account.
+ */
+export async function accountDb(env: Env, accountId: string): Promise<{ shard: number; db: Database } | null> {
+  const shard = shardCount(env) === 1 ? 0 : await accountShard(env, accountId);
+  return shard === null ? null : { shard, db: shardDb(env, shard) };
 }
 
 /**
