@@ -3,6 +3,7 @@ import { createApp } from "./app";
 import { runArchiveCron } from "./archive/cron";
 import { sweepUpstreamSubscriptions } from "./callbacks/lifecycle";
 import { sweepPortOfVirginiaSubscriptions } from "./callbacks/port-of-virginia";
+import { sweptShards } from "./db/shard-sweeps";
 import { handleEmail } from "./documents/email-intake";
 import { consumeDocumentExtractions, type DocumentQueueMessage } from "./documents/extraction-job";
 import { systemClock } from "./lib/clock";
@@ -83,8 +84,12 @@ const worker = {
     ctx.waitUntil(runMaintenance(env));
     // Alerts: date-driven conditions, the daily digests, the charges webhook events, the alert outbox sweep.
     ctx.waitUntil(runAlertsCron(env));
-    // Bulk imports whose chain of steps lost its message (src/tracking-request-imports/service.ts).
-    ctx.waitUntil(requeueStalledImports(importDepsFromEnv(env)));
+    // Bulk imports whose chain of steps lost its message (src/tracking-request-imports/service.ts), in every shard.
+    ctx.waitUntil(
+      sweptShards(env).then(async (shards) => {
+        for (const { db } of shards) await requeueStalledImports(importDepsFromEnv(env, systemClock, db));
+      }),
+    );
     // Vessel positions: retention, and the AIS feed's subscription follows the vessels carrying tracked boxes.
     ctx.waitUntil(syncVesselPositions(env, Date.now()));
     // Deletes push subscriptions of references no longer tracked, prunes old callback receipts (issue 13 §4). The

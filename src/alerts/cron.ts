@@ -2,6 +2,8 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase } from "../db/client";
 import { alertRules, alertSettings, alerts } from "../db/schema";
+import { sweptShards } from "../db/shard-sweeps";
+import { shardD1 } from "../db/shards";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
 import { alertSettingsQuery, loadBoxes, needsCustomFields, rowsOfCandidates, settingsOf } from "./boxes";
@@ -96,15 +98,17 @@ async function candidatePairs(d1: D1Database, nowMs: number): Promise<{ ruleId: 
 /**
  * The cron's date-driven alerts (free time ending, charges accruing, empty return due, tracking failed): evaluates
  * at most {@link CRON_CANDIDATES} (rule, box) pairs, writes their alerts (ON CONFLICT DO NOTHING: once per episode)
- * in one batch, and enqueues the ones due now.
+ * in one batch, and enqueues the ones due now. One shard a call (`shard`, the primary by default: src/db/shards.ts).
  * @returns how many alerts were written.
  */
 export async function evaluateTimeDrivenAlerts(
   env: Pick<Env, "DB"> & Partial<Pick<Env, "WEBHOOK_DELIVERIES_QUEUE">>,
   nowMs: number,
+  shard = 0,
 ): Promise<number> {
-  const db = createDatabase(env.DB);
-  const pairs = await candidatePairs(env.DB, nowMs);
+  const d1 = shardD1(env as Env, shard);
+  const db = createDatabase(d1);
+  const pairs = await candidatePairs(d1, nowMs);
   if (pairs.length === 0) return 0;
   const ruleIds = [...new Set(pairs.map((p) => p.ruleId))];
   const ruleRows = [];
@@ -152,7 +156,7 @@ export async function evaluateTimeDrivenAlerts(
   const statements = alertInserts(db, rows);
   if (statements.length === 0) return 0;
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  await enqueueAlerts(env.WEBHOOK_DELIVERIES_QUEUE, dueNow(rows, nowMs));
+  await enqueueAlerts(env.WEBHOOK_DELIVERIES_QUEUE, dueNow(rows, nowMs), shard);
   return rows.length;
 }
 
@@ -166,14 +170,15 @@ function localHour(nowMs: number, timeZone: string): number {
  * `alert_settings.time_zone`) has reached `digest_hour` and that had no digest yet on this local date, one digest per
  * channel gathering what waits (at most {@link DIGEST_MAX_ALERTS}), written with the alerts it gathers marked
  * `digested` and the account's `last_digest_on`, in one batch per account; due at once, or when quiet hours end.
- * At most {@link DIGESTS_PER_RUN} accounts a run.
+ * At most {@link DIGESTS_PER_RUN} accounts a run, per shard (`shard`, the primary by default).
  * @returns how many digests were written.
  */
 export async function buildDigests(
   env: Pick<Env, "DB"> & Partial<Pick<Env, "WEBHOOK_DELIVERIES_QUEUE">>,
   nowMs: number,
+  shard = 0,
 ): Promise<number> {
-  const db = createDatabase(env.DB);
+  const db = createDatabase(shardD1(env as Env, shard));
   const waiting = await db
     .selectDistinct({ accountId: alerts.accountId })
     .from(alerts)
@@ -262,7 +267,7 @@ export async function buildDigests(
         .onConflictDoUpdate({ target: alertSettings.accountId, set: { ...rest, lastDigestOn: today } }),
     );
     await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    await enqueueAlerts(env.WEBHOOK_DELIVERIES_QUEUE, dueNow(digestRows, nowMs));
+    await enqueueAlerts(env.WEBHOOK_DELIVERIES_QUEUE, dueNow(digestRows, nowMs), shard);
     written += digestRows.length;
   }
   return written;
@@ -279,7 +284,7 @@ export interface AlertsCronReport {
 /**
  * The alerts' part of the every-minute cron (src/tracking/maintenance.ts): date-driven alerts, digests, the charges
  * extension webhook events, and the alert outbox sweep. Each step is bounded; one failing step does not stop the
- * others (it is logged and tried again next minute).
+ * others (it is logged and tried again next minute). Every shard is walked (issue 29 §3), each step bounded per shard.
  */
 export async function runAlertsCron(env: Env, clock: Clock = systemClock): Promise<AlertsCronReport> {
   const nowMs = clock.now();
@@ -291,10 +296,13 @@ export async function runAlertsCron(env: Env, clock: Clock = systemClock): Promi
       return 0;
     }
   };
-  return {
-    alertsWritten: await step("evaluate", () => evaluateTimeDrivenAlerts(env, nowMs)),
-    chargesEventsWritten: await step("charges events", () => chargesWebhookEvents(env, nowMs)),
-    digestsWritten: await step("digests", () => buildDigests(env, nowMs)),
-    alertsRequeued: await step("sweep", () => sweepAlertOutbox(env, nowMs)),
-  };
+  const report: AlertsCronReport = { alertsWritten: 0, digestsWritten: 0, alertsRequeued: 0, chargesEventsWritten: 0 };
+  for (const { shard } of await sweptShards(env)) {
+    report.alertsWritten += await step("evaluate", () => evaluateTimeDrivenAlerts(env, nowMs, shard));
+    report.chargesEventsWritten += await step("charges events", () => chargesWebhookEvents(env, nowMs, shard));
+    report.digestsWritten += await step("digests", () => buildDigests(env, nowMs, shard));
+  }
+  // The sweep walks every shard itself.
+  report.alertsRequeued = await step("sweep", () => sweepAlertOutbox(env, nowMs));
+  return report;
 }

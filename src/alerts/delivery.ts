@@ -3,11 +3,14 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase, type Database } from "../db/client";
 import { insertChunks } from "../db/insert-chunks";
 import { alertRules, alerts } from "../db/schema";
+import { sweptShards } from "../db/shard-sweeps";
+import { shardDb } from "../db/shards";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
 import { wallClockToUtcMs } from "../lib/time-zones";
 import type { WebhookDeliveryMessage } from "../webhooks/outbox";
 import { queueDelaySeconds, retryDelaySeconds, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS } from "../webhooks/schedule";
+import { idsByShard } from "../webhooks/shard-messages";
 import { type AlertTransportEnv, sendOnChannel, type TransportSettings, transportSettings } from "./channels";
 import type { AlertCandidate } from "./conditions";
 import type { AlertFacts, DigestFacts } from "./messages";
@@ -25,6 +28,8 @@ import type { AlertRuleRow, AlertSettingsRow } from "./rule-service";
 /** Message on `webhook-deliveries` for an alert (or digest) to deliver. */
 export interface AlertDeliveryMessage {
   alertId: string;
+  /** The shard holding the alert (src/db/shards.ts); absent, the consumer looks for it in each shard. */
+  shard?: number;
 }
 
 /** Seconds a claimed alert is reserved for the consumer that claimed it (as webhook notifications). */
@@ -125,17 +130,21 @@ export function dueNow(rows: readonly AlertRow[], nowMs: number): string[] {
 /**
  * Puts `{alertId}` messages on `webhook-deliveries` after the batch that wrote the alerts committed. Never throws:
  * a failed send is left to {@link sweepAlertOutbox}.
+ * @param shard the shard the alerts were written to, carried in each message (omitted: looked up by the consumer).
  */
 export async function enqueueAlerts(
   queue: Queue<WebhookDeliveryMessage> | undefined,
   ids: readonly string[],
+  shard?: number,
 ): Promise<void> {
   if (!queue || ids.length === 0) return;
   // The queue carries both kinds of message; the consumer tells them apart by their field.
   const q = queue as unknown as Queue<AlertDeliveryMessage>;
   for (let i = 0; i < ids.length; i += 100) {
     try {
-      await q.sendBatch(ids.slice(i, i + 100).map((alertId) => ({ body: { alertId } })));
+      await q.sendBatch(
+        ids.slice(i, i + 100).map((alertId) => ({ body: shard === undefined ? { alertId } : { alertId, shard } })),
+      );
     } catch (err) {
       console.error("alerts: enqueue failed; the cron sweep will re-queue", String(err));
     }
@@ -161,15 +170,17 @@ export interface AlertDeliveryDeps {
 /**
  * Delivers alerts (and digests) by id: claims the due ones in one round trip, sends them concurrently on their
  * channels, records every outcome (alert and rule) in one D1 batch. Throws only when D1 fails.
+ * @param shard the shard holding the alerts and their rules (src/db/shards.ts; 0, the primary, by default).
  */
 export async function deliverAlerts(
   deps: AlertDeliveryDeps,
   ids: readonly string[],
+  shard = 0,
 ): Promise<Map<string, AlertOutcome>> {
   const outcomes = new Map<string, AlertOutcome>();
   const unique = [...new Set(ids)];
   if (unique.length === 0) return outcomes;
-  const db = createDatabase(deps.env.DB);
+  const db = shard === 0 ? createDatabase(deps.env.DB) : shardDb(deps.env as unknown as Env, shard);
   const nowMs = (deps.clock ?? systemClock).now();
   const nowIso = toIsoSeconds(nowMs);
   const transport = deps.transport ?? transportSettings(deps.env);
@@ -328,12 +339,18 @@ export async function consumeAlertMessages(
   deps: Omit<AlertDeliveryDeps, "env"> = {},
 ): Promise<void> {
   if (messages.length === 0) return;
-  let outcomes: Map<string, AlertOutcome>;
+  const outcomes = new Map<string, AlertOutcome>();
   try {
-    outcomes = await deliverAlerts(
-      { ...deps, env: env as unknown as AlertDeliveryDeps["env"] },
-      messages.map((m) => m.body.alertId),
+    // Per shard: the message's, else the shard holding the alert (src/webhooks/shard-messages.ts).
+    const byShard = await idsByShard(
+      env,
+      messages.map((m) => ({ id: m.body.alertId, shard: m.body.shard })),
+      "alerts",
     );
+    for (const [shard, ids] of byShard) {
+      const done = await deliverAlerts({ ...deps, env: env as unknown as AlertDeliveryDeps["env"] }, ids, shard);
+      for (const [id, outcome] of done) outcomes.set(id, outcome);
+    }
   } catch (err) {
     console.error("alerts: delivery batch failed", messages.length, String(err));
     for (const m of messages) m.retry({ delaySeconds: 30 });
@@ -350,14 +367,26 @@ export async function consumeAlertMessages(
 /**
  * The cron's alert outbox sweep: re-queues `pending` alerts more than 60 s past their `next_attempt_at`
  * (a lost message, a dead consumer, or quiet hours that ended), at most 500 a run, and moves their
- * `next_attempt_at` to now so the next run does not re-queue them again.
+ * `next_attempt_at` to now so the next run does not re-queue them again. Every shard is swept, each bounded alike;
+ * the messages carry the shard.
  * @returns how many were re-queued.
  */
 export async function sweepAlertOutbox(
   env: Pick<Env, "DB" | "WEBHOOK_DELIVERIES_QUEUE">,
   nowMs: number,
 ): Promise<number> {
-  const db = createDatabase(env.DB);
+  let total = 0;
+  for (const { shard, db } of await sweptShards(env as Env)) total += await sweepShardAlerts(env, db, shard, nowMs);
+  return total;
+}
+
+/** {@link sweepAlertOutbox} on one shard. */
+async function sweepShardAlerts(
+  env: Pick<Env, "WEBHOOK_DELIVERIES_QUEUE">,
+  db: Database,
+  shard: number,
+  nowMs: number,
+): Promise<number> {
   const cutoff = toIsoSeconds(nowMs - SWEEP_GRACE_S * 1000);
   const stale = await db
     .select({ id: alerts.id })
@@ -373,6 +402,6 @@ export async function sweepAlertOutbox(
       .set({ nextAttemptAt: toIsoSeconds(nowMs) })
       .where(and(inArray(alerts.id, ids.slice(i, i + IDS_PER_STATEMENT)), eq(alerts.status, "pending")));
   }
-  await enqueueAlerts(env.WEBHOOK_DELIVERIES_QUEUE, ids);
+  await enqueueAlerts(env.WEBHOOK_DELIVERIES_QUEUE, ids, shard);
   return ids.length;
 }

@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { type ContainerRow, serializeContainer } from "../containers/serializer";
 import { createDatabase } from "../db/client";
 import { containers, webhookNotifications } from "../db/schema";
+import { shardD1 } from "../db/shards";
 import { toIsoSeconds } from "../lib/clock";
 import {
   enqueueNotifications,
@@ -52,20 +53,24 @@ export function chargesEventOf(
  * terminal LFD near today not yet announced as accruing for it, then boxes without one, discharged, of an account
  * with a demurrage or combined tariff, whose calculated LFD can be near (discharge + the fewest free days) and not
  * announced as accruing since the box or the tariffs last changed; the calculator decides.
+ * One shard a call (`shard`, the primary by default: src/db/shards.ts).
  * @returns how many notifications were written.
  */
 export async function chargesWebhookEvents(
   env: Pick<Env, "DB"> & Partial<Pick<Env, "WEBHOOK_DELIVERIES_QUEUE">>,
   nowMs: number,
+  shard = 0,
 ): Promise<number> {
+  const d1 = shardD1(env as Env, shard);
   const today = toIsoSeconds(nowMs).slice(0, 10);
   const subscribed = `w.active = 1
         AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value IN ('container.free_time.ending_soon', 'container.charges.started'))
         AND c.pod_full_out_at IS NULL AND c.final_destination_full_out_at IS NULL AND c.empty_terminated_at IS NULL`;
   const started = "n.webhook_id = w.id AND n.event = 'container.charges.started' AND n.reference_object_id = c.id";
   const pickupTariffs = "t.account_id = c.account_id AND t.kind IN ('demurrage', 'combined')";
-  const { results } = await env.DB.prepare(
-    `SELECT id FROM (
+  const { results } = await d1
+    .prepare(
+      `SELECT id FROM (
       SELECT DISTINCT c.id AS id, 0 AS calculated, c.pickup_lfd_terminal AS lfd
         FROM webhooks w JOIN containers c ON c.account_id = w.account_id
         WHERE ${subscribed} AND c.pickup_lfd_terminal IS NOT NULL
@@ -81,11 +86,11 @@ export async function chargesWebhookEvents(
           AND NOT EXISTS (SELECT 1 FROM webhook_notifications n WHERE ${started} AND n.created_at >= c.updated_at
             AND n.created_at >= COALESCE((SELECT MAX(t.updated_at) FROM tariffs t WHERE ${pickupTariffs}), ''))
     ) ORDER BY calculated, lfd DESC LIMIT ?2`,
-  )
+    )
     .bind(today, BOXES_PER_RUN)
     .all<{ id: string }>();
   if (results.length === 0) return 0;
-  const db = createDatabase(env.DB);
+  const db = createDatabase(d1);
   const rows = [];
   for (let i = 0; i < results.length; i += 80) {
     rows.push(
@@ -134,6 +139,6 @@ export async function chargesWebhookEvents(
   const fresh = ids.filter((id) => !existing.has(id));
   if (fresh.length === 0) return 0;
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  if (env.WEBHOOK_DELIVERIES_QUEUE) await enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, fresh);
+  if (env.WEBHOOK_DELIVERIES_QUEUE) await enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, fresh, undefined, shard);
   return fresh.length;
 }

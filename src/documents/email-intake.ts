@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import PostalMime, { type Address, type Attachment } from "postal-mime";
 import { createDatabase, type Database } from "../db/client";
 import { documentMailboxes, emailSubmissions } from "../db/schema";
+import { sweptShards } from "../db/shard-sweeps";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { bumpCount } from "../lib/counts";
 import { ApiError } from "../lib/errors";
@@ -29,7 +30,13 @@ const SUBMISSION_ADDRESS = /^documents\+([a-z0-9]{16,64})@([a-z0-9.-]+)$/;
 
 /** What the intake needs. */
 export interface IntakeDeps {
+  /** The primary (src/db/shards.ts), where the mailbox token is looked up first. */
   db: Database;
+  /**
+   * The other shards holding accounts (issue 29 §3): a token not in `db` is looked up in each; the submission is then
+   * written to the shard holding the mailbox (its account's). None: a single database.
+   */
+  otherShards?: Database[];
   clock: Clock;
   bucket: R2Bucket;
   extractionQueue?: Queue<DocumentExtractionMessage>;
@@ -75,19 +82,28 @@ function isoOrNull(date: string | undefined): string | null {
  * `envelopeTo` are the SMTP envelope's (Email Routing's `message.from` / `message.to`).
  */
 export async function receiveSubmission(
-  deps: IntakeDeps,
+  intake: IntakeDeps,
   message: { envelopeFrom: string; envelopeTo: string; rawSize: number; raw: ReadableStream<Uint8Array> },
 ): Promise<IntakeResult> {
+  let deps = intake;
   const recipient = message.envelopeTo.trim().toLowerCase();
   const match = SUBMISSION_ADDRESS.exec(recipient);
   if (!match || !deps.domain || match[2] !== deps.domain.toLowerCase()) {
     return { accepted: false, reason: "Unknown recipient." };
   }
-  const [mailbox] = await deps.db
-    .select()
-    .from(documentMailboxes)
-    .where(eq(documentMailboxes.token, match[1] ?? ""))
-    .limit(1);
+  // The mailbox is in its account's shard: the primary first, then each other shard (one indexed read each).
+  let mailbox: typeof documentMailboxes.$inferSelect | undefined;
+  for (const db of [intake.db, ...(intake.otherShards ?? [])]) {
+    [mailbox] = await db
+      .select()
+      .from(documentMailboxes)
+      .where(eq(documentMailboxes.token, match[1] ?? ""))
+      .limit(1);
+    if (mailbox) {
+      deps = { ...intake, db };
+      break;
+    }
+  }
   if (!mailbox) return { accepted: false, reason: "Unknown recipient." };
   const sender = message.envelopeFrom.trim().toLowerCase();
   if (!senderAllowed(mailbox.allowedSenders, sender)) {
@@ -163,9 +179,11 @@ export async function receiveSubmission(
  * The Worker's `email()` handler (src/index.ts): {@link receiveSubmission}, refusing with `setReject(reason)`.
  */
 export async function handleEmail(message: ForwardableEmailMessage, env: Env): Promise<IntakeResult> {
+  const shards = await sweptShards(env);
   const result = await receiveSubmission(
     {
       db: createDatabase(env.DB),
+      otherShards: shards.slice(1).map((s) => s.db),
       clock: systemClock,
       bucket: env.DOCUMENTS_BUCKET,
       extractionQueue: env.DOCUMENT_EXTRACTIONS_QUEUE,

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { createDatabase, type Database } from "../db/client";
 import { documentRepresentations, documents } from "../db/schema";
+import { dbFor } from "../db/shards";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
 import type { ResourceObject } from "../lib/jsonapi/types";
@@ -212,10 +213,10 @@ export type DocumentQueueMessage = DocumentExtractionMessage | DocumentRotationM
 
 /**
  * The `document-extractions` consumer: each message is run on its own (an extraction, or a rotation when
- * `kind` is `rotate`); one that throws (D1 or R2 unavailable) is retried after 30 s, the others are acknowledged.
+ * `kind` is `rotate`), on the shard of its account (`dbFor`); one that throws (D1 or R2 unavailable) is retried after 30 s, the others are acknowledged.
  */
 export async function consumeDocumentExtractions(batch: MessageBatch<DocumentQueueMessage>, env: Env): Promise<void> {
-  const deps: ExtractionDeps = {
+  const base: ExtractionDeps = {
     db: createDatabase(env.DB),
     bucket: env.DOCUMENTS_BUCKET,
     clock: systemClock,
@@ -225,6 +226,8 @@ export async function consumeDocumentExtractions(batch: MessageBatch<DocumentQue
   for (const message of batch.messages) {
     try {
       const body = message.body;
+      // The document is in its account's shard (issue 29 §3).
+      const deps: ExtractionDeps = { ...base, db: await dbFor(env, body.accountId) };
       if (isRotationMessage(body)) await runRotation(deps, body);
       else await runExtraction(deps, body);
       message.ack();

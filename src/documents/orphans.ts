@@ -33,8 +33,14 @@ export interface OrphanSweepReport {
 
 /** What the sweep needs. */
 export interface OrphanSweepDeps {
+  /** The primary (src/db/shards.ts): the blobs of its accounts, and the cursor of the object listing. */
   db: Database;
   bucket: R2Bucket;
+  /**
+   * Every shard other than the primary (issue 29 §3): their orphan blobs are swept too, and an object is unnamed only
+   * when no shard's blob or document names it (the bucket is shared by all shards). None: a single database.
+   */
+  otherShards?: Database[];
 }
 
 /**
@@ -50,7 +56,10 @@ export async function sweepOrphanDocumentFiles(
   nowMs: number,
   limits: { blobs: number; objects: number } = { blobs: ORPHAN_BLOBS_PER_RUN, objects: OBJECTS_LISTED_PER_RUN },
 ): Promise<OrphanSweepReport> {
-  const blobsDeleted = await sweepOrphanBlobs(deps, nowMs, limits.blobs);
+  let blobsDeleted = 0;
+  for (const db of [deps.db, ...(deps.otherShards ?? [])]) {
+    blobsDeleted += await sweepOrphanBlobs({ db, bucket: deps.bucket }, nowMs, limits.blobs);
+  }
   const objectsDeleted = await sweepUnnamedObjects(deps, nowMs, limits.objects);
   return { blobsDeleted, objectsDeleted };
 }
@@ -77,7 +86,11 @@ async function sweepOrphanBlobs({ db, bucket }: OrphanSweepDeps, nowMs: number, 
   return deleted.length;
 }
 
-async function sweepUnnamedObjects({ db, bucket }: OrphanSweepDeps, nowMs: number, limit: number): Promise<number> {
+async function sweepUnnamedObjects(
+  { db, bucket, otherShards = [] }: OrphanSweepDeps,
+  nowMs: number,
+  limit: number,
+): Promise<number> {
   if (limit < 1) return 0;
   const [state] = await db
     .select({ cursor: maintenanceCursors.cursor })
@@ -95,11 +108,15 @@ async function sweepUnnamedObjects({ db, bucket }: OrphanSweepDeps, nowMs: numbe
     const keys = JSON.stringify(old);
     const inKeys = (column: typeof documentBlobs.storageKey | typeof documents.storageKey) =>
       sql`${column} IN (SELECT value FROM json_each(${keys}))`;
-    const [blobKeys, documentKeys] = await db.batch([
-      db.select({ key: documentBlobs.storageKey }).from(documentBlobs).where(inKeys(documentBlobs.storageKey)),
-      db.select({ key: documents.storageKey }).from(documents).where(inKeys(documents.storageKey)),
-    ]);
-    const named = new Set([...blobKeys, ...documentKeys].map((r) => r.key));
+    // Named in any shard: one round trip per shard.
+    const named = new Set<string>();
+    for (const shard of [db, ...otherShards]) {
+      const [blobKeys, documentKeys] = await shard.batch([
+        shard.select({ key: documentBlobs.storageKey }).from(documentBlobs).where(inKeys(documentBlobs.storageKey)),
+        shard.select({ key: documents.storageKey }).from(documents).where(inKeys(documents.storageKey)),
+      ]);
+      for (const r of [...blobKeys, ...documentKeys]) named.add(r.key);
+    }
     unnamed = old.filter((k) => !named.has(k));
     if (unnamed.length > 0) await bucket.delete(unnamed);
   }

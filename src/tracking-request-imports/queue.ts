@@ -1,4 +1,5 @@
-import { createDatabase } from "../db/client";
+import { createDatabase, type Database } from "../db/client";
+import { dbFor } from "../db/shards";
 import { type Clock, systemClock } from "../lib/clock";
 import { checkRateLimit } from "../ratelimit/client";
 import { sourcesFor } from "../tracking/sources";
@@ -8,10 +9,15 @@ import { type ImportDeps, runImportStep, type TrackingRequestImportMessage } fro
  * The deps of imports from the Worker's bindings: D1, the tracking-requests queue and SCACs with a source (the create
  * path's), the import queue, and the account's `create_tracking_request` bucket in its RateLimiter (the one
  * POST /tracking_requests draws from, so API creates and imports share RATE_LIMIT_CREATE_TRACKING_REQUEST).
+ * `db` is the database of the import's account (its shard, src/db/shards.ts); the primary by default.
  */
-export function importDepsFromEnv(env: Env, clock: Clock = systemClock): ImportDeps {
+export function importDepsFromEnv(
+  env: Env,
+  clock: Clock = systemClock,
+  db: Database = createDatabase(env.DB),
+): ImportDeps {
   return {
-    db: createDatabase(env.DB),
+    db,
     clock,
     queue: env.TRACKING_REQUESTS_QUEUE,
     supportedScacs: sourcesFor(env).supportedScacs,
@@ -32,7 +38,9 @@ export async function consumeTrackingRequestImports(
 ): Promise<void> {
   for (const message of batch.messages) {
     try {
-      const result = await runImportStep(importDepsFromEnv(env), message.body);
+      // The import and the requests it creates are in its account's shard (issue 29 §3).
+      const db = await dbFor(env, message.body.accountId);
+      const result = await runImportStep(importDepsFromEnv(env, systemClock, db), message.body);
       if (!result.done) {
         await env.TRACKING_REQUEST_IMPORTS_QUEUE.send(message.body, { delaySeconds: result.delaySeconds });
       }

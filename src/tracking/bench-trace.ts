@@ -1,3 +1,4 @@
+import { shardBindingName, shardBindings } from "../db/shards";
 import { benchCapacityOn, benchCapacityRequest, capacityEnv, countCapacity, countQueueBatch } from "./bench-capacity";
 import { countingD1, type D1Counter } from "./bench-d1";
 import type { ContainerState, ShipmentState } from "./derive";
@@ -15,7 +16,7 @@ export { countingD1, type D1Counter } from "./bench-d1";
  * is {@link BenchTracedTracker} (src/index.ts exports both), and nothing else knows of the bench. Everything is inert
  * unless the Worker variable `BENCH_ENGINE` is set, which no deployed config does (it is not in wrangler.toml; the
  * bench passes it to `wrangler dev` with `--var`; src/bindings.d.ts declares it):
- * - `BENCH_ENGINE=trace`: each Tracker update counts the D1 round trips it makes (`countingD1`) and writes one
+ * - `BENCH_ENGINE=trace`: each Tracker update counts the D1 round trips it makes on every shard (`countingShards`) and writes one
  *   `bench-engine {...}` line to the log (console.warn, so it shows at `--log-level warn`);
  * - `BENCH_ENGINE=noop`: the `terminal-polls` consumer acks every message without polling (the bench's
  *   "same consumer doing no work" baseline) and logs `bench-engine {"noop":n}` per batch;
@@ -26,6 +27,18 @@ export type BenchEngineMode = "trace" | "noop" | null;
 /** The bench mode of this Worker (`BENCH_ENGINE`), or null (the default: no instrumentation). */
 export function benchEngineMode(env: Pick<Env, "BENCH_ENGINE">): BenchEngineMode {
   return env.BENCH_ENGINE === "trace" || env.BENCH_ENGINE === "noop" ? env.BENCH_ENGINE : null;
+}
+
+/**
+ * `env` with every shard's D1 binding (`DB`, `DB_1`, …: src/db/shards.ts) counting into `counter`: an update's round
+ * trips over all the shards it writes.
+ */
+export function countingShards(env: Env, counter: D1Counter): Env {
+  const wrapped: Record<string, D1Database> = {};
+  shardBindings(env).forEach((d1, shard) => {
+    wrapped[shardBindingName(shard)] = countingD1(d1, counter);
+  });
+  return { ...env, ...wrapped } as Env;
 }
 
 /** Path of the bench's enqueue endpoint (answered only when `BENCH_ENGINE` is set). */
@@ -107,7 +120,7 @@ export class BenchTracedTracker extends Tracker {
     const d1Count: D1Counter | null =
       benchEngineMode(env) === "trace" ? { batches: 0, statements: 0, writes: {} } : null;
     const metered = capacityEnv(env);
-    super(ctx, d1Count ? { ...metered, DB: countingD1(metered.DB, d1Count) } : metered);
+    super(ctx, d1Count ? countingShards(metered, d1Count) : metered);
     this.d1Count = d1Count;
   }
 

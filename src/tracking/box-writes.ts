@@ -50,7 +50,11 @@ export interface Subscription {
 
 /** What one update of a box writes. */
 export interface BoxUpdate {
-  trackedEquipmentId: string;
+  /**
+   * The box's `tracked_equipment` row, updated with the poll times in this batch; null when another batch writes it
+   * (the Tracker builds one batch per shard, and the row lives in the primary: src/tracking/tracker.ts).
+   */
+  trackedEquipmentId: string | null;
   /** Rows that get `events` (they already had the previous state). */
   subscriptions: Subscription[];
   /** Rows that join now and get `historyEvents` (everything recorded so far) instead. */
@@ -504,16 +508,18 @@ export async function boxUpdateStatements(
       )
     : [];
   statements.push(...alertInserts(db, alertRows));
-  statements.push(
-    db
-      .update(trackedEquipment)
-      .set({
-        lastPolledAt: nowIso,
-        nextPollAt: update.nextPollAt,
-        stoppedAt: update.nextPollAt ? null : nowIso,
-      })
-      .where(inArray(trackedEquipment.id, [update.trackedEquipmentId])),
-  );
+  if (update.trackedEquipmentId !== null) {
+    statements.push(
+      db
+        .update(trackedEquipment)
+        .set({
+          lastPolledAt: nowIso,
+          nextPollAt: update.nextPollAt,
+          stoppedAt: update.nextPollAt ? null : nowIso,
+        })
+        .where(inArray(trackedEquipment.id, [update.trackedEquipmentId])),
+    );
+  }
   return {
     statements,
     rawCount: rawIndex - update.rawIndexStart,

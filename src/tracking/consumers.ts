@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
 import { subscribeTrackedBoxes } from "../callbacks/lifecycle";
 import { subscribePortOfVirginiaBoxes } from "../callbacks/port-of-virginia";
-import { createDatabase, type Database } from "../db/client";
+import type { Database } from "../db/client";
 import { trackingRequests } from "../db/schema";
+import { primaryDb } from "../db/shards";
 import { linkShipmentDocuments } from "../documents/links";
 import { inferNumber } from "../infer/service";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
@@ -10,6 +11,7 @@ import type { TrackingRequestMessage } from "../tracking-requests/queue-message"
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
 import { isUniqueViolation } from "../tracking-requests/service";
 import { batchWithNotifications } from "../webhooks/outbox";
+import { mapWithLimit } from "./map-with-limit";
 import {
   claimLookup,
   markRequestCreated,
@@ -18,6 +20,7 @@ import {
   trackingRequestDraft,
   writeLookupRows,
 } from "./persist";
+import { accountDb } from "./shard-groups";
 import { type SourceRegistry, sourcesFor } from "./sources";
 import type {
   ContainerFacts,
@@ -90,9 +93,10 @@ async function attachTrackers(
   facts: ShipmentFacts,
   nowMs: number,
   trackingStartedAtMs: number,
+  shard: number,
 ): Promise<string> {
   const now = toIsoSeconds(nowMs);
-  const rows = await writeLookupRows(db, request, facts, now);
+  const rows = await writeLookupRows(db, request, facts, now, shard === 0 ? null : primaryDb(deps.env as Env));
   // Documents of the account naming the new shipment or its boxes are linked to them (docs/documents.md §Links),
   // after the rows are committed and on every delivery (a no-op once done). Never fails the lookup: a relink redoes it.
   try {
@@ -124,7 +128,7 @@ async function attachTrackers(
       trackingStartedAtMs,
     );
   }
-  await markRequestCreated(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, rows.shipmentId, now);
+  await markRequestCreated(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, rows.shipmentId, now, shard);
   // Push subscriptions where the line offers them (issue 13 §4); never throws, polling tracks regardless.
   await subscribeTrackedBoxes(
     { env: deps.env, clock: deps.clock, fetch: deps.fetch },
@@ -168,12 +172,15 @@ async function attachTrackers(
  * the message's retry finds the request due.
  */
 export async function processTrackingRequest(deps: TrackingDeps, message: TrackingRequestMessage): Promise<void> {
-  const db = createDatabase(deps.env.DB);
+  // The request and the rows its lookup writes are in the account's shard (issue 29 §3), tracked_equipment in the primary.
+  const target = await accountDb(deps.env as Env, message.accountId);
+  if (!target) return console.error("tracking-requests: no such account; dropped", message.trackingRequestId);
+  const { shard, db } = target;
   const nowMs = (deps.clock ?? systemClock).now();
   const hold = await claimLookup(db, message.trackingRequestId, message.accountId, nowMs);
   if (!hold) return;
   try {
-    await lookUpRequest(deps, db, hold.request, message, nowMs);
+    await lookUpRequest(deps, db, hold.request, message, nowMs, shard);
   } catch (err) {
     await releaseLookup(db, hold);
     throw err;
@@ -187,6 +194,7 @@ async function lookUpRequest(
   request: TrackingRequestRow,
   message: TrackingRequestMessage,
   nowMs: number,
+  shard: number,
 ): Promise<void> {
   const registry = deps.sources ?? sourcesFor(deps.env);
   const now = toIsoSeconds(nowMs);
@@ -195,7 +203,7 @@ async function lookUpRequest(
   if (!scac && request.autoDetectScac) {
     const detected = await detectScac(db, request, registry, now);
     if (detected.kind === "duplicate") {
-      await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "duplicate", now);
+      await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "duplicate", now, shard);
       return;
     }
     scac = detected.kind === "detected" ? detected.scac : null;
@@ -208,6 +216,7 @@ async function lookUpRequest(
       request,
       scac ? "shipping_line_unreachable" : "scac_auto_detect_failed",
       now,
+      shard,
     );
     return;
   }
@@ -224,20 +233,20 @@ async function lookUpRequest(
   );
   switch (result.kind) {
     case "found":
-      await attachTrackers(deps, db, request, result.shipment, nowMs, createdAtMs);
+      await attachTrackers(deps, db, request, result.shipment, nowMs, createdAtMs, shard);
       return;
     case "failed":
-      await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, result.reason, now);
+      await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, result.reason, now, shard);
       return;
     case "not_found":
       if (request.requestType === "container") {
-        await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "not_found", now);
+        await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "not_found", now, shard);
         return;
       }
-      await awaitManifest(deps, db, request, nowMs, registry);
+      await awaitManifest(deps, db, request, nowMs, registry, shard);
       return;
     case "awaiting_manifest":
-      await awaitManifest(deps, db, request, nowMs, registry);
+      await awaitManifest(deps, db, request, nowMs, registry, shard);
       return;
     case "temporary_failure": {
       const tries = attempt + 1;
@@ -248,7 +257,7 @@ async function lookUpRequest(
         );
       }
       if (tries >= MAX_LOOKUP_ATTEMPTS) {
-        await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "retries_exhausted", now);
+        await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "retries_exhausted", now, shard);
         return;
       }
       await db
@@ -309,10 +318,11 @@ async function awaitManifest(
   request: TrackingRequestRow,
   nowMs: number,
   registry: SourceRegistry,
+  shard: number,
 ): Promise<void> {
   const now = toIsoSeconds(nowMs);
   if (nowMs - Date.parse(request.createdAt) >= AWAITING_MANIFEST_TTL_MS) {
-    await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "expired", now);
+    await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "expired", now, shard);
     return;
   }
   const delay = Math.max(
@@ -337,6 +347,7 @@ async function awaitManifest(
       [update],
       { accountId: request.accountId, events: ["tracking_request.awaiting_manifest"], nowIso: now },
       async () => [trackingRequestDraft("tracking_request.awaiting_manifest", { ...request, ...set }, {}, now)],
+      shard,
     );
   }
   await deps.env.TRACKING_REQUESTS_QUEUE.send(
@@ -385,17 +396,6 @@ async function guardSource<T>(label: string, work: () => Promise<T>, onError: T)
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
-}
-
-/** `fn` over `items` with at most `limit` running at once; results in input order. */
-async function mapWithLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>) {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i] as T, i);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
 }
 
 /** How polling one box of a batch ended: its results (null: no Tracker, or stopped), or the error it threw. */

@@ -1,18 +1,20 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import { createDatabase, type Database } from "../db/client";
+import type { Database } from "../db/client";
 import { containers, shipments, trackedEquipment, trackingRequests } from "../db/schema";
+import { sweptShards } from "../db/shard-sweeps";
+import { primaryDb } from "../db/shards";
 import { type OrphanSweepReport, sweepOrphanDocumentFiles } from "../documents/orphans";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { ownedBy } from "../lib/tenant";
 import { loadShipmentViews } from "../shipments/serializer";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
-import { dropExpiredWebhookSecrets, sweepWebhookOutbox } from "../webhooks/delivery";
 import {
   batchWithNotifications,
   enqueueNotifications,
   loadActiveWebhooks,
   notificationInserts,
 } from "../webhooks/outbox";
+import { dropExpiredWebhookSecrets, sweepWebhookOutbox } from "../webhooks/outbox-sweep";
 import { AWAITING_MANIFEST_TTL_MS } from "./consumers";
 import { trackingRequestDraft } from "./persist";
 import { trackerName } from "./tracker-state";
@@ -58,6 +60,8 @@ export interface MaintenanceReport {
  * `tracking_request.tracking_stopped` for each in the same D1 batch, docs/decisions.md §Webhooks), and detaches its
  * containers from their Trackers (a box nobody follows any more stops polling). Idempotent.
  * @param env `WEBHOOK_DELIVERIES_QUEUE` is optional: without it the notifications wait for the cron sweep.
+ * @param db the account's shard (src/db/shards.ts); `shard` its number, carried in the queue messages (omitted: the
+ *   delivery consumer looks the notifications up).
  */
 export async function stopShipmentTracking(
   env: Pick<Env, "DB" | "TRACKER"> & Partial<Pick<Env, "WEBHOOK_DELIVERIES_QUEUE">>,
@@ -66,6 +70,7 @@ export async function stopShipmentTracking(
   shipmentId: string,
   reason: StopReason,
   nowMs: number,
+  shard?: number,
 ): Promise<void> {
   const now = toIsoSeconds(nowMs);
   const boxes = await db
@@ -130,6 +135,7 @@ export async function stopShipmentTracking(
         ),
       );
     },
+    shard,
   );
   for (const box of boxes) {
     if (!box.scac) continue;
@@ -145,10 +151,11 @@ export async function stopShipmentTracking(
  * arrived 56 days ago with a container never picked up, or that had no update for 56 days, and re-queues webhook
  * notifications whose queue message was lost (`sweepWebhookOutbox`), and clears rotated-away webhook secrets whose
  * grace period ended (`dropExpiredWebhookSecrets`), and deletes document files nobody can reach after 24 hours
- * (`sweepOrphanDocumentFiles`, src/documents/orphans.ts).
+ * (`sweepOrphanDocumentFiles`, src/documents/orphans.ts). The overdue boxes are read from the primary (tracked
+ * equipment); every step over account rows walks every shard (issue 29 §3), bounded per shard.
  */
 export async function runMaintenance(env: Env, clock: Clock = systemClock): Promise<MaintenanceReport> {
-  const db = createDatabase(env.DB);
+  const db = primaryDb(env);
   const nowMs = clock.now();
   const report: MaintenanceReport = {
     alarmsRearmed: 0,
@@ -171,8 +178,34 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
     if (rearmed) report.alarmsRearmed++;
   }
 
-  report.requestsExpired = await expireAwaitingManifest(env, db, nowMs);
+  const shards = await sweptShards(env);
+  for (const { shard, db: shardDb } of shards) {
+    report.requestsExpired += await expireAwaitingManifest(env, shardDb, nowMs, shard);
+    await requeueAndStop(env, shardDb, shard, nowMs, report);
+  }
 
+  report.notificationsRequeued = await sweepWebhookOutbox(env, nowMs);
+  await dropExpiredWebhookSecrets(env, nowMs);
+  if (env.DOCUMENTS_BUCKET) {
+    report.orphanDocumentFiles = await sweepOrphanDocumentFiles(
+      { db, bucket: env.DOCUMENTS_BUCKET, otherShards: shards.slice(1).map((s) => s.db) },
+      nowMs,
+    );
+  }
+  return report;
+}
+
+/**
+ * One shard's part of {@link runMaintenance}: re-queues its lost tracking requests and stops tracking its shipments
+ * past their window, {@link BATCH} of each per run; adds the counts to `report`.
+ */
+async function requeueAndStop(
+  env: Env,
+  db: Database,
+  shard: number,
+  nowMs: number,
+  report: MaintenanceReport,
+): Promise<void> {
   const stale = toIsoSeconds(nowMs - LOST_LOOKUP_GRACE_S * 1000);
   const lost = await db
     .select({ id: trackingRequests.id, accountId: trackingRequests.accountId })
@@ -223,24 +256,17 @@ export async function runMaintenance(env: Env, clock: Clock = systemClock): Prom
           ? "no_updates_at_line"
           : null;
     if (!reason) continue;
-    await stopShipmentTracking(env, db, s.accountId, s.id, reason, nowMs);
+    await stopShipmentTracking(env, db, s.accountId, s.id, reason, nowMs, shard);
     report.shipmentsStopped++;
   }
-
-  report.notificationsRequeued = await sweepWebhookOutbox(env, nowMs);
-  await dropExpiredWebhookSecrets(env, nowMs);
-  if (env.DOCUMENTS_BUCKET) {
-    report.orphanDocumentFiles = await sweepOrphanDocumentFiles({ db, bucket: env.DOCUMENTS_BUCKET }, nowMs);
-  }
-  return report;
 }
 
 /**
  * Fails (`expired`) the requests awaiting their manifest for more than 7 days (docs/decisions.md §Tracking requests),
- * at most `BATCH` per run, announcing `tracking_request.failed` for each in the same D1 batch.
+ * at most `BATCH` per run and shard, announcing `tracking_request.failed` for each in the same D1 batch.
  * @returns how many requests expired.
  */
-async function expireAwaitingManifest(env: Env, db: Database, nowMs: number): Promise<number> {
+async function expireAwaitingManifest(env: Env, db: Database, nowMs: number, shard: number): Promise<number> {
   const now = toIsoSeconds(nowMs);
   const cutoff = toIsoSeconds(nowMs - AWAITING_MANIFEST_TTL_MS);
   const expiring: TrackingRequestRow[] = await db
@@ -276,6 +302,6 @@ async function expireAwaitingManifest(env: Env, db: Database, nowMs: number): Pr
       ),
     ...outbox.statements,
   ]);
-  await enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, outbox.ids);
+  await enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, outbox.ids, undefined, shard);
   return expiring.length;
 }

@@ -115,12 +115,16 @@ export interface LookupRows {
  * of each box, the account's subscriptions and counts, and the request's custom field values carried to the new
  * shipment and containers, in one D1 batch. Ids are derived from the tracking
  * request (and the container number), so a redelivered message finds the rows instead of writing them twice.
+ * `db` is the account's shard (issue 29 §3). With `primary` (an account on another shard than the primary), the
+ * `tracked_equipment` rows are first written to the primary, the one the Trackers and the cron use, and the batch
+ * writes a copy of them to the shard, where they only anchor the `subscriptions` rows' foreign key.
  */
 export async function writeLookupRows(
   db: Database,
   request: TrackingRequestRow,
   facts: ShipmentFacts,
   now: string,
+  primary: Database | null = null,
 ): Promise<LookupRows> {
   const shipmentId = await deterministicId(`shipment:${request.id}`);
   const scac = request.lineScac ?? request.scac ?? "";
@@ -189,6 +193,24 @@ export async function writeLookupRows(
     createdAt: now,
     updatedAt: now,
   };
+  const equipmentRows = (into: Database) =>
+    boxes.map((b) =>
+      into
+        .insert(trackedEquipment)
+        .values({
+          id: b.trackedEquipmentId,
+          scac,
+          number: b.facts.number,
+          shipmentNumber: request.requestType === "container" ? b.facts.number : request.normalizedNumber,
+          requestType: request.requestType,
+          createdAt: now,
+        })
+        .onConflictDoNothing(),
+    );
+  if (primary) {
+    const [first, ...rest] = equipmentRows(primary);
+    if (first) await primary.batch([first, ...rest]);
+  }
   const statements = [
     db.insert(shipments).values(shipmentRow),
     ...boxes.map((b) => {
@@ -213,19 +235,7 @@ export async function writeLookupRows(
         updatedAt: now,
       });
     }),
-    ...boxes.map((b) =>
-      db
-        .insert(trackedEquipment)
-        .values({
-          id: b.trackedEquipmentId,
-          scac,
-          number: b.facts.number,
-          shipmentNumber: request.requestType === "container" ? b.facts.number : request.normalizedNumber,
-          requestType: request.requestType,
-          createdAt: now,
-        })
-        .onConflictDoNothing(),
-    ),
+    ...equipmentRows(db),
     ...boxes.map((b) =>
       db.insert(subscriptions).values({
         id: b.subscriptionId,
@@ -269,7 +279,8 @@ export function trackingRequestDraft(
 /**
  * Marks the request `created` with its `tracked_object`, unless it already left `pending`/`awaiting_manifest`, and
  * announces `tracking_request.succeeded` (with the shipment and its containers as the Trackers left them) in the same
- * D1 batch (docs/decisions.md §Webhooks).
+ * D1 batch (docs/decisions.md §Webhooks). `db` is the account's shard; `shard` its number, carried in the queue
+ * messages (omitted: the delivery consumer looks the notification up).
  */
 export async function markRequestCreated(
   db: Database,
@@ -277,6 +288,7 @@ export async function markRequestCreated(
   request: TrackingRequestRow,
   shipmentId: string,
   now: string,
+  shard?: number,
 ): Promise<void> {
   const after: TrackingRequestRow = {
     ...request,
@@ -313,12 +325,14 @@ export async function markRequestCreated(
       ]);
       return [trackingRequestDraft("tracking_request.succeeded", after, { shipment, containers: boxes }, now)];
     },
+    shard,
   );
 }
 
 /**
  * Marks a tracking request failed for good with `failed_reason` (docs/api.md §Tracking request status) and announces
- * `tracking_request.failed` in the same D1 batch (docs/decisions.md §Webhooks).
+ * `tracking_request.failed` in the same D1 batch (docs/decisions.md §Webhooks). `db` is the account's shard;
+ * `shard` its number, carried in the queue messages (omitted: the delivery consumer looks the notification up).
  */
 export async function recordLookupFailure(
   db: Database,
@@ -326,6 +340,7 @@ export async function recordLookupFailure(
   request: TrackingRequestRow,
   reason: string,
   now: string,
+  shard?: number,
 ): Promise<void> {
   const after: TrackingRequestRow = {
     ...request,
@@ -359,5 +374,6 @@ export async function recordLookupFailure(
     ],
     { accountId: request.accountId, events: ["tracking_request.failed"], nowIso: now },
     async () => [trackingRequestDraft("tracking_request.failed", after, {}, now)],
+    shard,
   );
 }

@@ -1,16 +1,18 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Database } from "../db/client";
 import { sourceOutageAccounts, sourceOutages, webhooks } from "../db/schema";
+import { primaryDb, shardDb } from "../db/shards";
 import { newId } from "../lib/ids";
 import type { ResourceObject } from "../lib/jsonapi/types";
 import type { ExtensionWebhookEvent } from "../webhooks/catalog";
 import {
   activeWebhooksQuery,
+  loadActiveWebhooks,
   type NotificationDraft,
   notificationInserts,
   type WebhookTarget,
 } from "../webhooks/outbox";
+import { forEachShard, groupAccountsByShard } from "./shard-groups";
 
 /**
  * Telling an account once per outage that a tracking source refused our credentials (issue 13 §1: "the account gets
@@ -104,33 +106,72 @@ function drafts(
   }));
 }
 
+/** Notification ids written in one shard, to enqueue (with the shard) once committed. */
+export interface ShardNotifications {
+  shard: number;
+  ids: string[];
+}
+
 /**
  * What {@link joinSourceOutage} did: `opened` is the outage when this box opened it (exactly one box per outage gets
  * it, so the caller logs the outage once, not once per box: issue 13 §1), null when it joined an open one;
- * `notificationIds` are the `source_outage.started` notifications written, to enqueue once committed.
+ * `notifications` are the `source_outage.started` notifications written, per shard, to enqueue once committed.
  */
 export interface JoinedOutage {
   opened: SourceOutageRow | null;
-  notificationIds: string[];
+  notifications: ShardNotifications[];
+}
+
+/**
+ * The `source_outage.*` notifications of `accountIds` on the shards other than the primary: per shard, one read of
+ * its accounts' active webhooks and one batch of inserts (issue 29 §3: notifications live in each account's shard).
+ */
+async function notifyOtherShards(
+  env: Env,
+  groups: { shard: number; accountIds: string[] }[],
+  event: ExtensionWebhookEvent,
+  outage: SourceOutageRow,
+  nowIso: string,
+): Promise<ShardNotifications[]> {
+  const done = await forEachShard(
+    groups.filter((g) => g.shard !== 0),
+    async (g) => {
+      const db = shardDb(env, g.shard);
+      const targets = await loadActiveWebhooks(db, g.accountIds);
+      const notices = await notificationInserts(db, targets, drafts(event, outage, g.accountIds, nowIso), nowIso);
+      if (notices.statements.length > 0) {
+        await db.batch(notices.statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+      }
+      return notices.ids;
+    },
+    async () => undefined,
+  );
+  return done.map((d) => ({ shard: d.part.shard, ids: d.result }));
 }
 
 /**
  * A box found `source` refusing our credentials (its previous poll did not): opens the source's outage unless one is
  * open, registers the accounts the box's rows belong to, and writes a `source_outage.started` notification for each
- * account not registered before (per webhook listing the event). Two D1 round trips (one when every account is
- * already registered).
+ * account not registered before (per webhook listing the event). The outage and its accounts are in the primary; the
+ * notifications in each account's shard (issue 29 §3). Two D1 round trips when every account is on the primary (one
+ * when all are already registered); each other shard adds two (its webhooks, its notifications), written before the
+ * primary registers the accounts: a failure in between leaves the accounts unregistered, so the next box writes their
+ * notifications again, which their derived ids make a no-op.
  * @param reason the source's failure reason (`shipping_line_credentials_rejected`, `terminal_credentials_rejected`).
  * @param nowIso when the box's poll ran (UTC ISO seconds): the outage's `started_at` if this opens it.
- * @returns whether this box opened the outage, and the notification ids for the caller to enqueue.
+ * @returns whether this box opened the outage, and the notification ids (per shard) for the caller to enqueue.
  */
 export async function joinSourceOutage(
-  db: Database,
+  env: Env,
   source: OutageSource,
   reason: string,
   accountIds: readonly string[],
   nowIso: string,
 ): Promise<JoinedOutage> {
+  const db = primaryDb(env);
   const accounts = [...new Set(accountIds)];
+  const groups = await groupAccountsByShard(env, accounts);
+  const onPrimary = groups.find((g) => g.shard === 0)?.accountIds ?? [];
   const open = and(
     eq(sourceOutages.sourceType, source.sourceType),
     eq(sourceOutages.sourceCode, source.sourceCode),
@@ -148,22 +189,32 @@ export async function joinSourceOutage(
       .from(sourceOutageAccounts)
       .innerJoin(sourceOutages, eq(sourceOutages.id, sourceOutageAccounts.outageId))
       .where(and(open, inArray(sourceOutageAccounts.accountId, accounts))),
-    activeWebhooksQuery(db, accounts),
+    // The primary's webhooks are those of the accounts on shard 0.
+    activeWebhooksQuery(db, onPrimary),
   ]);
   const outage = outages[0];
-  if (!outage) return { opened: null, notificationIds: [] };
+  if (!outage) return { opened: null, notifications: [] };
   const opened = inserted.some((row) => row.id === outage.id) ? outage : null;
   const known = new Set(registered.map((r) => r.accountId));
-  const joining = accounts.filter((a) => !known.has(a));
-  if (joining.length === 0) return { opened, notificationIds: [] };
+  const joining = new Set(accounts.filter((a) => !known.has(a)));
+  if (joining.size === 0) return { opened, notifications: [] };
+  const joiningGroups = groups
+    .map((g) => ({ shard: g.shard, accountIds: g.accountIds.filter((a) => joining.has(a)) }))
+    .filter((g) => g.accountIds.length > 0);
+  const notifications = await notifyOtherShards(env, joiningGroups, "source_outage.started", outage, nowIso);
   const notices = await notificationInserts(
     db,
     targets,
-    drafts("source_outage.started", outage, joining, nowIso),
+    drafts(
+      "source_outage.started",
+      outage,
+      onPrimary.filter((a) => joining.has(a)),
+      nowIso,
+    ),
     nowIso,
   );
   const statements: BatchItem<"sqlite">[] = [
-    ...joining.map((accountId) =>
+    ...[...joining].map((accountId) =>
       db
         .insert(sourceOutageAccounts)
         .values({ outageId: outage.id, accountId, createdAt: nowIso })
@@ -172,17 +223,24 @@ export async function joinSourceOutage(
     ...notices.statements,
   ];
   await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  return { opened, notificationIds: notices.ids };
+  if (notices.ids.length > 0) notifications.unshift({ shard: 0, ids: notices.ids });
+  return { opened, notifications };
 }
 
 /**
  * A box found `source` answering again after it had refused our credentials: closes the source's open outage (if a
  * box has not already) and writes a `source_outage.resolved` notification for each account registered in it (per
- * webhook listing the event). Up to three D1 round trips, only when an outage was open; returns the notification ids
- * for the caller to enqueue once they are committed.
+ * webhook listing the event), in each account's shard. Up to three D1 round trips with every account on the primary,
+ * only when an outage was open, and two more per other shard; returns the notification ids (per shard) for the caller
+ * to enqueue once they are committed.
  * @param nowIso when the box's poll ran (UTC ISO seconds): the outage's `resolved_at`.
  */
-export async function resolveSourceOutage(db: Database, source: OutageSource, nowIso: string): Promise<string[]> {
+export async function resolveSourceOutage(
+  env: Env,
+  source: OutageSource,
+  nowIso: string,
+): Promise<ShardNotifications[]> {
+  const db = primaryDb(env);
   const [outage] = await db
     .update(sourceOutages)
     .set({ resolvedAt: nowIso })
@@ -201,24 +259,26 @@ export async function resolveSourceOutage(db: Database, source: OutageSource, no
     .where(eq(sourceOutageAccounts.outageId, outage.id));
   const [accounts, targets] = await db.batch([
     accountIds,
+    // The primary's webhooks are those of the accounts on shard 0.
     db
       .select({ id: webhooks.id, accountId: webhooks.accountId, events: webhooks.events })
       .from(webhooks)
       .where(and(inArray(webhooks.accountId, accountIds), eq(webhooks.active, true))),
   ]);
+  const groups = await groupAccountsByShard(
+    env,
+    accounts.map((a) => a.accountId),
+  );
+  const notifications = await notifyOtherShards(env, groups, "source_outage.resolved", outage, nowIso);
   const notices = await notificationInserts(
     db,
     targets as WebhookTarget[],
-    drafts(
-      "source_outage.resolved",
-      outage,
-      accounts.map((a) => a.accountId),
-      nowIso,
-    ),
+    drafts("source_outage.resolved", outage, groups.find((g) => g.shard === 0)?.accountIds ?? [], nowIso),
     nowIso,
   );
   if (notices.statements.length > 0) {
     await db.batch(notices.statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    notifications.unshift({ shard: 0, ids: notices.ids });
   }
-  return notices.ids;
+  return notifications;
 }

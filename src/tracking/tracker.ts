@@ -4,12 +4,14 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { enqueueAlerts } from "../alerts/delivery";
 import { createDatabase } from "../db/client";
 import { containers, shipments, trackedEquipment } from "../db/schema";
+import { shardDb } from "../db/shards";
 import { toIsoSeconds } from "../lib/clock";
 import { enqueueNotifications } from "../webhooks/outbox";
 import { boxUpdateStatements, facilityAttemptColumns, loadBoxWebhookContext, type Subscription } from "./box-writes";
 import type { ContainerState, ShipmentState } from "./derive";
 import { pollRetryDelayMs, pollSlotDelaySeconds } from "./schedule";
-import { joinSourceOutage, outageLogLine, resolveSourceOutage } from "./source-outages";
+import { forEachShard, groupSubscriptionsByShard, type ShardPart } from "./shard-groups";
+import { joinSourceOutage, outageLogLine, resolveSourceOutage, type ShardNotifications } from "./source-outages";
 import { sourcesFor } from "./sources";
 import type { ContainerFacts, ShipmentFacts, TerminalObservation } from "./sources/types";
 import {
@@ -225,22 +227,23 @@ export class Tracker extends DurableObject<Env> {
     const reported = changes.filter((c) => c.attempted && c.source.sourceCode && c.before !== c.after);
     if (reported.length === 0) return; // the usual poll: no D1 handle, no write
     const accountIds = snap.subscriptions.map((s) => s.accountId);
-    const db = createDatabase(this.env.DB);
-    const ids: string[] = [];
+    const written: ShardNotifications[] = [];
     for (const { source, after } of reported) {
       if (after !== null && CREDENTIAL_FAILURES.has(after) && accountIds.length > 0) {
-        const joined = await joinSourceOutage(db, source, after, accountIds, nowIso);
-        ids.push(...joined.notificationIds);
+        const joined = await joinSourceOutage(this.env, source, after, accountIds, nowIso);
+        written.push(...joined.notifications);
         // Logged by the one box that opened the source's outage: once per outage, not once per box or poll.
         if (joined.opened) {
           const shipmentIds = snap.subscriptions.map((s) => s.shipmentId);
           console.error(outageLogLine(joined.opened, { number: snap.box.number, shipmentIds }));
         }
       } else if (after === null) {
-        ids.push(...(await resolveSourceOutage(db, source, nowIso)));
+        written.push(...(await resolveSourceOutage(this.env, source, nowIso)));
       }
     }
-    if (ids.length > 0) await enqueueNotifications(this.env.WEBHOOK_DELIVERIES_QUEUE, ids);
+    for (const { shard, ids } of written) {
+      if (ids.length > 0) await enqueueNotifications(this.env.WEBHOOK_DELIVERIES_QUEUE, ids, undefined, shard);
+    }
   }
 
   private async save(snap: TrackerSnapshot): Promise<void> {
@@ -264,36 +267,43 @@ export class Tracker extends DurableObject<Env> {
     lineAttemptChanged: boolean | null = null,
     facilityAttemptChanged: boolean | null = null,
   ): Promise<UpdateOutcome> {
-    const db = createDatabase(this.env.DB);
-    const writes: BatchItem<"sqlite">[] = [];
-    const shipmentIds = [...new Set(snap.subscriptions.map((s) => s.shipmentId))];
-    const containerIds = snap.subscriptions.map((s) => s.containerId);
-    if (lineAttemptChanged !== null && shipmentIds.length > 0) {
-      writes.push(
-        db
-          .update(shipments)
-          .set({
-            lineTrackingLastAttemptedAt: snap.carrierAttemptedAt ?? null,
-            lineTrackingFailedReason: snap.carrierFailedReason ?? null,
-            ...(lineAttemptChanged ? { updatedAt: toIsoSeconds(nowMs) } : {}),
-          })
-          .where(inArray(shipments.id, shipmentIds)),
-      );
+    const writeShard = async (part: ShardPart): Promise<void> => {
+      const db = shardDb(this.env, part.shard);
+      const writes: BatchItem<"sqlite">[] = [];
+      const shipmentIds = [...new Set(part.subscriptions.map((s) => s.shipmentId))];
+      const containerIds = part.subscriptions.map((s) => s.containerId);
+      if (lineAttemptChanged !== null && shipmentIds.length > 0) {
+        writes.push(
+          db
+            .update(shipments)
+            .set({
+              lineTrackingLastAttemptedAt: snap.carrierAttemptedAt ?? null,
+              lineTrackingFailedReason: snap.carrierFailedReason ?? null,
+              ...(lineAttemptChanged ? { updatedAt: toIsoSeconds(nowMs) } : {}),
+            })
+            .where(inArray(shipments.id, shipmentIds)),
+        );
+      }
+      if (facilityAttemptChanged !== null && containerIds.length > 0) {
+        writes.push(
+          db
+            .update(containers)
+            .set({
+              ...facilityAttemptColumns(attemptsOf(snap)),
+              podLastTrackingRequestAt: snap.terminalCheckedAt,
+              railLastTrackingRequestAt: snap.railCheckedAt ?? null,
+              ...(facilityAttemptChanged ? { updatedAt: toIsoSeconds(nowMs) } : {}),
+            })
+            .where(inArray(containers.id, containerIds)),
+        );
+      }
+      if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    };
+    // One batch per shard with rows of this box (none when nothing changed); a failure leaves the snapshot as it was.
+    if (lineAttemptChanged !== null || facilityAttemptChanged !== null) {
+      const parts = await groupSubscriptionsByShard(this.env, snap.subscriptions);
+      await forEachShard(parts, writeShard, async () => undefined);
     }
-    if (facilityAttemptChanged !== null && containerIds.length > 0) {
-      writes.push(
-        db
-          .update(containers)
-          .set({
-            ...facilityAttemptColumns(attemptsOf(snap)),
-            podLastTrackingRequestAt: snap.terminalCheckedAt,
-            railLastTrackingRequestAt: snap.railCheckedAt ?? null,
-            ...(facilityAttemptChanged ? { updatedAt: toIsoSeconds(nowMs) } : {}),
-          })
-          .where(inArray(containers.id, containerIds)),
-      );
-    }
-    if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     const { delayMs, next } = rescheduleTransition(snap, nowMs, failed, this.speedUp(snap.box));
     await this.save(next);
     if (delayMs !== null) await this.ctx.storage.setAlarm(nowMs + delayMs);
@@ -329,34 +339,57 @@ export class Tracker extends DurableObject<Env> {
     const t = updateTransition(snap, input);
     if (!t) return this.reschedule(snap, nowMs, true);
     const { events, historyEvents, nextPollAt } = t;
-    const db = createDatabase(this.env.DB);
-    // Only an update that announces something reads the webhooks (and the rows their bodies include), in one round
-    // trip: an unchanged poll stays at one D1 batch, a changed one at two.
-    const announcing = (events.length > 0 && snap.subscriptions.length > 0) || joining.length > 0;
-    const webhooks = announcing ? await loadBoxWebhookContext(db, [...snap.subscriptions, ...joining]) : null;
-    const { statements, rawCount, notificationIds, alertIds } = await boxUpdateStatements(db, {
-      trackedEquipmentId: snap.box.trackedEquipmentId,
-      subscriptions: snap.subscriptions,
-      joining,
-      state: t.state,
-      shipment: t.shipmentState,
-      events,
-      historyEvents,
-      nowIso: toIsoSeconds(nowMs),
-      carrierCheckedAt: t.carrierCheckedAt,
-      carrierAttemptedAt: snap.carrierAttemptedAt ?? t.carrierCheckedAt,
-      carrierFailedReason: snap.carrierFailedReason ?? null,
-      terminalCheckedAt: t.terminalCheckedAt,
-      railCheckedAt: snap.railCheckedAt ?? null,
-      facilityAttempts: attemptsOf(snap),
-      nextPollAt,
-      rawIndexStart: snap.rawCount,
-      webhooks,
-    });
-    if (statements.length > 0) await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    // After the commit; a failed send is left to the cron's outbox sweep (enqueueNotifications never throws).
-    if (notificationIds.length > 0) await enqueueNotifications(this.env.WEBHOOK_DELIVERIES_QUEUE, notificationIds);
-    await enqueueAlerts(this.env.WEBHOOK_DELIVERIES_QUEUE, alertIds);
+    const nowIso = toIsoSeconds(nowMs);
+    const queue = this.env.WEBHOOK_DELIVERIES_QUEUE;
+    // One D1 batch per shard holding rows of this box (issue 29 §3). The box's `tracked_equipment` row is in the
+    // primary and goes with shard 0's batch, which runs even when no row of the box is there.
+    const parts = await groupSubscriptionsByShard(this.env, snap.subscriptions, joining);
+    if (!parts.some((p) => p.shard === 0)) parts.unshift({ shard: 0, subscriptions: [], joining: [] });
+    const writeShard = async (part: ShardPart) => {
+      const db = shardDb(this.env, part.shard);
+      // Only a part that announces something reads the webhooks (and the rows their bodies include), in one round
+      // trip: an unchanged poll stays at one D1 batch per shard, a changed one at two.
+      const announcing = (events.length > 0 && part.subscriptions.length > 0) || part.joining.length > 0;
+      const webhooks = announcing ? await loadBoxWebhookContext(db, [...part.subscriptions, ...part.joining]) : null;
+      const built = await boxUpdateStatements(db, {
+        trackedEquipmentId: part.shard === 0 ? snap.box.trackedEquipmentId : null,
+        subscriptions: part.subscriptions,
+        joining: part.joining,
+        state: t.state,
+        shipment: t.shipmentState,
+        events,
+        historyEvents,
+        nowIso,
+        carrierCheckedAt: t.carrierCheckedAt,
+        carrierAttemptedAt: snap.carrierAttemptedAt ?? t.carrierCheckedAt,
+        carrierFailedReason: snap.carrierFailedReason ?? null,
+        terminalCheckedAt: t.terminalCheckedAt,
+        railCheckedAt: snap.railCheckedAt ?? null,
+        facilityAttempts: attemptsOf(snap),
+        nextPollAt,
+        // Every shard numbers its raw events from the box's count, so a fact gets the same index on every shard.
+        rawIndexStart: snap.rawCount,
+        webhooks,
+      });
+      if (built.statements.length > 0) {
+        await db.batch(built.statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+      }
+      return built;
+    };
+    // After each shard's commit; a failed send is left to the cron's outbox sweep (enqueueNotifications never throws).
+    const enqueue = async (done: { part: ShardPart; result: Awaited<ReturnType<typeof writeShard>> }[]) => {
+      for (const { part, result } of done) {
+        if (result.notificationIds.length > 0) {
+          await enqueueNotifications(queue, result.notificationIds, undefined, part.shard);
+        }
+        await enqueueAlerts(queue, result.alertIds, part.shard);
+      }
+    };
+    // A shard that failed fails the update: the snapshot is not saved, and the retry (the poll's message, the next
+    // alarm) writes every shard again; the shards that had committed get nothing twice (derived ids, ON CONFLICT).
+    const done = await forEachShard(parts, writeShard, enqueue);
+    await enqueue(done);
+    const rawCount = Math.max(0, ...done.map((d) => d.result.rawCount));
     const next: TrackerSnapshot = { ...t.next, rawCount: snap.rawCount + rawCount };
     await this.save(next);
     if (t.delayMs === null) await this.ctx.storage.deleteAlarm();

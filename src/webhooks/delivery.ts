@@ -1,11 +1,12 @@
-import { and, asc, eq, inArray, isNotNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type AlertDeliveryMessage, consumeAlertMessages } from "../alerts/delivery";
 import { createDatabase, type Database } from "../db/client";
 import { webhookDeliveries, webhookNotifications, webhooks } from "../db/schema";
+import { shardDb } from "../db/shards";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { newId } from "../lib/ids";
-import { enqueueNotifications, type WebhookDeliveryMessage } from "./outbox";
+import type { WebhookDeliveryMessage } from "./outbox";
 import {
   queueDelaySeconds,
   retryDelaySeconds,
@@ -14,7 +15,11 @@ import {
   WEBHOOK_TIMEOUT_MS,
 } from "./schedule";
 import { sendWebhook, type WebhookAttempt } from "./send";
+import { idsByShard } from "./shard-messages";
 import { parseAllowInsecureHosts } from "./ssrf";
+
+// The cron's sweeps moved to their own file; re-exported for the callers that know them here.
+export { dropExpiredWebhookSecrets, SWEEP_BATCH, SWEEP_GRACE_S, sweepWebhookOutbox } from "./outbox-sweep";
 
 /**
  * The `webhook-deliveries` queue consumer, its dead-letter consumer and the outbox sweep
@@ -49,18 +54,6 @@ import { parseAllowInsecureHosts } from "./ssrf";
  * recording the batch's outcomes.
  */
 export const DELIVERY_LEASE_S = Math.ceil(WEBHOOK_TIMEOUT_MS / 1000) + 30;
-
-/**
- * A pending notification this long past its `next_attempt_at` has lost its message, or the consumer holding its claim
- * died (seconds); the sweep re-queues it. With the lease and the every-minute cron, a delivery a crash interrupted is
- * tried again at most 45 + 60 + 60 s after it was claimed, and one whose message was lost at most 120 s after it was
- * written (issue 23 §3: under three minutes after a restart). A message that was only slow is harmless: the claim
- * lets one consumer send at a time, and the other message waits for the lease to end.
- */
-export const SWEEP_GRACE_S = 60;
-
-/** Notifications the sweep re-queues per run (the rest wait for the next minute). */
-export const SWEEP_BATCH = 500;
 
 /**
  * Attempts kept per notification in `webhook_deliveries` (its `webhook_notification_logs`): a whole round of
@@ -242,16 +235,19 @@ interface Sent {
  * comment for the rules). A notification id given twice is handled once (both get the same outcome).
  * Throws only when D1 fails; the caller then retries the messages (the claims' lease keeps a second consumer from
  * sending meanwhile).
+ * @param shard the shard holding the notifications (src/db/shards.ts; 0, the primary, by default): a notification
+ *   and its webhook are in its account's shard.
  * @returns the outcome of each notification id.
  */
 export async function deliverNotifications(
   deps: DeliveryDeps,
   ids: readonly string[],
+  shard = 0,
 ): Promise<Map<string, DeliveryOutcome>> {
   const outcomes = new Map<string, DeliveryOutcome>();
   const unique = [...new Set(ids)];
   if (unique.length === 0) return outcomes;
-  const db = createDatabase(deps.env.DB);
+  const db = shard === 0 ? createDatabase(deps.env.DB) : shardDb(deps.env as Env, shard);
   const clock = deps.clock ?? systemClock;
   const nowMs = clock.now();
   const nowIso = toIsoSeconds(nowMs);
@@ -461,7 +457,8 @@ export async function deliverNotification(deps: DeliveryDeps, id: string): Promi
  * message is acked when its notification is done (succeeded, failed, or nothing to do), and retried with
  * `message.retry({ delaySeconds })` when an attempt is due later (the retry schedule, or a claim held elsewhere).
  * When D1 fails, every message of the batch is retried in 30 s (claims already made hold their lease, so nothing
- * is sent twice at once).
+ * is sent twice at once). The notifications are delivered per shard (the message's `shard`, else looked up:
+ * src/webhooks/shard-messages.ts), two D1 round trips per shard the batch touches.
  */
 export async function consumeWebhookDeliveries(
   batch: MessageBatch<WebhookDeliveryMessage>,
@@ -478,12 +475,16 @@ export async function consumeWebhookDeliveries(
   for (const m of batch.messages) if (!valid.includes(m) && !isAlertMessage(m.body)) m.ack();
   await consumeAlertMessages(alertMessages, env);
   if (valid.length === 0) return;
-  let outcomes: Map<string, DeliveryOutcome>;
+  const outcomes = new Map<string, DeliveryOutcome>();
   try {
-    outcomes = await deliverNotifications(
-      { ...deps, env },
-      valid.map((m) => m.body.notificationId),
+    const byShard = await idsByShard(
+      env,
+      valid.map((m) => ({ id: m.body.notificationId, shard: m.body.shard })),
+      "webhook_notifications",
     );
+    for (const [shard, ids] of byShard) {
+      for (const [id, outcome] of await deliverNotifications({ ...deps, env }, ids, shard)) outcomes.set(id, outcome);
+    }
   } catch (err) {
     console.error("webhook-deliveries: batch failed", valid.length, String(err));
     for (const m of valid) m.retry({ delaySeconds: 30 });
@@ -508,12 +509,17 @@ export async function consumeWebhookDeliveriesDlq(
   env: Env,
   deps: { clock?: Clock } = {},
 ): Promise<void> {
-  const db = createDatabase(env.DB);
   const nowMs = (deps.clock ?? systemClock).now();
   const nowIso = toIsoSeconds(nowMs);
   for (const message of batch.messages) {
     const id = message.body?.notificationId;
     try {
+      // The notification's shard: the message's, else the shard that holds it (src/webhooks/shard-messages.ts).
+      const shard =
+        typeof id === "string"
+          ? ([...(await idsByShard(env, [{ id, shard: message.body.shard }], "webhook_notifications")).keys()][0] ?? 0)
+          : 0;
+      const db = shardDb(env, shard);
       const [state] = typeof id === "string" ? await stateQuery(db, [id]) : [];
       if (!id || !state || state.status !== "pending") {
         message.ack();
@@ -526,7 +532,10 @@ export async function consumeWebhookDeliveriesDlq(
         );
       } else {
         const delay = dueMs > nowMs ? queueDelaySeconds((dueMs - nowMs) / 1000) : undefined;
-        await env.WEBHOOK_DELIVERIES_QUEUE.send({ notificationId: id }, delay ? { delaySeconds: delay } : undefined);
+        await env.WEBHOOK_DELIVERIES_QUEUE.send(
+          { notificationId: id, shard },
+          delay ? { delaySeconds: delay } : undefined,
+        );
       }
       message.ack();
     } catch (err) {
@@ -534,53 +543,4 @@ export async function consumeWebhookDeliveriesDlq(
       message.retry({ delaySeconds: 60 });
     }
   }
-}
-
-/**
- * The cron's outbox sweep (docs/architecture.md §Overview): re-queues `pending` notifications whose `next_attempt_at`
- * is more than {@link SWEEP_GRACE_S} past (their message was lost: an enqueue that failed after the outbox batch
- * committed, a consumer that died holding a claim), oldest first, at most {@link SWEEP_BATCH} per run, and moves their
- * `next_attempt_at` to now so the next run does not re-queue them again while they wait in the queue.
- * @returns how many notifications were re-queued.
- */
-export async function sweepWebhookOutbox(
-  env: Pick<Env, "DB" | "WEBHOOK_DELIVERIES_QUEUE">,
-  nowMs: number,
-): Promise<number> {
-  const db = createDatabase(env.DB);
-  const n = webhookNotifications;
-  const cutoff = toIsoSeconds(nowMs - SWEEP_GRACE_S * 1000);
-  const stale = await db
-    .select({ id: n.id })
-    .from(n)
-    .where(and(eq(n.deliveryStatus, "pending"), lt(n.nextAttemptAt, cutoff)))
-    .orderBy(asc(n.nextAttemptAt))
-    .limit(SWEEP_BATCH);
-  if (stale.length === 0) return 0;
-  const ids = stale.map((r) => r.id);
-  const nowIso = toIsoSeconds(nowMs);
-  for (let i = 0; i < ids.length; i += 90) {
-    await db
-      .update(n)
-      .set({ nextAttemptAt: nowIso })
-      .where(and(inArray(n.id, ids.slice(i, i + 90)), eq(n.deliveryStatus, "pending")));
-  }
-  return enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, ids);
-}
-
-/**
- * The cron's clean-up of secret rotations (`POST /webhooks/{id}/rotate_secret`): clears `previous_secret` of the
- * webhooks whose grace period ended at or before `nowMs` (deliveries already ignore it then; this removes the secret
- * itself). Reads `webhooks_previous_secret_expiry_idx`.
- * @returns how many webhooks lost their previous secret.
- */
-export async function dropExpiredWebhookSecrets(env: Pick<Env, "DB">, nowMs: number): Promise<number> {
-  const db = createDatabase(env.DB);
-  const w = webhooks;
-  const dropped = await db
-    .update(w)
-    .set({ previousSecret: null, previousSecretExpiresAt: null })
-    .where(and(isNotNull(w.previousSecretExpiresAt), lte(w.previousSecretExpiresAt, toIsoSeconds(nowMs))))
-    .returning({ id: w.id });
-  return dropped.length;
 }

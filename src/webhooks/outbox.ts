@@ -25,6 +25,11 @@ import { notificationDocument } from "./payloads";
 /** Message on the `webhook-deliveries` queue (and its dead-letter queue): deliver this notification. */
 export interface WebhookDeliveryMessage {
   notificationId: string;
+  /**
+   * The shard holding the notification (src/db/shards.ts; issue 29 §3). Absent in messages sent before shards, or by
+   * a producer that does not know it: the consumer then looks for the id in each shard.
+   */
+  shard?: number;
 }
 
 /** An active webhook as the outbox needs it: where its notifications belong and what it subscribes to. */
@@ -159,19 +164,22 @@ const SEND_BATCH = 100;
  * committed. Never throws: a failed send is logged and left to the cron sweep, which re-queues notifications whose
  * `next_attempt_at` passed (the rows are already durable, so nothing is lost).
  * @param delaySeconds delivery delay of the messages (none by default).
+ * @param shard the shard the notifications were written to (src/db/shards.ts), carried in each message so the consumer
+ *   reads the right database; omitted, the consumer looks for them in each shard.
  * @returns how many messages were sent.
  */
 export async function enqueueNotifications(
   queue: Queue<WebhookDeliveryMessage>,
   ids: readonly string[],
   delaySeconds?: number,
+  shard?: number,
 ): Promise<number> {
   let sent = 0;
   for (let i = 0; i < ids.length; i += SEND_BATCH) {
     const chunk = ids.slice(i, i + SEND_BATCH);
     try {
       await queue.sendBatch(
-        chunk.map((notificationId) => ({ body: { notificationId } })),
+        chunk.map((notificationId) => ({ body: shard === undefined ? { notificationId } : { notificationId, shard } })),
         delaySeconds ? { delaySeconds } : undefined,
       );
       sent += chunk.length;
@@ -236,6 +244,8 @@ function isGuardTripped(err: unknown): boolean {
  * include).
  * @param queue the `webhook-deliveries` producer; without one the rows wait for the cron sweep.
  * @param statements the change itself (at least one statement).
+ * @param shard the number of the shard `db` is (src/db/shards.ts), carried in the queue messages; omitted, the
+ *   consumer looks for the notifications in each shard.
  * @returns the ids of the notifications written.
  */
 export async function batchWithNotifications(
@@ -244,6 +254,7 @@ export async function batchWithNotifications(
   statements: [BatchItem<"sqlite"> | ShapedRead, ...(BatchItem<"sqlite"> | ShapedRead)[]],
   announce: { accountId: string; events: readonly string[]; nowIso: string },
   build: () => Promise<NotificationDraft[]>,
+  shard?: number,
 ): Promise<string[]> {
   if (!subscribersSeen.get(announce.accountId)) {
     // Most accounts have no webhook for these events: then the change is the whole batch, and a guard in the same
@@ -265,6 +276,6 @@ export async function batchWithNotifications(
   const drafts = await build();
   const { statements: inserts, ids } = await notificationInserts(db, targets, drafts, announce.nowIso);
   await readMany(db, [...statements, ...inserts]);
-  if (queue) await enqueueNotifications(queue, ids);
+  if (queue) await enqueueNotifications(queue, ids, undefined, shard);
   return ids;
 }

@@ -193,6 +193,6 @@ describe("alert delivery", () => {
     expect(
       await sweepAlertOutbox({ DB: env.DB, WEBHOOK_DELIVERIES_QUEUE: queue }, Date.parse("2030-01-07T22:01:30Z")),
     ).toBeGreaterThanOrEqual(1);
-    expect(queue.sent.map((m) => m.body)).toContainEqual({ alertId: a.id });
+    expect(queue.sent.map((m) => m.body)).toContainEqual({ alertId: a.id, shard: 0 });
   });
 });

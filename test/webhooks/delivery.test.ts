@@ -517,7 +517,8 @@ describe("crashes, duplicates, the DLQ and the sweep", () => {
     await consumeWebhookDeliveriesDlq(batch, dlqEnv, { clock: new FakeClock(T0) });
     expect(acked).toEqual(batch.messages.map((m) => m.id));
     expect(retried).toEqual([]);
-    expect(queue.sent).toEqual([{ body: { notificationId: due.id }, delaySeconds: 600 }]);
+    // The re-sent message names the shard holding the notification (issue 29 §3).
+    expect(queue.sent).toEqual([{ body: { notificationId: due.id, shard: 0 }, delaySeconds: 600 }]);
     expect((await notificationRow(exhausted.id)).delivery_status).toBe("failed");
     expect((await notificationRow(done.id)).delivery_status).toBe("succeeded");
     expect((await notificationRow(due.id)).delivery_status).toBe("pending");
