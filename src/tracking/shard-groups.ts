@@ -3,7 +3,7 @@ import { accountShard, shardCount, shardDb } from "../db/shards";
 import type { Subscription } from "./box-writes";
 
 /**
- * Grouping the rows a shared box writes by the shard of their account (issue 29 §3, docs/scaling-pipeline-shards.md):
+ * Grouping the rows a shared box writes by the shard of their account (issue 29 §3, docs/SCALING.md §How the pipeline uses shards):
  * a Tracker's subscriptions belong to accounts on any shard, and each shard gets one D1 batch of its own rows.
  *
  * A subscription's shard is `accountShard(env, accountId)`: this isolate's cache, else one read of the primary's

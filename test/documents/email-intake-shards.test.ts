@@ -5,7 +5,7 @@ import { deliverEmail, EMAIL_DOMAIN, mimeMessage } from "../helpers/email-submis
 import { createAccountOnShard, prepareSecondShard } from "../helpers/shards";
 import { until } from "../helpers/vessels";
 
-// E-mail intake and document extraction for an account on shard 1 (issue 29 §3, docs/scaling-pipeline-shards.md):
+// E-mail intake and document extraction for an account on shard 1 (issue 29 §3, docs/SCALING.md §How the pipeline uses shards):
 // the mailbox token is found in the account's shard, the submission and its documents are written there, and the
 // document-extractions consumer extracts the document on that shard.
 

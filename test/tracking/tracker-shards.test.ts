@@ -23,7 +23,7 @@ import { containerFacts, DAY_MS, HOUR_MS, iso, milestone, shipmentFacts } from "
 import { newSecret, RecordingReceiver, recordingBatch } from "../helpers/receiver";
 import { createAccountOnShard, prepareSecondShard } from "../helpers/shards";
 
-// The pipeline over two shards (issue 29 §3, docs/scaling-pipeline-shards.md): one Tracker shared by an account on the
+// The pipeline over two shards (issue 29 §3, docs/SCALING.md §How the pipeline uses shards): one Tracker shared by an account on the
 // primary (shard 0, `DB`) and one on shard 1 (`DB_1`) writes each account's rows to its own shard, one D1 batch per
 // shard; their webhook notifications are delivered from their shard; a shard whose batch fails fails the update,
 // and the retry completes it without writing anything twice on the shard that had committed.
@@ -310,7 +310,7 @@ describe("one box, two accounts on two shards", () => {
     expect(await transportNotices(0, box.a.accountId)).toBe(1);
     expect(await transportNotices(1, box.b.accountId)).toBe(1);
     // Nor any other notification on shard 0 (a `container.updated` changeset, whose id is keyed by the update's time,
-    // could be recorded again by a retry at another time: docs/scaling-pipeline-shards.md; this arrival has none).
+    // could be recorded again by a retry at another time: docs/SCALING.md §How the pipeline uses shards; this arrival has none).
     expect(await rowsOf(0, "webhook_notifications", box.a.accountId)).toBe(notificationsA);
     const [rowA, rowB] = [
       await d1Of(0)
