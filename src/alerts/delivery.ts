@@ -207,7 +207,9 @@ export async function deliverAlerts(
         .where(
           and(
             inArray(a.id, chunk),
-            eq(a.status, "pending"),
+            // `+status`: not an index term, so the ids (the primary key) are the search, not alerts_status_next_idx
+            // (the webhook claim's reason, src/webhooks/delivery.ts deliverNotifications).
+            sql`+${a.status} = 'pending'`,
             lt(a.attempts, WEBHOOK_MAX_ATTEMPTS),
             or(sql`${a.nextAttemptAt} IS NULL`, sql`${a.nextAttemptAt} <= ${nowIso}`),
           ),
