@@ -130,6 +130,8 @@ export interface ContainerPageDeps {
   db: Database;
   primary: Database;
   nowMs: number;
+  /** The retention archive (`ARCHIVE_BUCKET`, src/archive/): archived raw events show in the timeline as in the API. */
+  archive?: R2Bucket;
 }
 
 const FIRST_PAGE = { number: 1, size: MAX_PAGE_SIZE, sizeGiven: true, offset: 0 };
@@ -145,13 +147,13 @@ export async function loadContainerPage(
   accountId: string,
   id: string,
 ): Promise<ContainerPageData> {
-  const { db, primary, nowMs } = deps;
+  const { db, primary, nowMs, archive } = deps;
   const summary = await loadContainerSummary(db, accountId, id);
   const asOf: AsOf = { nowMs, date: null };
   const reference = normalizeReference(summary.container.number);
   const [charges, timeline, documents, customFields, map] = await Promise.all([
     getContainerCharges(db, accountId, id, asOf, null),
-    loadTimeline(db, accountId, id),
+    loadTimeline(db, accountId, id, archive),
     listDocuments(db, accountId, { reference }, FIRST_PAGE),
     loadCustomFields(db, accountId, id),
     loadMap(db, primary, accountId, id, nowMs),
@@ -189,20 +191,22 @@ export async function loadContainerLive(
   db: Database,
   accountId: string,
   id: string,
+  archive?: R2Bucket,
 ): Promise<ContainerSummary & { timeline: Timeline }> {
   const summary = await loadContainerSummary(db, accountId, id);
-  return { ...summary, timeline: await loadTimeline(db, accountId, id) };
+  return { ...summary, timeline: await loadTimeline(db, accountId, id, archive) };
 }
 
 /**
  * The container's timeline alone (the page's live refresh, `GET /app/containers/{id}/live`): the first page of its
- * transport events with estimates, hydrated with their `source_event` as the REST serializer does, and its raw events.
+ * transport events with estimates, hydrated with their `source_event` as the REST serializer does, and its raw events
+ * (those the retention archive moved to R2 included when `archive` is given, as `GET /raw_events` serves them).
  * @throws ApiError 404 when the container is unknown or another account's.
  */
-export async function loadTimeline(db: Database, accountId: string, id: string): Promise<Timeline> {
+export async function loadTimeline(db: Database, accountId: string, id: string, archive?: R2Bucket): Promise<Timeline> {
   const [events, raws] = await Promise.all([
     listContainerTransportEvents(db, accountId, id, FIRST_PAGE, { estimates: true }),
-    listContainerRawEvents(db, accountId, id),
+    listContainerRawEvents(db, accountId, id, archive),
   ]);
   const hydrate = transportEventResource.hydrate;
   const rows = hydrate ? await hydrate({ db, accountId }, events.rows) : events.rows;

@@ -101,7 +101,12 @@ function Page(props: {
   );
 }
 
-const pageDeps = (c: Context<AppEnv>) => ({ db: c.var.db, primary: c.var.primaryDb, nowMs: c.var.clock.now() });
+const pageDeps = (c: Context<AppEnv>) => ({
+  db: c.var.db,
+  primary: c.var.primaryDb,
+  nowMs: c.var.clock.now(),
+  archive: c.env.ARCHIVE_BUCKET,
+});
 
 containerPageRoutes.get("/containers/:id", async (c) => {
   const user = c.get("user");
@@ -112,7 +117,7 @@ containerPageRoutes.get("/containers/:id", async (c) => {
 
 containerPageRoutes.get("/containers/:id/live", async (c) => {
   const user = c.get("user");
-  const data = await loadContainerLive(c.var.db, user.accountId, c.req.param("id"));
+  const data = await loadContainerLive(c.var.db, user.accountId, c.req.param("id"), c.env.ARCHIVE_BUCKET);
   return c.html(
     <div>
       <SummarySection data={data} />
