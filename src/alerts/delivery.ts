@@ -7,6 +7,7 @@ import { sweptShards } from "../db/shard-sweeps";
 import { shardDb } from "../db/shards";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
+import { filterOnly } from "../lib/tenant";
 import { wallClockToUtcMs } from "../lib/time-zones";
 import type { WebhookDeliveryMessage } from "../webhooks/outbox";
 import { queueDelaySeconds, retryDelaySeconds, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS } from "../webhooks/schedule";
@@ -207,9 +208,8 @@ export async function deliverAlerts(
         .where(
           and(
             inArray(a.id, chunk),
-            // `+status`: not an index term, so the ids (the primary key) are the search, not alerts_status_next_idx
-            // (the webhook claim's reason, src/webhooks/delivery.ts deliverNotifications).
-            sql`+${a.status} = 'pending'`,
+            // Not an index term: the ids are the search, not alerts_status_next_idx (src/lib/tenant.ts filterOnly).
+            filterOnly(a.status, "pending"),
             lt(a.attempts, WEBHOOK_MAX_ATTEMPTS),
             or(sql`${a.nextAttemptAt} IS NULL`, sql`${a.nextAttemptAt} <= ${nowIso}`),
           ),
@@ -402,7 +402,7 @@ async function sweepShardAlerts(
     await db
       .update(alerts)
       .set({ nextAttemptAt: toIsoSeconds(nowMs) })
-      .where(and(inArray(alerts.id, ids.slice(i, i + IDS_PER_STATEMENT)), eq(alerts.status, "pending")));
+      .where(and(inArray(alerts.id, ids.slice(i, i + IDS_PER_STATEMENT)), filterOnly(alerts.status, "pending")));
   }
   await enqueueAlerts(env.WEBHOOK_DELIVERIES_QUEUE, ids, shard);
   return ids.length;

@@ -6,6 +6,7 @@ import { webhookDeliveries, webhookNotifications, webhooks } from "../db/schema"
 import { shardDb } from "../db/shards";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { newId } from "../lib/ids";
+import { filterOnly } from "../lib/tenant";
 import type { WebhookDeliveryMessage } from "./outbox";
 import {
   queueDelaySeconds,
@@ -266,11 +267,8 @@ export async function deliverNotifications(
         .where(
           and(
             inArray(n.id, chunk),
-            // `+delivery_status`: not an index term. D1 keeps no ANALYZE statistics, so from about 10 ids SQLite
-            // took a (delivery_status, …) index over the primary key and read every pending notification per claim
-            // (bench/capacity, issue 29: 11 563 rows a claim at 10 000 boxes); the ids are the selective key (as
-            // `ownedBy`, src/lib/tenant.ts, does for account_id).
-            sql`+${n.deliveryStatus} = 'pending'`,
+            // Not an index term: the ids are the search (src/lib/tenant.ts filterOnly).
+            filterOnly(n.deliveryStatus, "pending"),
             lt(n.attempts, WEBHOOK_MAX_ATTEMPTS),
             or(sql`${n.nextAttemptAt} IS NULL`, sql`${n.nextAttemptAt} <= ${nowIso}`),
           ),

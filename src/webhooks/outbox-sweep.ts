@@ -3,6 +3,7 @@ import type { Database } from "../db/client";
 import { webhookNotifications, webhooks } from "../db/schema";
 import { sweptShards } from "../db/shard-sweeps";
 import { toIsoSeconds } from "../lib/clock";
+import { filterOnly } from "../lib/tenant";
 import { enqueueNotifications } from "./outbox";
 
 // The cron's sweeps of the webhook outbox (src/tracking/maintenance.ts), over every shard holding accounts (issue 29
@@ -59,7 +60,7 @@ async function sweepShardOutbox(
     await db
       .update(n)
       .set({ nextAttemptAt: nowIso })
-      .where(and(inArray(n.id, ids.slice(i, i + 90)), eq(n.deliveryStatus, "pending")));
+      .where(and(inArray(n.id, ids.slice(i, i + 90)), filterOnly(n.deliveryStatus, "pending")));
   }
   return enqueueNotifications(env.WEBHOOK_DELIVERIES_QUEUE, ids, undefined, shard);
 }
