@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { createDatabase, type Database } from "../db/client";
 import { insertChunks } from "../db/insert-chunks";
 import { alertRules, alerts } from "../db/schema";
-import { sweptShards } from "../db/shard-sweeps";
+import { sumOverShards } from "../db/shard-sweeps";
 import { shardDb } from "../db/shards";
 import { type Clock, systemClock, toIsoSeconds } from "../lib/clock";
 import { deterministicId } from "../lib/ids";
@@ -377,9 +377,7 @@ export async function sweepAlertOutbox(
   env: Pick<Env, "DB" | "WEBHOOK_DELIVERIES_QUEUE">,
   nowMs: number,
 ): Promise<number> {
-  let total = 0;
-  for (const { shard, db } of await sweptShards(env as Env)) total += await sweepShardAlerts(env, db, shard, nowMs);
-  return total;
+  return sumOverShards(env as Env, ({ shard, db }) => sweepShardAlerts(env, db, shard, nowMs));
 }
 
 /** {@link sweepAlertOutbox} on one shard. */

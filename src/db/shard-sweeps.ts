@@ -15,3 +15,16 @@ export async function sweptShards(env: Env): Promise<{ shard: number; db: Databa
   // The primary is always walked: it holds the rows of shard-0 accounts and is never unprepared.
   return shards.filter((s) => s.shard === 0 || used.has(s.shard));
 }
+
+/**
+ * Runs `perShard` on every shard {@link sweptShards} walks, one after the other (each bounded on its own), and adds
+ * up what each returns (rows swept, messages re-queued).
+ */
+export async function sumOverShards(
+  env: Env,
+  perShard: (shard: { shard: number; db: Database; d1: D1Database }) => Promise<number>,
+): Promise<number> {
+  let total = 0;
+  for (const s of await sweptShards(env)) total += await perShard(s);
+  return total;
+}

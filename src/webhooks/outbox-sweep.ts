@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, lt, lte } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { webhookNotifications, webhooks } from "../db/schema";
-import { sweptShards } from "../db/shard-sweeps";
+import { sumOverShards } from "../db/shard-sweeps";
 import { toIsoSeconds } from "../lib/clock";
 import { filterOnly } from "../lib/tenant";
 import { enqueueNotifications } from "./outbox";
@@ -33,9 +33,7 @@ export async function sweepWebhookOutbox(
   env: Pick<Env, "DB" | "WEBHOOK_DELIVERIES_QUEUE">,
   nowMs: number,
 ): Promise<number> {
-  let total = 0;
-  for (const { shard, db } of await sweptShards(env as Env)) total += await sweepShardOutbox(env, db, shard, nowMs);
-  return total;
+  return sumOverShards(env as Env, ({ shard, db }) => sweepShardOutbox(env, db, shard, nowMs));
 }
 
 /** {@link sweepWebhookOutbox} on one shard. */
@@ -73,14 +71,12 @@ async function sweepShardOutbox(
  */
 export async function dropExpiredWebhookSecrets(env: Pick<Env, "DB">, nowMs: number): Promise<number> {
   const w = webhooks;
-  let total = 0;
-  for (const { db } of await sweptShards(env as Env)) {
+  return sumOverShards(env as Env, async ({ db }) => {
     const dropped = await db
       .update(w)
       .set({ previousSecret: null, previousSecretExpiresAt: null })
       .where(and(isNotNull(w.previousSecretExpiresAt), lte(w.previousSecretExpiresAt, toIsoSeconds(nowMs))))
       .returning({ id: w.id });
-    total += dropped.length;
-  }
-  return total;
+    return dropped.length;
+  });
 }
