@@ -400,6 +400,11 @@ export async function run(argv) {
     const rowsWritten = sumKeys(d, /^d1\..*\.rowsWritten$/);
     const queueSent = sumKeys(d, /^queue\..*\.sent$/);
     const outbound = sumKeys(d, /^outbound\./);
+    // Durable Object storage rows (src/tracking/bench-capacity.ts meterObjectStorage, the Tracker's key-value and
+    // alarm calls): production's extra polls are charged the run's mean per poll (subscribe included: a bound).
+    const doRowsRead = sumKeys(d, /^dostorage\..*\.rowsRead$/);
+    const doRowsWritten = sumKeys(d, /^dostorage\..*\.rowsWritten$/);
+    const perPoll = (v) => v / Math.max(1, lines.length);
     const extra = Math.max(0, prodPolls - runPolls);
     const meters = [
       ["Workers requests as run (fetch + queue batches)", perBox(workerRequests), extra * pollShare.workerRequests],
@@ -411,6 +416,8 @@ export async function run(argv) {
       ],
       ["Durable Object requests (calls + alarms)", perBox(doRequests), extra * pollShare.doRequests],
       ["Durable Object wall time, caller's view (s)", perBox(doWallMs) / 1000, null],
+      ["Durable Object storage rows read (bound)", perBox(doRowsRead), extra * perPoll(doRowsRead)],
+      ["Durable Object storage rows written (bound)", perBox(doRowsWritten), extra * perPoll(doRowsWritten)],
       ["D1 rows read", perBox(rowsRead), extra * pollShare.rowsRead],
       ["D1 rows written", perBox(rowsWritten), extra * pollShare.rowsWritten],
       ["Queue messages written", perBox(queueSent), extra * pollShare.queueSent],

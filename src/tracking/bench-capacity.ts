@@ -16,7 +16,9 @@ import { countingD1, type D1Counter } from "./bench-d1";
  *   statements, `meta.rows_read` / `meta.rows_written` as D1 returns them (D1's billing meters) and `meta.duration`;
  *   `unmetered` counts the statements run with `raw()`, whose answer carries no meta (not in those sums);
  *   `d1heavy.<first 120 characters of the SQL>.statements` / `.rowsRead`: statements that read ≥ 100 rows;
- * - `outbound.<host>`: `fetch()` calls of the isolate to another host (webhook deliveries, carriers, terminals).
+ * - `outbound.<host>`: `fetch()` calls of the isolate to another host (webhook deliveries, carriers, terminals);
+ * - `dostorage.<class>.<method>` and `dostorage.<class>.rowsRead` / `.rowsWritten`: the Durable Object's own storage
+ *   calls ({@link meterObjectStorage}), with the rows they are billed as on a SQLite-backed object.
  * `GET /__bench/capacity` answers the tally as JSON ({@link benchCapacityRequest}; it is not counted itself).
  */
 export const BENCH_CAPACITY_PATH = "/__bench/capacity";
@@ -166,6 +168,47 @@ function installOutboundCount(): void {
     countCapacity(`outbound.${host}`);
     return original(input, init);
   }) as typeof fetch;
+}
+
+/**
+ * Rows a storage call of a SQLite-backed Durable Object is billed as: its key-value methods read and write the
+ * hidden SQLite table `__cf_kv` (https://developers.cloudflare.com/durable-objects/api/storage-api/, footnote 2), so
+ * each key read is taken as one row read and each key written or deleted as one row written; an alarm set or deleted
+ * as one row written (a third-party summary of the pricing page says `setAlarm()` is billed so; the stored official
+ * page does not show it). `getAlarm` is counted but billed as nothing here. The bench's assumption, named so in
+ * docs/SCALING.md §Monthly cost.
+ */
+const STORAGE_ROWS: Record<string, (args: unknown[]) => { read: number; written: number }> = {
+  get: ([keys]) => ({ read: Array.isArray(keys) ? keys.length : 1, written: 0 }),
+  put: ([keyOrEntries]) => ({
+    read: 0,
+    written: typeof keyOrEntries === "string" ? 1 : Object.keys(keyOrEntries as object).length,
+  }),
+  delete: ([keys]) => ({ read: 0, written: Array.isArray(keys) ? keys.length : 1 }),
+  setAlarm: () => ({ read: 0, written: 1 }),
+  deleteAlarm: () => ({ read: 0, written: 1 }),
+  getAlarm: () => ({ read: 0, written: 0 }),
+};
+
+/**
+ * Counts the key-value and alarm calls of a Durable Object's `storage` (under `dostorage.<className>.…`, rows as
+ * {@link STORAGE_ROWS} bills them) by shadowing those methods on this one storage object; the calls themselves are
+ * unchanged. For the bench's Tracker (src/tracking/bench-trace.ts) under `BENCH_CAPACITY=1` only. `list`,
+ * `deleteAll`, `transaction` and `sql` are not used by the Tracker and are left alone.
+ */
+export function meterObjectStorage(storage: DurableObjectStorage, className: string): void {
+  const target = storage as unknown as Record<string, unknown>;
+  for (const [method, rows] of Object.entries(STORAGE_ROWS)) {
+    const original = target[method];
+    if (typeof original !== "function") continue;
+    target[method] = (...args: unknown[]) => {
+      const { read, written } = rows(args);
+      countCapacity(`dostorage.${className}.${method}`);
+      if (read) countCapacity(`dostorage.${className}.rowsRead`, read);
+      if (written) countCapacity(`dostorage.${className}.rowsWritten`, written);
+      return (original as (...a: unknown[]) => unknown).apply(storage, args);
+    };
+  }
 }
 
 /** Counts one queue consumer invocation of `batch` (Workers request, messages read, redeliveries). */

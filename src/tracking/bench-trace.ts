@@ -1,5 +1,12 @@
 import { shardBindingName, shardBindings } from "../db/shards";
-import { benchCapacityOn, benchCapacityRequest, capacityEnv, countCapacity, countQueueBatch } from "./bench-capacity";
+import {
+  benchCapacityOn,
+  benchCapacityRequest,
+  capacityEnv,
+  countCapacity,
+  countQueueBatch,
+  meterObjectStorage,
+} from "./bench-capacity";
 import { countingD1, type D1Counter } from "./bench-d1";
 import type { ContainerState, ShipmentState } from "./derive";
 import { nextPollDelayMs } from "./schedule";
@@ -122,6 +129,7 @@ export class BenchTracedTracker extends Tracker {
     const metered = capacityEnv(env);
     super(ctx, d1Count ? countingShards(metered, d1Count) : metered);
     this.d1Count = d1Count;
+    if (benchCapacityOn(env)) meterObjectStorage(ctx.storage, "TRACKER");
   }
 
   override async alarm(...args: Parameters<Tracker["alarm"]>): Promise<void> {

@@ -1,10 +1,11 @@
-import { createExecutionContext, env } from "cloudflare:test";
+import { createExecutionContext, env, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   BENCH_CAPACITY_PATH,
   benchCapacityRequest,
   capacityCounts,
   capacityEnv,
+  meterObjectStorage,
   resetCapacityCounts,
 } from "../../src/tracking/bench-capacity";
 import { countingD1, type D1Counter, productionIntervalMs, withBenchEngine } from "../../src/tracking/bench-trace";
@@ -86,6 +87,36 @@ describe("bench-capacity meters", () => {
     expect(c["do.TRACKER.requests"]).toBe(1);
     expect(c["do.TRACKER.ping"]).toBe(1);
     expect(c["do.TRACKER.wallMs"]).toBeGreaterThanOrEqual(0);
+  });
+
+  it("count a Durable Object's storage calls as the rows a SQLite-backed object is billed, leaving their answers alone", async () => {
+    const stub = env.TRACKER.get(env.TRACKER.idFromName("bench-capacity-storage"));
+    await runInDurableObject(stub, async (_instance, state) => {
+      meterObjectStorage(state.storage, "TRACKER");
+      await state.storage.put("a", { n: 1 });
+      await state.storage.put({ b: 2, c: 3 });
+      expect(await state.storage.get("a")).toEqual({ n: 1 });
+      expect([...(await state.storage.get(["b", "c", "missing"])).entries()]).toEqual([
+        ["b", 2],
+        ["c", 3],
+      ]);
+      await state.storage.delete(["b", "c"]);
+      expect(await state.storage.get("b")).toBeUndefined();
+      await state.storage.setAlarm(Date.now() + 3_600_000);
+      expect(await state.storage.getAlarm()).not.toBeNull();
+      await state.storage.deleteAlarm();
+      expect(await state.storage.getAlarm()).toBeNull();
+    });
+    const c = capacityCounts();
+    expect(c["dostorage.TRACKER.put"]).toBe(2);
+    expect(c["dostorage.TRACKER.get"]).toBe(3);
+    expect(c["dostorage.TRACKER.delete"]).toBe(1);
+    expect(c["dostorage.TRACKER.setAlarm"]).toBe(1);
+    expect(c["dostorage.TRACKER.deleteAlarm"]).toBe(1);
+    expect(c["dostorage.TRACKER.getAlarm"]).toBe(2);
+    // put: 1 + 2 keys, delete: 2 keys, setAlarm + deleteAlarm: 1 each; get: 1 + 3 + 1 keys.
+    expect(c["dostorage.TRACKER.rowsWritten"]).toBe(7);
+    expect(c["dostorage.TRACKER.rowsRead"]).toBe(5);
   });
 
   it("count the Worker's requests and queue batches and answer the tally, not counting the tally request", async () => {
