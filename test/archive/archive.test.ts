@@ -4,11 +4,13 @@ import { archiveConfigOf } from "../../src/archive/config";
 import { type ArchiveDeps, type ArchiveHooks, RAW_EVENTS_CURSOR, runArchive } from "../../src/archive/job";
 import { createDatabase } from "../../src/db/client";
 import worker from "../../src/index";
-import { FakeClock } from "../../src/lib/clock";
+import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
+import { deliverNotifications } from "../../src/webhooks/delivery";
 import { examplePayload } from "../../src/webhooks/examples";
-import { notificationInserts } from "../../src/webhooks/outbox";
+import { type NotificationDraft, notificationInserts, type WebhookTarget } from "../../src/webhooks/outbox";
 import { api, apiJson, createAccount, type TestAccount } from "../helpers/api";
+import { RecordingReceiver } from "../helpers/receiver";
 import { createAccountOnShard, prepareSecondShard } from "../helpers/shards";
 import type { One } from "../helpers/tracking";
 
@@ -518,5 +520,98 @@ describe("the cron", () => {
       .bind(onShard1.accountId)
       .first<{ n: number }>();
     expect(manifest?.n).toBe(3);
+  });
+});
+
+describe("a replay after archiving", () => {
+  /** A vessel arrival of the account with a fixed identity (`dedupKey`), as the Tracker would write it again. */
+  const arrival = (accountId: string, dedupKey: string): NotificationDraft => {
+    const example = examplePayload(VESSEL_ARRIVED);
+    return {
+      accountId,
+      event: VESSEL_ARRIVED,
+      reference: example.data.relationships.reference_object.data,
+      dedupKey,
+      createdAt: "2025-06-10T00:00:00Z",
+      included: () => example.included ?? [],
+    };
+  };
+  /** Writes `drafts` through the outbox's INSERTs, as the change's batch does; returns the ids it would enqueue. */
+  async function write(targets: WebhookTarget[], drafts: NotificationDraft[], nowIso: string): Promise<string[]> {
+    const db = createDatabase(env.DB);
+    const { statements, ids } = await notificationInserts(db, targets, drafts, nowIso);
+    const [first, ...rest] = statements;
+    if (!first) throw new Error("not subscribed");
+    await db.batch([first, ...rest]);
+    return ids;
+  }
+
+  it("writes no notification the manifest records as archived, and delivers nothing for it", async () => {
+    await drain();
+    const account = await createAccount();
+    const webhookId = await createWebhook(account);
+    const targets = [{ id: webhookId, accountId: account.accountId, events: [VESSEL_ARRIVED] }];
+    const fact = `container.transport.vessel_arrived:${newId()}`;
+    const [delivered] = await write(targets, [arrival(account.accountId, fact)], "2025-06-10T00:00:00Z");
+    await env.DB.prepare(
+      "UPDATE webhook_notifications SET delivery_status = 'succeeded', attempts = 1, next_attempt_at = NULL, updated_at = ?2 WHERE id = ?1",
+    )
+      .bind(delivered, STOPPED_AT)
+      .run();
+    expect((await runArchive(deps(AFTER))).notifications).toBe(1);
+    expect(await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE id = ?1", delivered)).toBe(0);
+    expect(await count("SELECT COUNT(*) AS n FROM archived_rows WHERE id = ?1", delivered)).toBe(1);
+    const read = async () => (await api(`/webhook_notifications/${delivered}`, { key: account.key })).text();
+    const archivedBody = await read();
+    expect(archivedBody).toContain(`"id":"${delivered}"`);
+
+    // The same update again (a retried message, a Tracker restarted from an old snapshot), with a new fact beside it
+    // in the same multi-row INSERT: same derived id for the old fact, so the archived one is skipped, the new one
+    // written.
+    const replayedAt = toIsoSeconds(AFTER);
+    const fresh = `container.transport.vessel_arrived:${newId()}`;
+    const ids = await write(targets, [arrival(account.accountId, fact), arrival(account.accountId, fresh)], replayedAt);
+    expect(ids[0]).toBe(delivered);
+    const newOne = ids[1] ?? "";
+    expect(await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE id = ?1", delivered)).toBe(0);
+    expect(await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE id = ?1", newOne)).toBe(1);
+    // The count trigger (migration 0002) counted only the row written.
+    expect(
+      await count(
+        "SELECT count AS n FROM account_resource_counts WHERE account_id = ?1 AND resource = 'webhook_notification'",
+        account.accountId,
+      ),
+    ).toBe(1);
+
+    // The ids' delivery messages (the caller enqueues every id, as for any replay): only the new one is sent.
+    const receiver = new RecordingReceiver(() => 204);
+    const outcomes = await deliverNotifications(
+      { env, clock: new FakeClock(AFTER), fetch: receiver.fetch, random: () => 0 },
+      ids,
+    );
+    expect(outcomes.get(delivered ?? "")).toEqual({ kind: "done", status: null });
+    expect(outcomes.get(newOne)?.kind).toBe("succeeded");
+    expect(receiver.requests.map((r) => r.notificationId)).toEqual([newOne]);
+    expect(await count("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE notification_id = ?1", delivered)).toBe(0);
+    // GET still serves the archived notification as it was.
+    expect(await read()).toBe(archivedBody);
+  });
+
+  it("checks the manifest with one index probe per notification, in the INSERT itself (EXPLAIN QUERY PLAN)", async () => {
+    const account = await createAccount();
+    const webhookId = await createWebhook(account);
+    const targets = [{ id: webhookId, accountId: account.accountId, events: [VESSEL_ARRIVED] }];
+    const drafts = [1, 2, 3].map((i) => arrival(account.accountId, `plan:${i}:${newId()}`));
+    const { statements } = await notificationInserts(createDatabase(env.DB), targets, drafts, "2026-12-02T00:00:00Z");
+    expect(statements).toHaveLength(1);
+    const query = (statements[0] as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    const details = plan.results.map((r) => r.detail).join(" | ");
+    expect(details).toMatch(
+      /SEARCH archived_rows (EXISTS )?USING (COVERING )?INDEX sqlite_autoindex_archived_rows_1 \(id=\?\)/,
+    );
+    expect(details).not.toMatch(/SCAN archived_rows|TEMP B-TREE/);
   });
 });
