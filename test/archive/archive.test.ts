@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { archiveConfigOf } from "../../src/archive/config";
-import { type ArchiveDeps, type ArchiveHooks, RAW_EVENTS_CURSOR, runArchive } from "../../src/archive/job";
+import { type ArchiveHooks, RAW_EVENTS_CURSOR, runArchive } from "../../src/archive/job";
 import { createDatabase } from "../../src/db/client";
 import worker from "../../src/index";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
@@ -10,6 +10,7 @@ import { deliverNotifications } from "../../src/webhooks/delivery";
 import { examplePayload } from "../../src/webhooks/examples";
 import { type NotificationDraft, notificationInserts, type WebhookTarget } from "../../src/webhooks/outbox";
 import { api, apiJson, createAccount, type TestAccount } from "../helpers/api";
+import { AFTER, archiveDeps as deps, drainArchive as drain, STOPPED_AT, seedBox } from "../helpers/archive-rows";
 import { RecordingReceiver } from "../helpers/receiver";
 import { createAccountOnShard, prepareSecondShard } from "../helpers/shards";
 import type { One } from "../helpers/tracking";
@@ -18,70 +19,7 @@ import type { One } from "../helpers/tracking";
 // notifications with their attempts move to R2 (gzip'd NDJSON, src/archive/), and the API serves them back byte for
 // byte.
 
-const STOPPED_AT = "2025-07-01T00:00:00Z";
-/** 92 days after STOPPED_AT: past the default 90. */
-const AFTER = Date.parse("2025-10-01T00:00:00Z");
 const VESSEL_ARRIVED = "container.transport.vessel_arrived";
-
-/** A shipment with one container and `raws` raw events on shard `d1`; tracking stopped at `stoppedAt` (null: tracked). */
-async function seedBox(d1: D1Database, accountId: string, raws: number, stoppedAt: string | null = STOPPED_AT) {
-  const shipmentId = newId();
-  const containerId = newId();
-  const now = "2025-06-01T00:00:00Z";
-  const statements = [
-    d1
-      .prepare(
-        `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac,
-           line_tracking_stopped_at, line_tracking_stopped_reason, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?3, 'MAEU', ?4, ?5, ?6, ?6)`,
-      )
-      .bind(
-        shipmentId,
-        accountId,
-        `BL${containerId.slice(-10)}`,
-        stoppedAt,
-        stoppedAt ? "all_containers_terminated" : null,
-        now,
-      ),
-    d1
-      .prepare(
-        `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, current_status,
-           holds_at_pod_terminal, created_at, updated_at)
-         VALUES (?1, ?2, ?3, 'MSCU1234565', '[]', 'MAEU', 'new', '[]', ?4, ?4)`,
-      )
-      .bind(containerId, accountId, shipmentId, now),
-  ];
-  const rawIds: string[] = [];
-  for (let i = 0; i < raws; i++) {
-    const id = newId();
-    rawIds.push(id);
-    statements.push(
-      d1
-        .prepare(
-          `INSERT INTO raw_events (id, account_id, container_id, "index", event, original_event, timestamp, estimated,
-             actual_on, location, location_locode, vessel_name, vessel_imo, voyage_number, timezone, data_source,
-             payload, created_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, 'Vessel Départ ✓', ?6, ?7, ?8, 'Yantian', 'CNYTN', 'SANDBOX EXPRESS', '9811000',
-             '001E', 'Asia/Shanghai', 'shipping_line', ?9, ?10)`,
-        )
-        .bind(
-          id,
-          accountId,
-          containerId,
-          i,
-          i % 2 ? "vessel_departed" : "vessel_loaded",
-          `2025-04-${String(10 + (i % 18)).padStart(2, "0")}T03:00:00Z`,
-          i % 3 === 0 ? 1 : 0,
-          i % 3 === 0 ? null : "2025-04-10",
-          JSON.stringify({ carrier: { code: `E${i}`, nested: [1, 2.5, null, "ü"] } }),
-          // Two months, so a box's rows make two objects.
-          i % 2 ? "2025-05-20T00:00:00Z" : "2025-06-02T00:00:00Z",
-        ),
-    );
-  }
-  await d1.batch(statements);
-  return { shipmentId, containerId, rawIds };
-}
 
 /** A webhook of the account (POST /webhooks), subscribed to vessel arrivals. */
 async function createWebhook(account: TestAccount): Promise<string> {
@@ -150,33 +88,6 @@ async function seedNotifications(
   }
   await env.DB.batch(statements);
   return ids;
-}
-
-/** A run's dependencies on shard `d1` at `nowMs`. */
-function deps(nowMs: number, overrides: Partial<ArchiveDeps> = {}, d1: D1Database = env.DB): ArchiveDeps {
-  return {
-    d1,
-    bucket: env.ARCHIVE_BUCKET,
-    clock: new FakeClock(nowMs),
-    config: { afterDays: 90, rowsPerRun: 500 },
-    ...overrides,
-  };
-}
-
-/**
- * Archives whatever earlier tests of this file left eligible, so a test's bounded runs see only its own rows, then
- * forgets the raw events walk's cursor: each test seeds shipments stopped at STOPPED_AT, before the cursor a drain
- * leaves (in production a stop is always recorded at the time it happens, after the cursor).
- */
-async function drain(d1: D1Database = env.DB): Promise<void> {
-  for (let i = 0; i < 50; i++) {
-    const r = await runArchive(deps(AFTER, {}, d1));
-    if (r.rawEvents === 0 && r.notifications === 0) {
-      await d1.prepare("DELETE FROM maintenance_cursors WHERE name = ?1").bind(RAW_EVENTS_CURSOR).run();
-      return;
-    }
-  }
-  throw new Error("archive did not drain");
 }
 
 /** The bodies of the reads an archived box and notification must keep serving (status + exact text). */
