@@ -16,7 +16,8 @@ import {
  * 1. write the R2 object and verify it (`putVerified`);
  * 2. record it in the manifest (`archive_objects`, and `archived_rows` for each row) in one D1 batch (a transaction);
  * 3. only then delete its rows from D1 and mark the object purged, in one D1 batch.
- * A crash after 1 leaves an unrecorded object (never read; the rows are archived again by the next run); after 2 both
+ * A crash after 1 leaves an unrecorded object (never read; the rows are archived again by the next run; the cron's
+ * `sweepOrphanArchiveObjects`, src/archive/orphans.ts, deletes it after a day); after 2 both
  * copies, which reads dedupe (the D1 row wins) and the next run's step 0 (`finishPurges`) deletes.
  */
 

@@ -3,12 +3,15 @@ import { decodeNdjsonGz, encodeNdjsonGz, type StoredRow, sha256HexOf } from "./c
 /** The tables whose rows the archive holds (an object holds rows of one of them). */
 export type ArchiveKind = "raw_events" | "webhook_notifications" | "webhook_deliveries";
 
+/** The prefix of every archive object's key (the orphan sweep lists it, src/archive/orphans.ts). */
+export const ARCHIVE_KEY_PREFIX = "archive/";
+
 /**
  * The R2 key of one archive object: `archive/<account>/<YYYY-MM>/<kind>/<part>.ndjson.gz` (docs/SCALING.md
  * §Retention and archive). `part` is unique per run (time and random), so concurrent runs never overwrite each other.
  */
 export function archiveObjectKey(accountId: string, month: string, kind: ArchiveKind, part: string): string {
-  return `archive/${accountId}/${month}/${kind}/${part}.ndjson.gz`;
+  return `${ARCHIVE_KEY_PREFIX}${accountId}/${month}/${kind}/${part}.ndjson.gz`;
 }
 
 /** The key of the delivery attempts that go with a notifications object (same account, month and part). */

@@ -1,11 +1,12 @@
-import { and, eq, inArray, type Placeholder, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, type Placeholder, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { LRUCache } from "lru-cache";
 import type { Database } from "../db/client";
 import { insertChunks } from "../db/insert-chunks";
 import { idList, MAX_SHAPED_IDS, placeholder, type ShapedRead, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
-import { webhookNotifications, webhooks } from "../db/schema";
+import { archivedRows, webhookNotifications, webhooks } from "../db/schema";
 import { deterministicId } from "../lib/ids";
 import type { Linkage, ResourceObject } from "../lib/jsonapi/types";
 import { notificationDocument } from "./payloads";
@@ -19,7 +20,9 @@ import { notificationDocument } from "./payloads";
  * lost.
  *
  * Notification ids are derived from the webhook and the fact (`dedupKey`), so a replayed change (a retried queue
- * message, a Tracker that restarted between its D1 write and its own bookkeeping) writes each notification once.
+ * message, a Tracker that restarted between its D1 write and its own bookkeeping) writes each notification once: while
+ * its row is in D1 (ON CONFLICT DO NOTHING), and after the retention job moved it to R2 (the INSERT skips ids the
+ * manifest's `archived_rows` holds, `insertUnlessArchived`).
  */
 
 /** Message on the `webhook-deliveries` queue (and its dead-letter queue): deliver this notification. */
@@ -97,12 +100,54 @@ export function notificationId(webhookId: string, dedupKey: string): Promise<str
   return deterministicId(`webhook_notification:${webhookId}:${dedupKey}`);
 }
 
+/** A notification row as the outbox writes it: every column given. */
+type NotificationRow = typeof webhookNotifications.$inferSelect;
+
+/** The columns of `webhook_notifications` in table order, the order `INSERT … SELECT` fills them in. */
+const NOTIFICATION_COLUMNS = Object.entries(getTableColumns(webhookNotifications)) as [
+  keyof NotificationRow,
+  SQLiteColumn,
+][];
+
+/**
+ * One multi-row INSERT of `rows` (bound as many parameters as `.values(rows)` would) that skips, in the same
+ * statement, every id the retention manifest records as archived (`archived_rows`, src/archive/job.ts): a finished
+ * notification archived to R2 has no D1 row any more, so a replay of the change that made it would otherwise insert it
+ * again as `pending` and deliver it a second time. The check costs one probe of `archived_rows`' primary key per row,
+ * in the statement of the change's batch (no extra round trip); test/archive/archive.test.ts checks the plan. A row
+ * still in D1 is left as it is (ON CONFLICT DO NOTHING), its delivery state included.
+ */
+function insertUnlessArchived(db: Database, rows: readonly NotificationRow[]) {
+  const names = sql.join(
+    NOTIFICATION_COLUMNS.map(([, column]) => sql.identifier(column.name)),
+    sql`, `,
+  );
+  const values = sql.join(
+    rows.map(
+      (row) =>
+        sql`(${sql.join(
+          NOTIFICATION_COLUMNS.map(([key, column]) => sql.param(row[key], column)),
+          sql`, `,
+        )})`,
+    ),
+    sql`, `,
+  );
+  // `WHERE` also keeps SQLite from reading `ON CONFLICT` as a join constraint of the SELECT.
+  return db
+    .insert(webhookNotifications)
+    .select(
+      sql`WITH v (${names}) AS (VALUES ${values})
+        SELECT * FROM v WHERE NOT EXISTS (SELECT 1 FROM ${archivedRows} WHERE ${archivedRows.id} = v.id)`,
+    )
+    .onConflictDoNothing();
+}
+
 /**
  * The INSERT statements of the notifications `drafts` produce for `targets` (to add to the batch of the change: one
  * multi-row INSERT per chunk of rows under D1's 100 bound parameters, src/db/insert-chunks.ts), and their ids (to
  * enqueue once the batch committed). A draft gets one notification per active webhook of its account that subscribes
- * to its event; none when no webhook does. Inserts are ON CONFLICT DO NOTHING: a
- * notification already written is left as it is (its delivery state included).
+ * to its event; none when no webhook does. A notification already written is left as it is (ON CONFLICT DO NOTHING,
+ * its delivery state included), and one already archived is not written again (`insertUnlessArchived`).
  * @param nowIso when the rows are written (UTC ISO seconds): `updated_at`, and `next_attempt_at` (due at once).
  */
 export async function notificationInserts(
@@ -111,7 +156,7 @@ export async function notificationInserts(
   drafts: readonly NotificationDraft[],
   nowIso: string,
 ): Promise<{ statements: BatchItem<"sqlite">[]; ids: string[] }> {
-  const rows: (typeof webhookNotifications.$inferInsert)[] = [];
+  const rows: NotificationRow[] = [];
   const ids: string[] = [];
   for (const draft of drafts) {
     const subscribers = targets.filter((t) => t.accountId === draft.accountId && t.events.includes(draft.event));
@@ -151,7 +196,7 @@ export async function notificationInserts(
   // One multi-row INSERT per chunk (D1's 100 bound parameters) rather than one per notification; the count trigger
   // (migration 0002) still counts exactly the rows inserted.
   const statements: BatchItem<"sqlite">[] = insertChunks(webhookNotifications, rows).map((run) =>
-    db.insert(webhookNotifications).values(run.rows).onConflictDoNothing(),
+    insertUnlessArchived(db, run.rows),
   );
   return { statements, ids };
 }

@@ -1,14 +1,17 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { archiveConfigOf } from "../../src/archive/config";
-import { type ArchiveDeps, type ArchiveHooks, RAW_EVENTS_CURSOR, runArchive } from "../../src/archive/job";
+import { type ArchiveHooks, RAW_EVENTS_CURSOR, runArchive } from "../../src/archive/job";
 import { createDatabase } from "../../src/db/client";
 import worker from "../../src/index";
-import { FakeClock } from "../../src/lib/clock";
+import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
+import { deliverNotifications } from "../../src/webhooks/delivery";
 import { examplePayload } from "../../src/webhooks/examples";
-import { notificationInserts } from "../../src/webhooks/outbox";
+import { type NotificationDraft, notificationInserts, type WebhookTarget } from "../../src/webhooks/outbox";
 import { api, apiJson, createAccount, type TestAccount } from "../helpers/api";
+import { AFTER, archiveDeps as deps, drainArchive as drain, STOPPED_AT, seedBox } from "../helpers/archive-rows";
+import { RecordingReceiver } from "../helpers/receiver";
 import { createAccountOnShard, prepareSecondShard } from "../helpers/shards";
 import type { One } from "../helpers/tracking";
 
@@ -16,70 +19,7 @@ import type { One } from "../helpers/tracking";
 // notifications with their attempts move to R2 (gzip'd NDJSON, src/archive/), and the API serves them back byte for
 // byte.
 
-const STOPPED_AT = "2025-07-01T00:00:00Z";
-/** 92 days after STOPPED_AT: past the default 90. */
-const AFTER = Date.parse("2025-10-01T00:00:00Z");
 const VESSEL_ARRIVED = "container.transport.vessel_arrived";
-
-/** A shipment with one container and `raws` raw events on shard `d1`; tracking stopped at `stoppedAt` (null: tracked). */
-async function seedBox(d1: D1Database, accountId: string, raws: number, stoppedAt: string | null = STOPPED_AT) {
-  const shipmentId = newId();
-  const containerId = newId();
-  const now = "2025-06-01T00:00:00Z";
-  const statements = [
-    d1
-      .prepare(
-        `INSERT INTO shipments (id, account_id, bill_of_lading_number, normalized_number, shipping_line_scac,
-           line_tracking_stopped_at, line_tracking_stopped_reason, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?3, 'MAEU', ?4, ?5, ?6, ?6)`,
-      )
-      .bind(
-        shipmentId,
-        accountId,
-        `BL${containerId.slice(-10)}`,
-        stoppedAt,
-        stoppedAt ? "all_containers_terminated" : null,
-        now,
-      ),
-    d1
-      .prepare(
-        `INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, scac, current_status,
-           holds_at_pod_terminal, created_at, updated_at)
-         VALUES (?1, ?2, ?3, 'MSCU1234565', '[]', 'MAEU', 'new', '[]', ?4, ?4)`,
-      )
-      .bind(containerId, accountId, shipmentId, now),
-  ];
-  const rawIds: string[] = [];
-  for (let i = 0; i < raws; i++) {
-    const id = newId();
-    rawIds.push(id);
-    statements.push(
-      d1
-        .prepare(
-          `INSERT INTO raw_events (id, account_id, container_id, "index", event, original_event, timestamp, estimated,
-             actual_on, location, location_locode, vessel_name, vessel_imo, voyage_number, timezone, data_source,
-             payload, created_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, 'Vessel Départ ✓', ?6, ?7, ?8, 'Yantian', 'CNYTN', 'SANDBOX EXPRESS', '9811000',
-             '001E', 'Asia/Shanghai', 'shipping_line', ?9, ?10)`,
-        )
-        .bind(
-          id,
-          accountId,
-          containerId,
-          i,
-          i % 2 ? "vessel_departed" : "vessel_loaded",
-          `2025-04-${String(10 + (i % 18)).padStart(2, "0")}T03:00:00Z`,
-          i % 3 === 0 ? 1 : 0,
-          i % 3 === 0 ? null : "2025-04-10",
-          JSON.stringify({ carrier: { code: `E${i}`, nested: [1, 2.5, null, "ü"] } }),
-          // Two months, so a box's rows make two objects.
-          i % 2 ? "2025-05-20T00:00:00Z" : "2025-06-02T00:00:00Z",
-        ),
-    );
-  }
-  await d1.batch(statements);
-  return { shipmentId, containerId, rawIds };
-}
 
 /** A webhook of the account (POST /webhooks), subscribed to vessel arrivals. */
 async function createWebhook(account: TestAccount): Promise<string> {
@@ -148,33 +88,6 @@ async function seedNotifications(
   }
   await env.DB.batch(statements);
   return ids;
-}
-
-/** A run's dependencies on shard `d1` at `nowMs`. */
-function deps(nowMs: number, overrides: Partial<ArchiveDeps> = {}, d1: D1Database = env.DB): ArchiveDeps {
-  return {
-    d1,
-    bucket: env.ARCHIVE_BUCKET,
-    clock: new FakeClock(nowMs),
-    config: { afterDays: 90, rowsPerRun: 500 },
-    ...overrides,
-  };
-}
-
-/**
- * Archives whatever earlier tests of this file left eligible, so a test's bounded runs see only its own rows, then
- * forgets the raw events walk's cursor: each test seeds shipments stopped at STOPPED_AT, before the cursor a drain
- * leaves (in production a stop is always recorded at the time it happens, after the cursor).
- */
-async function drain(d1: D1Database = env.DB): Promise<void> {
-  for (let i = 0; i < 50; i++) {
-    const r = await runArchive(deps(AFTER, {}, d1));
-    if (r.rawEvents === 0 && r.notifications === 0) {
-      await d1.prepare("DELETE FROM maintenance_cursors WHERE name = ?1").bind(RAW_EVENTS_CURSOR).run();
-      return;
-    }
-  }
-  throw new Error("archive did not drain");
 }
 
 /** The bodies of the reads an archived box and notification must keep serving (status + exact text). */
@@ -518,5 +431,98 @@ describe("the cron", () => {
       .bind(onShard1.accountId)
       .first<{ n: number }>();
     expect(manifest?.n).toBe(3);
+  });
+});
+
+describe("a replay after archiving", () => {
+  /** A vessel arrival of the account with a fixed identity (`dedupKey`), as the Tracker would write it again. */
+  const arrival = (accountId: string, dedupKey: string): NotificationDraft => {
+    const example = examplePayload(VESSEL_ARRIVED);
+    return {
+      accountId,
+      event: VESSEL_ARRIVED,
+      reference: example.data.relationships.reference_object.data,
+      dedupKey,
+      createdAt: "2025-06-10T00:00:00Z",
+      included: () => example.included ?? [],
+    };
+  };
+  /** Writes `drafts` through the outbox's INSERTs, as the change's batch does; returns the ids it would enqueue. */
+  async function write(targets: WebhookTarget[], drafts: NotificationDraft[], nowIso: string): Promise<string[]> {
+    const db = createDatabase(env.DB);
+    const { statements, ids } = await notificationInserts(db, targets, drafts, nowIso);
+    const [first, ...rest] = statements;
+    if (!first) throw new Error("not subscribed");
+    await db.batch([first, ...rest]);
+    return ids;
+  }
+
+  it("writes no notification the manifest records as archived, and delivers nothing for it", async () => {
+    await drain();
+    const account = await createAccount();
+    const webhookId = await createWebhook(account);
+    const targets = [{ id: webhookId, accountId: account.accountId, events: [VESSEL_ARRIVED] }];
+    const fact = `container.transport.vessel_arrived:${newId()}`;
+    const [delivered] = await write(targets, [arrival(account.accountId, fact)], "2025-06-10T00:00:00Z");
+    await env.DB.prepare(
+      "UPDATE webhook_notifications SET delivery_status = 'succeeded', attempts = 1, next_attempt_at = NULL, updated_at = ?2 WHERE id = ?1",
+    )
+      .bind(delivered, STOPPED_AT)
+      .run();
+    expect((await runArchive(deps(AFTER))).notifications).toBe(1);
+    expect(await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE id = ?1", delivered)).toBe(0);
+    expect(await count("SELECT COUNT(*) AS n FROM archived_rows WHERE id = ?1", delivered)).toBe(1);
+    const read = async () => (await api(`/webhook_notifications/${delivered}`, { key: account.key })).text();
+    const archivedBody = await read();
+    expect(archivedBody).toContain(`"id":"${delivered}"`);
+
+    // The same update again (a retried message, a Tracker restarted from an old snapshot), with a new fact beside it
+    // in the same multi-row INSERT: same derived id for the old fact, so the archived one is skipped, the new one
+    // written.
+    const replayedAt = toIsoSeconds(AFTER);
+    const fresh = `container.transport.vessel_arrived:${newId()}`;
+    const ids = await write(targets, [arrival(account.accountId, fact), arrival(account.accountId, fresh)], replayedAt);
+    expect(ids[0]).toBe(delivered);
+    const newOne = ids[1] ?? "";
+    expect(await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE id = ?1", delivered)).toBe(0);
+    expect(await count("SELECT COUNT(*) AS n FROM webhook_notifications WHERE id = ?1", newOne)).toBe(1);
+    // The count trigger (migration 0002) counted only the row written.
+    expect(
+      await count(
+        "SELECT count AS n FROM account_resource_counts WHERE account_id = ?1 AND resource = 'webhook_notification'",
+        account.accountId,
+      ),
+    ).toBe(1);
+
+    // The ids' delivery messages (the caller enqueues every id, as for any replay): only the new one is sent.
+    const receiver = new RecordingReceiver(() => 204);
+    const outcomes = await deliverNotifications(
+      { env, clock: new FakeClock(AFTER), fetch: receiver.fetch, random: () => 0 },
+      ids,
+    );
+    expect(outcomes.get(delivered ?? "")).toEqual({ kind: "done", status: null });
+    expect(outcomes.get(newOne)?.kind).toBe("succeeded");
+    expect(receiver.requests.map((r) => r.notificationId)).toEqual([newOne]);
+    expect(await count("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE notification_id = ?1", delivered)).toBe(0);
+    // GET still serves the archived notification as it was.
+    expect(await read()).toBe(archivedBody);
+  });
+
+  it("checks the manifest with one index probe per notification, in the INSERT itself (EXPLAIN QUERY PLAN)", async () => {
+    const account = await createAccount();
+    const webhookId = await createWebhook(account);
+    const targets = [{ id: webhookId, accountId: account.accountId, events: [VESSEL_ARRIVED] }];
+    const drafts = [1, 2, 3].map((i) => arrival(account.accountId, `plan:${i}:${newId()}`));
+    const { statements } = await notificationInserts(createDatabase(env.DB), targets, drafts, "2026-12-02T00:00:00Z");
+    expect(statements).toHaveLength(1);
+    const query = (statements[0] as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    const details = plan.results.map((r) => r.detail).join(" | ");
+    expect(details).toMatch(
+      /SEARCH archived_rows (EXISTS )?USING (COVERING )?INDEX sqlite_autoindex_archived_rows_1 \(id=\?\)/,
+    );
+    expect(details).not.toMatch(/SCAN archived_rows|TEMP B-TREE/);
   });
 });

@@ -4,19 +4,24 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
  * Customer accounts. Every tenant-owned row elsewhere carries `account_id` (docs/architecture.md §Data model).
  * `entitlements` is a JSON array of paid features (e.g. `"routing"`, `"refresh"`).
  */
-export const accounts = sqliteTable("accounts", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  entitlements: text("entitlements", { mode: "json" }).$type<string[]>().notNull().default([]),
-  /** Most custom field values the account may hold at once (docs/api.md §Custom fields); null: no limit. */
-  customFieldLimit: integer("custom_field_limit"),
-  /**
-   * The D1 database holding the account's rows (src/db/shards.ts): 0 is the primary binding `DB`, n the binding `DB_n`.
-   * Chosen once when the account is created (`shardForNewAccount`) and never changed (docs/SCALING.md §Shards).
-   */
-  shard: integer("shard").notNull().default(0),
-  createdAt: text("created_at").notNull(),
-});
+export const accounts = sqliteTable(
+  "accounts",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    entitlements: text("entitlements", { mode: "json" }).$type<string[]>().notNull().default([]),
+    /** Most custom field values the account may hold at once (docs/api.md §Custom fields); null: no limit. */
+    customFieldLimit: integer("custom_field_limit"),
+    /**
+     * The D1 database holding the account's rows (src/db/shards.ts): 0 is the primary binding `DB`, n the binding `DB_n`.
+     * Chosen once when the account is created (`shardForNewAccount`) and never changed (docs/SCALING.md §Shards).
+     */
+    shard: integer("shard").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+  },
+  // The cron's `sweptShards` (src/db/shard-sweeps.ts): one probe per shard for "does it hold an account".
+  (t) => [index("accounts_shard_idx").on(t.shard)],
+);
 
 /**
  * API keys (docs/decisions.md §Accounts and keys): only the SHA-256 hex digest of the key is stored, with a short

@@ -1,0 +1,1 @@
+CREATE INDEX `accounts_shard_idx` ON `accounts` (`shard`);
