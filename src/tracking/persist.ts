@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { ContainerRow } from "../containers/serializer";
 import { carriedCustomFieldStatements } from "../custom-fields/initial";
 import type { Database } from "../db/client";
@@ -76,7 +76,9 @@ export async function claimLookups(
     values[`accountId${i}`] = t.accountId;
   });
   // A query shape per number of requests (src/db/query-shapes.ts): every message of the consumer runs one, so it is
-  // built once. Each (id AND account) term is a primary-key lookup; SQLite runs the OR as one lookup per term.
+  // built once. Only the ids are index terms: SQLite (no ANALYZE in D1) would otherwise take the account's or the
+  // status index and read every request of the account, or every pending one (test/tracking/lookup-batch.test.ts).
+  // With `+account_id` and `+status` it runs the OR as one primary-key lookup per request.
   const claim = shaped(
     db,
     `tracking_request.claim_lookups:${distinct.length}`,
@@ -90,11 +92,11 @@ export async function claimLookups(
               ...distinct.map((_, i) =>
                 and(
                   eq(trackingRequests.id, placeholder(`id${i}`)),
-                  eq(trackingRequests.accountId, placeholder(`accountId${i}`)),
+                  ownedBy(trackingRequests.accountId, placeholder(`accountId${i}`)),
                 ),
               ),
             ),
-            inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
+            sql`+${trackingRequests.status} IN ('pending', 'awaiting_manifest')`,
             or(isNull(trackingRequests.nextAttemptAt), lte(trackingRequests.nextAttemptAt, placeholder("due"))),
           ),
         )
