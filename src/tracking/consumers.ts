@@ -13,9 +13,12 @@ import { isUniqueViolation } from "../tracking-requests/service";
 import { batchWithNotifications } from "../webhooks/outbox";
 import { mapWithLimit } from "./map-with-limit";
 import {
-  claimLookup,
+  claimLookups,
+  LOOKUP_HOLD_S,
+  type LookupHold,
   markRequestCreated,
   recordLookupFailure,
+  recordLookupFailures,
   releaseLookup,
   trackingRequestDraft,
   writeLookupRows,
@@ -155,10 +158,32 @@ async function attachTrackers(
   return rows.shipmentId;
 }
 
+/** Lookups of one consumer batch run at once (the queue's `max_batch_size`, wrangler.toml: a batch runs in one wave). */
+export const LOOKUP_CONCURRENCY = 10;
+
 /**
- * Handles one `tracking-requests` message (docs/architecture.md §Tracking pipeline step 2,
- * docs/api.md §Tracking request status lifecycle): looks the number up at the carrier source of its SCAC and moves the
- * request on:
+ * How a lookup ended that the batch writes together with the others of its shard: the request failed for good with
+ * `failed_reason` `reason`; or `done` (it wrote what followed itself: found, awaiting its manifest, a retry).
+ */
+type LookupOutcome = { kind: "failed"; reason: string } | { kind: "done" };
+
+/** One message's result in {@link processTrackingRequests}: handled (ack), or the error to retry it for. */
+export type TrackingMessageOutcome = { ok: true } | { ok: false; error: unknown };
+
+/**
+ * Handles one `tracking-requests` message (docs/architecture.md §Tracking pipeline step 2): a batch of one, see
+ * {@link processTrackingRequests}.
+ * @throws what the message's handling threw (its hold given back), so the caller retries it.
+ */
+export async function processTrackingRequest(deps: TrackingDeps, message: TrackingRequestMessage): Promise<void> {
+  const [outcome] = await processTrackingRequests(deps, [message]);
+  if (outcome && !outcome.ok) throw outcome.error;
+}
+
+/**
+ * Handles the messages of one `tracking-requests` batch (docs/architecture.md §Tracking pipeline step 2,
+ * docs/api.md §Tracking request status lifecycle): looks each number up at the carrier source of its SCAC and moves
+ * the request on:
  * - found → shipment and containers written, each box attached to its Tracker, `created`;
  * - container not found → `failed` (`not_found`); BL/booking not found → `awaiting_manifest`, re-checked every
  *   6 h for 7 days, then `failed` (`expired`);
@@ -166,28 +191,131 @@ async function attachTrackers(
  *   `failed_reason`, and a new message after a backoff; after 14 tries `failed` (`retries_exhausted`);
  * - no SCAC (auto-detect found none) or no source for it → `failed` (`scac_auto_detect_failed` /
  *   `shipping_line_unreachable`).
- * A request no longer pending or awaiting its manifest is left alone, and one another consumer holds or that is not
- * due yet is left to that consumer or to its own later message (`claimLookup`, issue 23 §3), so redelivered and
- * re-queued messages never run a lookup twice at once. A lookup that throws gives its hold back (`releaseLookup`), so
- * the message's retry finds the request due.
+ *
+ * Per shard of the messages' accounts (`accountDb`), the due requests are claimed in one statement (`claimLookups`,
+ * issue 23 §3 and issue 29 §4): a request no longer pending or awaiting its manifest is left alone, and one another
+ * consumer holds or that is not due yet is left to that consumer or to its own later message, so redelivered and
+ * re-queued messages (a duplicate in the same batch included) never run a lookup twice at once. The claimed lookups
+ * run {@link LOOKUP_CONCURRENCY} at a time, so a batch of up to that many ends within one {@link LOOKUP_HOLD_S}; a
+ * longer one is held that much longer per wave. The failures of a shard are then written in one D1 batch with their
+ * notifications (`recordLookupFailures`); should that batch fail, each is written on its own, so one cannot fail the
+ * others. A message whose handling throws gives its hold back (`releaseLookup`), so its retry finds the request due.
+ * @returns per message, in order: handled (ack it; also when its request was not claimed, or its account is unknown)
+ *   or the error to retry it for. Never throws.
  */
-export async function processTrackingRequest(deps: TrackingDeps, message: TrackingRequestMessage): Promise<void> {
+export async function processTrackingRequests(
+  deps: TrackingDeps,
+  messages: readonly TrackingRequestMessage[],
+): Promise<TrackingMessageOutcome[]> {
+  const outcomes: TrackingMessageOutcome[] = messages.map(() => ({ ok: true }));
+  const fail = (index: number, error: unknown) => {
+    outcomes[index] = { ok: false, error };
+  };
   // The request and the rows its lookup writes are in the account's shard (issue 29 §3), tracked_equipment in the primary.
-  const target = await accountDb(deps.env as Env, message.accountId);
-  if (!target) return console.error("tracking-requests: no such account; dropped", message.trackingRequestId);
-  const { shard, db } = target;
+  const targets = await Promise.allSettled(messages.map((m) => accountDb(deps.env as Env, m.accountId)));
+  const groups = new Map<number, { db: Database; indexes: number[] }>();
+  targets.forEach((target, index) => {
+    const message = messages[index] as TrackingRequestMessage;
+    if (target.status === "rejected") {
+      fail(index, target.reason);
+      return;
+    }
+    if (!target.value) {
+      console.error("tracking-requests: no such account; dropped", message.trackingRequestId);
+      return;
+    }
+    const group = groups.get(target.value.shard) ?? { db: target.value.db, indexes: [] };
+    group.indexes.push(index);
+    groups.set(target.value.shard, group);
+  });
   const nowMs = (deps.clock ?? systemClock).now();
-  const hold = await claimLookup(db, message.trackingRequestId, message.accountId, nowMs);
-  if (!hold) return;
-  try {
-    await lookUpRequest(deps, db, hold.request, message, nowMs, shard);
-  } catch (err) {
-    await releaseLookup(db, hold);
-    throw err;
-  }
+  const now = toIsoSeconds(nowMs);
+  const holdS = LOOKUP_HOLD_S * Math.ceil(Math.max(1, messages.length) / LOOKUP_CONCURRENCY);
+
+  // One claim per shard; each held request goes to the first message naming it (with its account), the others of the
+  // batch naming it are acked as duplicates.
+  type Held = { index: number; shard: number; db: Database; hold: LookupHold };
+  const claimed = await Promise.all(
+    [...groups].map(async ([shard, { db, indexes }]): Promise<Held[]> => {
+      let holds: LookupHold[];
+      try {
+        holds = await claimLookups(
+          db,
+          indexes.map((i) => messages[i] as TrackingRequestMessage),
+          nowMs,
+          holdS,
+        );
+      } catch (err) {
+        for (const i of indexes) fail(i, err);
+        return [];
+      }
+      return holds.flatMap((hold) => {
+        const index = indexes.find((i) => {
+          const m = messages[i] as TrackingRequestMessage;
+          return m.trackingRequestId === hold.request.id && m.accountId === hold.request.accountId;
+        });
+        return index === undefined ? [] : [{ index, shard, db, hold }];
+      });
+    }),
+  );
+  const held = claimed.flat().sort((a, b) => a.index - b.index);
+
+  const failures: (Held & { reason: string })[] = [];
+  await mapWithLimit(held, LOOKUP_CONCURRENCY, async (entry) => {
+    const message = messages[entry.index] as TrackingRequestMessage;
+    try {
+      const outcome = await lookUpRequest(deps, entry.db, entry.hold.request, message, nowMs, entry.shard);
+      if (outcome.kind === "failed") failures.push({ ...entry, reason: outcome.reason });
+    } catch (err) {
+      await releaseLookup(entry.db, entry.hold);
+      fail(entry.index, err);
+    }
+  });
+
+  const queue = deps.env.WEBHOOK_DELIVERIES_QUEUE;
+  await Promise.all(
+    [...groups.keys()].map(async (shard) => {
+      const mine = failures.filter((f) => f.shard === shard);
+      const first = mine[0];
+      if (!first) return;
+      try {
+        await recordLookupFailures(
+          first.db,
+          queue,
+          mine.map((f) => ({ request: f.hold.request, reason: f.reason })),
+          now,
+          shard,
+        );
+        return;
+      } catch (err) {
+        if (mine.length === 1) {
+          await releaseLookup(first.db, first.hold);
+          fail(first.index, err);
+          return;
+        }
+        console.error(
+          "tracking-requests: writing a batch's failures failed; each on its own",
+          mine.length,
+          String(err),
+        );
+      }
+      for (const f of mine) {
+        try {
+          await recordLookupFailure(f.db, queue, f.hold.request, f.reason, now, shard);
+        } catch (err) {
+          await releaseLookup(f.db, f.hold);
+          fail(f.index, err);
+        }
+      }
+    }),
+  );
+  return outcomes;
 }
 
-/** One lookup of a request this consumer holds (`processTrackingRequest`), and what follows from its answer. */
+/**
+ * One lookup of a request this consumer holds (`processTrackingRequests`), and what follows from its answer. A failure
+ * for good is returned rather than written, for the batch to write with the others of its shard.
+ */
 async function lookUpRequest(
   deps: TrackingDeps,
   db: Database,
@@ -195,30 +323,19 @@ async function lookUpRequest(
   message: TrackingRequestMessage,
   nowMs: number,
   shard: number,
-): Promise<void> {
+): Promise<LookupOutcome> {
   const registry = deps.sources ?? sourcesFor(deps.env);
   const now = toIsoSeconds(nowMs);
   const createdAtMs = Date.parse(request.createdAt);
   let scac = request.lineScac ?? request.scac;
   if (!scac && request.autoDetectScac) {
     const detected = await detectScac(db, request, registry, now);
-    if (detected.kind === "duplicate") {
-      await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "duplicate", now, shard);
-      return;
-    }
+    if (detected.kind === "duplicate") return { kind: "failed", reason: "duplicate" };
     scac = detected.kind === "detected" ? detected.scac : null;
   }
   const source = scac ? registry.carriers.find((s) => s.supports(scac as string)) : undefined;
   if (!scac || !source) {
-    await recordLookupFailure(
-      db,
-      deps.env.WEBHOOK_DELIVERIES_QUEUE,
-      request,
-      scac ? "shipping_line_unreachable" : "scac_auto_detect_failed",
-      now,
-      shard,
-    );
-    return;
+    return { kind: "failed", reason: scac ? "shipping_line_unreachable" : "scac_auto_detect_failed" };
   }
   const attempt = request.retryCount ?? 0;
   const result: LookupResult = await source.lookup(
@@ -234,20 +351,14 @@ async function lookUpRequest(
   switch (result.kind) {
     case "found":
       await attachTrackers(deps, db, request, result.shipment, nowMs, createdAtMs, shard);
-      return;
+      return { kind: "done" };
     case "failed":
-      await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, result.reason, now, shard);
-      return;
+      return { kind: "failed", reason: result.reason };
     case "not_found":
-      if (request.requestType === "container") {
-        await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "not_found", now, shard);
-        return;
-      }
-      await awaitManifest(deps, db, request, nowMs, registry, shard);
-      return;
+      if (request.requestType === "container") return { kind: "failed", reason: "not_found" };
+      return awaitManifest(deps, db, request, nowMs, registry, shard);
     case "awaiting_manifest":
-      await awaitManifest(deps, db, request, nowMs, registry, shard);
-      return;
+      return awaitManifest(deps, db, request, nowMs, registry, shard);
     case "temporary_failure": {
       const tries = attempt + 1;
       if (result.reason === "shipping_line_credentials_rejected") {
@@ -256,10 +367,7 @@ async function lookUpRequest(
           `tracking: ${scac} refused our credentials looking up ${request.normalizedNumber} (tracking request ${request.id}, attempt ${tries}); check DCSA_SOURCES.`,
         );
       }
-      if (tries >= MAX_LOOKUP_ATTEMPTS) {
-        await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "retries_exhausted", now, shard);
-        return;
-      }
+      if (tries >= MAX_LOOKUP_ATTEMPTS) return { kind: "failed", reason: "retries_exhausted" };
       await db
         .update(trackingRequests)
         .set({
@@ -274,6 +382,7 @@ async function lookUpRequest(
         })
         .where(eq(trackingRequests.id, request.id));
       await deps.env.TRACKING_REQUESTS_QUEUE.send(message, { delaySeconds: lookupRetryDelaySeconds(tries) });
+      return { kind: "done" };
     }
   }
 }
@@ -319,12 +428,9 @@ async function awaitManifest(
   nowMs: number,
   registry: SourceRegistry,
   shard: number,
-): Promise<void> {
+): Promise<LookupOutcome> {
   const now = toIsoSeconds(nowMs);
-  if (nowMs - Date.parse(request.createdAt) >= AWAITING_MANIFEST_TTL_MS) {
-    await recordLookupFailure(db, deps.env.WEBHOOK_DELIVERIES_QUEUE, request, "expired", now, shard);
-    return;
-  }
+  if (nowMs - Date.parse(request.createdAt) >= AWAITING_MANIFEST_TTL_MS) return { kind: "failed", reason: "expired" };
   const delay = Math.max(
     1,
     Math.round(AWAITING_MANIFEST_RECHECK_S / registry.lookupSpeedUpFor(request.lineScac ?? "")),
@@ -354,22 +460,28 @@ async function awaitManifest(
     { trackingRequestId: request.id, accountId: request.accountId },
     { delaySeconds: delay },
   );
+  return { kind: "done" };
 }
 
 /**
- * Queue consumer of `tracking-requests`: each message is acked when handled and retried (with the queue's
- * delay) when it throws, so one bad message never holds back the batch.
+ * Queue consumer of `tracking-requests`: the batch is handled together (`processTrackingRequests`: one claim and one
+ * failure write per shard), and each message is acked when handled and retried (with the queue's delay) when its own
+ * handling threw, so one bad message never holds back or re-runs the others.
  */
 export async function consumeTrackingRequests(batch: MessageBatch<TrackingRequestMessage>, env: Env): Promise<void> {
-  for (const message of batch.messages) {
-    try {
-      await processTrackingRequest({ env }, message.body);
+  const outcomes = await processTrackingRequests(
+    { env },
+    batch.messages.map((m) => m.body),
+  );
+  batch.messages.forEach((message, i) => {
+    const outcome = outcomes[i];
+    if (!outcome || outcome.ok) {
       message.ack();
-    } catch (err) {
-      console.error("tracking-requests: message failed", message.id, String(err));
-      message.retry({ delaySeconds: Math.min(3600, 30 * 2 ** Math.min(message.attempts, 7)) });
+      return;
     }
-  }
+    console.error("tracking-requests: message failed", message.id, String(outcome.error));
+    message.retry({ delaySeconds: Math.min(3600, 30 * 2 ** Math.min(message.attempts, 7)) });
+  });
 }
 
 /** The env a poll needs. */

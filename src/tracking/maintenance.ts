@@ -27,7 +27,7 @@ const DAY_MS = 86_400_000;
  * A tracking request this long past its `next_attempt_at` (or, never tried, past its `updated_at`) has lost its
  * message, or the consumer holding it died (seconds; issue 23 §3). Its message is sent again and `next_attempt_at`
  * set to now, so the next run re-queues it only if that message is lost too. A message that was only slow is harmless:
- * the consumer's hold (`claimLookup`, src/tracking/persist.ts) lets one lookup run at a time and drops the other
+ * the consumer's hold (`claimLookups`, src/tracking/persist.ts) lets one lookup run at a time and drops the other
  * message. With the 60 s hold (`LOOKUP_HOLD_S`) and the every-minute cron, a request a crash interrupted resumes at
  * most 60 + 30 + 60 s after its lookup started; one whose message was lost, at most 90 s after it was sent.
  */

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { ContainerRow } from "../containers/serializer";
 import { carriedCustomFieldStatements } from "../custom-fields/initial";
 import type { Database } from "../db/client";
@@ -13,7 +13,12 @@ import { equipmentFromSizeType } from "../reference/equipment";
 import { findPortByLocode, resolveTerminal } from "../reference/locations";
 import { loadShipmentViews, type ShipmentView } from "../shipments/serializer";
 import type { TrackingRequestRow } from "../tracking-requests/serializer";
-import { batchWithNotifications, type NotificationDraft, type WebhookDeliveryMessage } from "../webhooks/outbox";
+import {
+  batchWithNotifications,
+  batchWithNotificationsOfAccounts,
+  type NotificationDraft,
+  type WebhookDeliveryMessage,
+} from "../webhooks/outbox";
 import { type TrackingRequestEvent, trackingRequestIncluded } from "../webhooks/payloads";
 import type { ShipmentFacts } from "./sources/types";
 
@@ -28,7 +33,7 @@ export const LOOKUP_HOLD_S = 60;
 /** A delayed message may arrive this early (seconds) and still find its request due. */
 const DUE_TOLERANCE_S = 5;
 
-/** What {@link claimLookup} took: the request as the claim left it, and the hold to give back on failure. */
+/** What {@link claimLookups} took: the request as the claim left it, and the hold to give back on failure. */
 export interface LookupHold {
   request: TrackingRequestRow;
   /** `next_attempt_at` while held (UTC ISO seconds): the hold's end. */
@@ -37,49 +42,75 @@ export interface LookupHold {
   takenAt: string;
 }
 
+/** A tracking request a queue message names: its id and the account the message says it belongs to. */
+export interface LookupTarget {
+  trackingRequestId: string;
+  accountId: string;
+}
+
 /**
- * Reads tracking request `trackingRequestId` of `accountId` and takes it for one lookup at `nowMs` (issue 23 §3), in
- * one `UPDATE … RETURNING`: a request still pending or awaiting its manifest whose `next_attempt_at` is unset or due
- * (within {@link DUE_TOLERANCE_S}) gets `next_attempt_at` = now + {@link LOOKUP_HOLD_S}. `updated_at` is left alone:
- * holding is not a change the API shows.
- * @returns the request and its hold; null when there is no such request, or it is held by another consumer, not due
- *   yet (a duplicate message: the due one comes later) or no longer waiting for a lookup.
+ * Reads the tracking requests `targets` names and takes them for one lookup each at `nowMs` (issue 23 §3), in one
+ * `UPDATE … RETURNING` for all of them (issue 29 §4: a consumer batch holds up to 10 messages): a request of the
+ * message's own account, still pending or awaiting its manifest, whose `next_attempt_at` is unset or due (within
+ * {@link DUE_TOLERANCE_S}) gets `next_attempt_at` = now + `holdS`. `updated_at` is left alone: holding is not a change
+ * the API shows. A target named twice is claimed once. All targets must be in `db` (their accounts' shard).
+ * @param holdS how long the hold lasts (seconds): {@link LOOKUP_HOLD_S} per lookup that may run before the last of
+ *   the batch's ends (the caller's concurrency).
+ * @returns one hold per request taken, in no particular order; a target missing from it is no such request (or not
+ *   of that account), held by another consumer, not due yet (a duplicate message: the due one comes later) or no
+ *   longer waiting for a lookup.
  */
-export async function claimLookup(
+export async function claimLookups(
   db: Database,
-  trackingRequestId: string,
-  accountId: string,
+  targets: readonly LookupTarget[],
   nowMs: number,
-): Promise<LookupHold | null> {
-  const heldUntil = toIsoSeconds(nowMs + LOOKUP_HOLD_S * 1000);
+  holdS: number = LOOKUP_HOLD_S,
+): Promise<LookupHold[]> {
+  const distinct = [...new Map(targets.map((t) => [`${t.trackingRequestId}\u0000${t.accountId}`, t])).values()];
+  if (distinct.length === 0) return [];
+  const heldUntil = toIsoSeconds(nowMs + holdS * 1000);
   const due = toIsoSeconds(nowMs + DUE_TOLERANCE_S * 1000);
-  // A query shape (src/db/query-shapes.ts): every message of the consumer runs this statement, so it is built once.
+  const values: Record<string, string> = { heldUntil, due };
+  distinct.forEach((t, i) => {
+    values[`id${i}`] = t.trackingRequestId;
+    values[`accountId${i}`] = t.accountId;
+  });
+  // A query shape per number of requests (src/db/query-shapes.ts): every message of the consumer runs one, so it is
+  // built once. Only the ids are index terms: SQLite (no ANALYZE in D1) would otherwise take the account's or the
+  // status index and read every request of the account, or every pending one (test/tracking/lookup-batch.test.ts).
+  // With `+account_id` and `+status` it runs the OR as one primary-key lookup per request.
   const claim = shaped(
     db,
-    "tracking_request.claim_lookup",
+    `tracking_request.claim_lookups:${distinct.length}`,
     () => [
       db
         .update(trackingRequests)
         .set({ nextAttemptAt: placeholder("heldUntil") as unknown as string })
         .where(
           and(
-            eq(trackingRequests.id, placeholder("id")),
-            eq(trackingRequests.accountId, placeholder("accountId")),
-            inArray(trackingRequests.status, ["pending", "awaiting_manifest"]),
+            or(
+              ...distinct.map((_, i) =>
+                and(
+                  eq(trackingRequests.id, placeholder(`id${i}`)),
+                  ownedBy(trackingRequests.accountId, placeholder(`accountId${i}`)),
+                ),
+              ),
+            ),
+            sql`+${trackingRequests.status} IN ('pending', 'awaiting_manifest')`,
             or(isNull(trackingRequests.nextAttemptAt), lte(trackingRequests.nextAttemptAt, placeholder("due"))),
           ),
         )
         .returning(),
     ],
-    { heldUntil, id: trackingRequestId, accountId, due },
+    values,
   );
   const [rows] = await runShaped(db, [claim]);
-  const request = rows?.[0] as TrackingRequestRow | undefined;
-  return request ? { request, heldUntil, takenAt: toIsoSeconds(nowMs) } : null;
+  const takenAt = toIsoSeconds(nowMs);
+  return ((rows ?? []) as TrackingRequestRow[]).map((request) => ({ request, heldUntil, takenAt }));
 }
 
 /**
- * Gives back a hold taken by {@link claimLookup} whose lookup threw, so the message's retry (in 30 s and more) finds
+ * Gives back a hold taken by {@link claimLookups} whose lookup threw, so the message's retry (in 30 s and more) finds
  * the request due: `next_attempt_at` becomes the moment the hold was taken, if the hold is still this one. Never
  * throws (the lookup's own error is what the caller reports; an expired hold is due anyway).
  */
@@ -352,28 +383,74 @@ export async function recordLookupFailure(
   await batchWithNotifications(
     db,
     queue,
-    [
-      shaped(
-        db,
-        "tracking_request.record_failure",
-        () => [
-          db
-            .update(trackingRequests)
-            .set({
-              status: "failed",
-              failedReason: placeholder("reason") as unknown as string,
-              isRetrying: false,
-              updatedAt: placeholder("now") as unknown as string,
-            })
-            .where(
-              and(eq(trackingRequests.id, placeholder("id")), eq(trackingRequests.accountId, placeholder("accountId"))),
-            ),
-        ],
-        { reason, now, id: request.id, accountId: request.accountId },
-      ),
-    ],
+    [failureUpdate(db, request, reason, now)],
     { accountId: request.accountId, events: ["tracking_request.failed"], nowIso: now },
     async () => [trackingRequestDraft("tracking_request.failed", after, {}, now)],
     shard,
+  );
+}
+
+/** A request whose lookup ended in failure for good, and its `failed_reason` (docs/api.md §Tracking request status). */
+export interface LookupFailure {
+  request: TrackingRequestRow;
+  reason: string;
+}
+
+/**
+ * {@link recordLookupFailure} for several requests of one shard at once (a consumer batch's failures, issue 29 §4):
+ * every request marked failed, and every `tracking_request.failed` announced, in one D1 batch
+ * (`batchWithNotificationsOfAccounts`: one round trip when no account of the batch has a subscribed webhook, else
+ * the webhooks read first; a notification per request and subscribed webhook, written once however often the batch is
+ * replayed). Atomic: when it throws nothing of it is written, and the caller may record each failure on its own.
+ * @throws whatever D1 throws for the batch.
+ */
+export async function recordLookupFailures(
+  db: Database,
+  queue: Queue<WebhookDeliveryMessage>,
+  failures: readonly LookupFailure[],
+  now: string,
+  shard?: number,
+): Promise<void> {
+  const [first, ...rest] = failures.map((f) => failureUpdate(db, f.request, f.reason, now));
+  if (!first) return;
+  await batchWithNotificationsOfAccounts(
+    db,
+    queue,
+    [first, ...rest],
+    { accountIds: failures.map((f) => f.request.accountId), events: ["tracking_request.failed"], nowIso: now },
+    async (subscribed) =>
+      failures
+        .filter((f) => subscribed.has(f.request.accountId))
+        .map((f) =>
+          trackingRequestDraft(
+            "tracking_request.failed",
+            { ...f.request, status: "failed", failedReason: f.reason, isRetrying: false, updatedAt: now },
+            {},
+            now,
+          ),
+        ),
+    shard,
+  );
+}
+
+/** The UPDATE marking `request` failed with `reason` at `now` (a query shape: every failed lookup runs it). */
+function failureUpdate(db: Database, request: TrackingRequestRow, reason: string, now: string) {
+  return shaped(
+    db,
+    "tracking_request.record_failure",
+    () => [
+      db
+        .update(trackingRequests)
+        .set({
+          status: "failed",
+          failedReason: placeholder("reason") as unknown as string,
+          isRetrying: false,
+          updatedAt: placeholder("now") as unknown as string,
+        })
+        .where(
+          and(eq(trackingRequests.id, placeholder("id")), eq(trackingRequests.accountId, placeholder("accountId"))),
+        ),
+    ],
+    { reason, now, id: request.id, accountId: request.accountId },
   );
 }

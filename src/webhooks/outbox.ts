@@ -4,7 +4,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { LRUCache } from "lru-cache";
 import type { Database } from "../db/client";
 import { insertChunks } from "../db/insert-chunks";
-import { idList, MAX_SHAPED_IDS, placeholder, type ShapedRead, shaped } from "../db/query-shapes";
+import { idList, MAX_SHAPED_IDS, type ShapedRead, shaped } from "../db/query-shapes";
 import { readMany } from "../db/read-batch";
 import { archivedRows, webhookNotifications, webhooks } from "../db/schema";
 import { deterministicId } from "../lib/ids";
@@ -245,30 +245,33 @@ const subscribersSeen = new LRUCache<string, true>({ max: 10_000, ttl: 60_000 })
 const GUARD_TRIPPED = /malformed JSON/i;
 
 /**
- * The guard of {@link batchWithNotifications}' one-round-trip path: a SELECT that fails (`json()` of a non-JSON
- * text, built from the row so that SQLite cannot evaluate it ahead) as soon as an active webhook of `accountId`
- * subscribes to one of `events`, and otherwise returns no row. In a D1 batch (one transaction) its failure rolls back
- * every statement of the batch. A query shape per number of events.
+ * The guard of {@link batchWithNotificationsOfAccounts}' one-round-trip path: a SELECT that fails (`json()` of a
+ * non-JSON text, built from the row so that SQLite cannot evaluate it ahead) as soon as an active webhook of one of
+ * `accountIds` subscribes to one of `events`, and otherwise returns no row. In a D1 batch (one transaction) its failure
+ * rolls back every statement of the batch. A query shape per number of events and of accounts.
  */
-function noSubscriberGuard(db: Database, accountId: string, events: readonly string[]): ShapedRead {
+function noSubscriberGuard(db: Database, accountIds: readonly string[], events: readonly string[]): ShapedRead {
   const list = idList("event", events);
+  const accounts = idList("account", accountIds);
   return shaped(
     db,
-    `webhooks.no_subscriber_guard:${list.key}`,
+    `webhooks.no_subscriber_guard:${list.key}:${accounts.key}`,
     () => [
       db
         .select({ tripped: sql<string>`json('webhook subscribes: ' || ${webhooks.id})` })
         .from(webhooks)
         .where(
           and(
-            eq(webhooks.accountId, placeholder("accountId")),
+            accounts.placeholders.length === 1
+              ? eq(webhooks.accountId, accounts.placeholders[0] as Placeholder)
+              : inArray(webhooks.accountId, accounts.placeholders),
             eq(webhooks.active, true),
             sql`EXISTS (SELECT 1 FROM json_each(${webhooks.events}) WHERE value IN (${sql.join(list.placeholders, sql`, `)}))`,
           ),
         )
         .limit(1),
     ],
-    { ...list.values, accountId },
+    { ...list.values, ...accounts.values },
   );
 }
 
@@ -282,15 +285,9 @@ function isGuardTripped(err: unknown): boolean {
 
 /**
  * Runs `statements` in one D1 batch together with the notifications they announce, then enqueues those
- * (docs/decisions.md §Webhooks; used for the `tracking_request.*` events). Unless the account was seen with a
- * subscriber lately, the batch first goes with a guard that fails it when an active webhook subscribes to `events`:
- * with none (most accounts) that one round trip is all. Otherwise (or when the guard trips) reads the account's
- * active webhooks (one query); only when one subscribes to `events` is `build` called (it may read what the bodies
- * include).
- * @param queue the `webhook-deliveries` producer; without one the rows wait for the cron sweep.
- * @param statements the change itself (at least one statement).
- * @param shard the number of the shard `db` is (src/db/shards.ts), carried in the queue messages; omitted, the
- *   consumer looks for the notifications in each shard.
+ * (docs/decisions.md §Webhooks; used for the `tracking_request.*` events): {@link batchWithNotificationsOfAccounts}
+ * for the change of one account. With no subscriber that is one round trip; with one, two (the webhooks, then the
+ * change and its notifications); `build` is called only when a webhook of the account subscribes to `events`.
  * @returns the ids of the notifications written.
  */
 export async function batchWithNotifications(
@@ -301,24 +298,62 @@ export async function batchWithNotifications(
   build: () => Promise<NotificationDraft[]>,
   shard?: number,
 ): Promise<string[]> {
-  if (!subscribersSeen.get(announce.accountId)) {
+  return batchWithNotificationsOfAccounts(
+    db,
+    queue,
+    statements,
+    { accountIds: [announce.accountId], events: announce.events, nowIso: announce.nowIso },
+    build,
+    shard,
+  );
+}
+
+/**
+ * Runs `statements` (the changes of one or more accounts of one shard) in one D1 batch together with the notifications
+ * they announce, then enqueues those (docs/decisions.md §Webhooks). Unless one of the accounts was seen with a
+ * subscriber lately, the batch first goes with a guard that fails it when an active webhook of any of `accountIds`
+ * subscribes to `events`: with none (most accounts) that one round trip is all. Otherwise (or when the guard trips)
+ * reads the accounts' active webhooks (one query); only when one subscribes to `events` is `build` called, with the
+ * accounts that have such a webhook (it may read what the bodies include). A draft becomes one notification per
+ * subscribed webhook of its own account (`notificationInserts`); ids derive from the webhook and the draft's
+ * `dedupKey`, so a replay writes nothing twice.
+ * @param queue the `webhook-deliveries` producer; without one the rows wait for the cron sweep.
+ * @param statements the changes (at least one statement).
+ * @param announce the accounts the changes belong to (distinct or not), the events announced, the time written.
+ * @param shard the number of the shard `db` is (src/db/shards.ts), carried in the queue messages; omitted, the
+ *   consumer looks for the notifications in each shard.
+ * @returns the ids of the notifications written.
+ * @throws whatever D1 throws for the batch (then nothing of it is written).
+ */
+export async function batchWithNotificationsOfAccounts(
+  db: Database,
+  queue: Queue<WebhookDeliveryMessage> | undefined,
+  statements: [BatchItem<"sqlite"> | ShapedRead, ...(BatchItem<"sqlite"> | ShapedRead)[]],
+  announce: { accountIds: readonly string[]; events: readonly string[]; nowIso: string },
+  build: (subscribed: ReadonlySet<string>) => Promise<NotificationDraft[]>,
+  shard?: number,
+): Promise<string[]> {
+  const accountIds = [...new Set(announce.accountIds)];
+  // The guard is a query shape per number of accounts: a change of more accounts than shaped reads the webhooks first.
+  if (accountIds.length <= MAX_SHAPED_IDS && !accountIds.some((id) => subscribersSeen.get(id))) {
     // Most accounts have no webhook for these events: then the change is the whole batch, and a guard in the same
     // batch (one round trip, atomic) checks that no subscriber exists when it commits. A subscriber trips the guard,
     // which rolls the batch back; the change is then written with its notifications below.
     try {
-      await readMany(db, [noSubscriberGuard(db, announce.accountId, announce.events), ...statements]);
+      await readMany(db, [noSubscriberGuard(db, accountIds, announce.events), ...statements]);
       return [];
     } catch (err) {
       if (!isGuardTripped(err)) throw err;
-      subscribersSeen.set(announce.accountId, true);
     }
   }
-  const targets = await loadActiveWebhooks(db, [announce.accountId]);
-  if (!anySubscriber(targets, announce.accountId, announce.events)) {
+  const targets = await loadActiveWebhooks(db, accountIds);
+  const subscribed = new Set(accountIds.filter((id) => anySubscriber(targets, id, announce.events)));
+  for (const id of subscribed) subscribersSeen.set(id, true);
+  if (subscribed.size === 0) {
     await readMany(db, statements);
     return [];
   }
-  const drafts = await build();
+  const drafts = await build(subscribed);
   const { statements: inserts, ids } = await notificationInserts(db, targets, drafts, announce.nowIso);
   await readMany(db, [...statements, ...inserts]);
   if (queue) await enqueueNotifications(queue, ids, undefined, shard);
