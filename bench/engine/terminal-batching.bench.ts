@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { expect, it, vi } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
-import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollTerminalBatch } from "../../src/tracking/poll-consumer";
 import { type SourceRegistry, sourcesFor } from "../../src/tracking/sources";
 import type { LookupResult, TerminalSource } from "../../src/tracking/sources/types";
 import { createAccount } from "../../test/helpers/api";

@@ -8,7 +8,8 @@ import {
 } from "../../src/callbacks/lifecycle";
 import { decryptSecret, subscriptionKeyFrom } from "../../src/callbacks/secrets";
 import { FakeClock } from "../../src/lib/clock";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import { nextPollDelayMs } from "../../src/tracking/schedule";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import { createDcsaSource, parseDcsaSources } from "../../src/tracking/sources/dcsa";

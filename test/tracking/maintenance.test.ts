@@ -1,8 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
 import { LOST_LOOKUP_GRACE_S, runMaintenance } from "../../src/tracking/maintenance";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import type { Milestone } from "../../src/tracking/sources/types";
 import type { Tracker } from "../../src/tracking/tracker";

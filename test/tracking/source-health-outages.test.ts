@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeClock, toIsoSeconds } from "../../src/lib/clock";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import {
   type LookupResult,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import { pollRetryDelayMs } from "../../src/tracking/schedule";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
-import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollTerminalBatch } from "../../src/tracking/poll-consumer";
 import { createTokenBroker } from "../../src/tracking/sources/auth";
 import { createConfiguredTerminalSources, parseTerminalSources } from "../../src/tracking/sources/terminal-operators";
 import { memoryBackoffStore } from "../../src/tracking/sources/terminal-operators/backoff";

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
-import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollTerminalBatch } from "../../src/tracking/poll-consumer";
 import { type SourceRegistry, sourcesFor } from "../../src/tracking/sources";
 import type { LookupResult } from "../../src/tracking/sources/types";
 import { createAccount } from "../helpers/api";

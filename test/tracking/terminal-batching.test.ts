@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
-import {
-  pollBox,
-  pollTerminalBatch,
-  processTrackingRequest,
-  TERMINAL_POLL_CONCURRENCY,
-} from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollBox, pollTerminalBatch, TERMINAL_POLL_CONCURRENCY } from "../../src/tracking/poll-consumer";
 import type {
   LookupResult,
   SourceContext,

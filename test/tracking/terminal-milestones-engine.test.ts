@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import type {
   LookupResult,

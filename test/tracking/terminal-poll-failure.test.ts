@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { TerminalHold } from "../../src/db/schema";
 import { FakeClock } from "../../src/lib/clock";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import { pollRetryDelayMs } from "../../src/tracking/schedule";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import type {

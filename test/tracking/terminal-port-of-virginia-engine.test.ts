@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/lib/clock";
-import { pollTerminalBatch, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollTerminalBatch } from "../../src/tracking/poll-consumer";
 import { createPortOfVirginiaSource } from "../../src/tracking/sources/terminal-operators/port-of-virginia";
 import type { LookupResult } from "../../src/tracking/sources/types";
 import { createAccount } from "../helpers/api";

@@ -2,8 +2,9 @@ import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } fr
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { withCheckDigit } from "../../src/infer/iso6346";
 import { FakeClock } from "../../src/lib/clock";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
 import { deriveContainerState } from "../../src/tracking/derive";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import { pollRetryDelayMs } from "../../src/tracking/schedule";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import { createDcsaSource, parseDcsaSources } from "../../src/tracking/sources/dcsa";

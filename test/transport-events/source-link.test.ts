@@ -4,7 +4,8 @@ import worker from "../../src/index";
 import { FakeClock } from "../../src/lib/clock";
 import { generateApiKey, sha256Hex } from "../../src/lib/crypto";
 import { countingD1, type D1Counter } from "../../src/tracking/bench-trace";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import type { Milestone, ShipmentFacts, TerminalObservation } from "../../src/tracking/sources/types";
 import { BASE, type TestAccount } from "../helpers/api";
 import {

@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createDatabase } from "../../src/db/client";
 import { FakeClock } from "../../src/lib/clock";
 import { loadBoxWebhookContext } from "../../src/tracking/box-writes";
-import { pollBox, processTrackingRequest } from "../../src/tracking/consumers";
+import { processTrackingRequest } from "../../src/tracking/consumers";
+import { pollBox } from "../../src/tracking/poll-consumer";
 import type { SourceRegistry } from "../../src/tracking/sources";
 import { SANDBOX_LIFECYCLE_CONTAINER_NUMBERS } from "../../src/tracking/sources/sandbox";
 import type {
