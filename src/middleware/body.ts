@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../lib/errors";
-import { BODY_TOO_LARGE, declaredLength, readBodyUpTo } from "../lib/request-body";
+import { BODY_TOO_LARGE, readBodyUpTo } from "../lib/request-body";
 import { unpairedSurrogateErrors } from "../lib/validation";
 
 /** Largest request body accepted (docs/decisions.md §Wire format: 413 over 1 MiB). */
@@ -59,7 +59,7 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** The body as UTF-8 text: 413 past {@link MAX_BODY_BYTES} (declared or streamed), 400 when not UTF-8. */
 async function readText(request: Request): Promise<string> {
-  const bytes = await readDeclaredBody(request);
+  const bytes = await readBodyUpTo(request, MAX_BODY_BYTES);
   if (bytes === BODY_TOO_LARGE) {
     throw new ApiError(413, [{ detail: `Request body must be at most ${MAX_BODY_BYTES} bytes.` }]);
   }
@@ -68,20 +68,6 @@ async function readText(request: Request): Promise<string> {
   } catch {
     throw new ApiError(400, [{ detail: "Request body is not valid UTF-8." }]);
   }
-}
-
-/**
- * The body as bytes, or `BODY_TOO_LARGE`. With a `Content-Length` within `MAX_BODY_BYTES` (every create the API
- * clients send), the runtime reads it whole in one call: over HTTP the body is framed by that length, so no more can
- * arrive, and a body that still turns out longer is refused alike. Reading it chunk by chunk through a stream reader
- * cost the Worker about 0.25 ms per create (`npm run bench -- api --profile create`, issue 29 §4); without a length
- * (chunked) it is read that way, stopping at the limit (`readBodyUpTo`).
- */
-async function readDeclaredBody(request: Request): Promise<Uint8Array | typeof BODY_TOO_LARGE> {
-  const declared = declaredLength(request.headers);
-  if (declared === undefined || declared > MAX_BODY_BYTES) return readBodyUpTo(request, MAX_BODY_BYTES);
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  return bytes.byteLength > MAX_BODY_BYTES ? BODY_TOO_LARGE : bytes;
 }
 
 function mediaTypeOf(contentType: string | undefined): string {

@@ -17,7 +17,6 @@ import {
   LOOKUP_HOLD_S,
   type LookupHold,
   markRequestCreated,
-  recordLookupFailure,
   recordLookupFailures,
   releaseLookup,
   trackingRequestDraft,
@@ -292,7 +291,7 @@ export async function processTrackingRequests(
       }
       for (const f of mine) {
         try {
-          await recordLookupFailure(f.db, queue, f.hold.request, f.reason, now, shard);
+          await recordLookupFailures(f.db, queue, [{ request: f.hold.request, reason: f.reason }], now, shard);
         } catch (err) {
           await releaseLookup(f.db, f.hold);
           fail(f.index, err);

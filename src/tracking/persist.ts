@@ -360,36 +360,6 @@ export async function markRequestCreated(
   );
 }
 
-/**
- * Marks a tracking request failed for good with `failed_reason` (docs/api.md §Tracking request status) and announces
- * `tracking_request.failed` in the same D1 batch (docs/decisions.md §Webhooks). `db` is the account's shard;
- * `shard` its number, carried in the queue messages (omitted: the delivery consumer looks the notification up).
- */
-export async function recordLookupFailure(
-  db: Database,
-  queue: Queue<WebhookDeliveryMessage>,
-  request: TrackingRequestRow,
-  reason: string,
-  now: string,
-  shard?: number,
-): Promise<void> {
-  const after: TrackingRequestRow = {
-    ...request,
-    status: "failed",
-    failedReason: reason,
-    isRetrying: false,
-    updatedAt: now,
-  };
-  await batchWithNotifications(
-    db,
-    queue,
-    [failureUpdate(db, request, reason, now)],
-    { accountId: request.accountId, events: ["tracking_request.failed"], nowIso: now },
-    async () => [trackingRequestDraft("tracking_request.failed", after, {}, now)],
-    shard,
-  );
-}
-
 /** A request whose lookup ended in failure for good, and its `failed_reason` (docs/api.md §Tracking request status). */
 export interface LookupFailure {
   request: TrackingRequestRow;
@@ -397,8 +367,10 @@ export interface LookupFailure {
 }
 
 /**
- * {@link recordLookupFailure} for several requests of one shard at once (a consumer batch's failures, issue 29 §4):
- * every request marked failed, and every `tracking_request.failed` announced, in one D1 batch
+ * Marks tracking requests of one shard failed for good, each with its `failed_reason` (docs/api.md §Tracking request
+ * status), and announces each `tracking_request.failed` in the same D1 batch (docs/decisions.md §Webhooks; a
+ * consumer batch's failures at once, issue 29 §4, or one): every request marked failed, and every announcement, in one
+ * D1 batch
  * (`batchWithNotificationsOfAccounts`: one round trip when no account of the batch has a subscribed webhook, else
  * the webhooks read first; a notification per request and subscribed webhook, written once however often the batch is
  * replayed). Atomic: when it throws nothing of it is written, and the caller may record each failure on its own.
@@ -411,6 +383,8 @@ export async function recordLookupFailures(
   now: string,
   shard?: number,
 ): Promise<void> {
+  // `db` is the accounts' shard; `shard` its number, carried in the queue messages (omitted: the delivery consumer
+  // looks the notification up).
   const [first, ...rest] = failures.map((f) => failureUpdate(db, f.request, f.reason, now));
   if (!first) return;
   await batchWithNotificationsOfAccounts(

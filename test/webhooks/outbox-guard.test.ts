@@ -50,7 +50,7 @@ async function insertRequestOf(account: TestAccount, number: string) {
   return row;
 }
 
-/** Marks the request failed and announces it, as recordLookupFailure does. */
+/** Marks the request failed and announces it, as recordLookupFailures does for one request. */
 async function failAndAnnounce(account: TestAccount, number: string) {
   const db = createDatabase(env.DB);
   const request = await insertRequestOf(account, number);
